@@ -1,0 +1,56 @@
+#pragma once
+// Metric: pure arithmetic over one sample and its validated verdicts. Score() is total: the
+// evaluator checks fields and verdicts before calling it. Metrics are immutable: thread-safe.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tala/judge.h"
+#include "tala/sample.h"
+#include "tala/verdicts.h"
+
+namespace tala {
+
+enum class Direction { kHigherIsBetter, kLowerIsBetter };
+
+struct MetricInfo {
+  std::string name;                  // wire name, as in Ragas
+  std::vector<std::string> aliases;  // other names accepted in --metrics
+  FieldSet required_fields = 0;
+  TaskSet tasks = 0;                 // judge tasks it needs (0: no judge)
+  bool needs_llm = false;            // an LLM judge (or the offline stand-in) answers its tasks
+  bool needs_embeddings = false;
+  Direction direction = Direction::kHigherIsBetter;
+  std::string summary;               // one line for `tala metrics`
+  std::string offline_note;          // how the offline judge answers it, when that differs
+};
+
+// A number, or undefined with the reason. Never NaN.
+struct MetricValue {
+  std::optional<double> value;
+  std::string reason;  // why undefined, or how it was judged ("4 of 5 claims supported")
+
+  static MetricValue Number(double v, std::string why = {}) { return {v, std::move(why)}; }
+  static MetricValue Undefined(std::string why) { return {std::nullopt, std::move(why)}; }
+};
+
+// Options given as name:key=value,key=value in --metrics.
+using MetricOptions = std::map<std::string, std::string>;
+
+class Metric {
+ public:
+  virtual ~Metric() = default;
+  virtual const MetricInfo& info() const = 0;
+  // The results key: the wire name, plus options when any were given ("rouge(type=rouge2)").
+  virtual std::string key() const { return info().name; }
+  // The judge tasks this instance needs; some options change them (factual_correctness in
+  // precision mode needs no reference claims).
+  virtual TaskSet tasks() const { return info().tasks; }
+  // REQUIRES: the sample has info().required_fields and the verdicts answer info().tasks.
+  virtual MetricValue Score(const Sample& sample, const Verdicts& verdicts) const = 0;
+};
+
+}  // namespace tala

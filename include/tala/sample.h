@@ -1,0 +1,78 @@
+#pragma once
+// Sample: one logged RAG interaction with the Ragas field names, as read from a dataset row.
+// Fields the row does not give are std::nullopt. Every other field of the row is kept verbatim
+// in `metadata` and written to the results unchanged. Plain value type.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tala/verdicts.h"
+
+namespace tala {
+
+// The sample fields a metric can require; a bit set says which a row has.
+enum class Field : uint32_t {
+  kUserInput = 1u << 0,
+  kResponse = 1u << 1,
+  kRetrievedContexts = 1u << 2,
+  kReference = 1u << 3,
+  kReferenceContexts = 1u << 4,
+  kRetrievedContextIds = 1u << 5,
+  kReferenceContextIds = 1u << 6,
+  kRubrics = 1u << 7,
+  kReferenceToolCalls = 1u << 8,
+  kReferenceTopics = 1u << 9,
+  kVerdicts = 1u << 10,
+};
+using FieldSet = uint32_t;
+constexpr FieldSet operator|(Field a, Field b) {
+  return static_cast<FieldSet>(a) | static_cast<FieldSet>(b);
+}
+constexpr FieldSet operator|(FieldSet a, Field b) { return a | static_cast<FieldSet>(b); }
+constexpr bool Contains(FieldSet set, Field f) { return (set & static_cast<FieldSet>(f)) != 0; }
+
+// The wire name of a field ("user_input") and every field in declaration order.
+const char* FieldName(Field f);
+const std::vector<Field>& AllFields();
+std::string FieldSetNames(FieldSet set);  // "user_input, response"
+
+// A multi-turn message: {type: human|ai|tool, content, tool_calls?}.
+struct Message {
+  enum class Type { kHuman, kAi, kTool };
+  Type type = Type::kHuman;
+  std::string content;
+  std::string tool_calls_json;  // raw JSON array, empty when absent
+};
+
+struct Sample {
+  std::string id;               // as given, or the 1-based row number
+  bool id_is_number = false;    // write it back as a JSON number
+  int64_t line = 0;             // 1-based line of the row in its file
+
+  std::optional<std::string> user_input;  // single-turn question
+  std::vector<Message> messages;          // multi-turn conversation (user_input as a list)
+  std::optional<std::string> response;
+  std::optional<std::vector<std::string>> retrieved_contexts;  // ranked
+  std::optional<std::string> reference;
+  std::optional<std::vector<std::string>> reference_contexts;
+  std::optional<std::vector<std::string>> retrieved_context_ids;  // ranked
+  std::optional<std::vector<std::string>> reference_context_ids;
+  std::map<std::string, double> reference_context_grades;  // graded relevance, when given
+  std::optional<std::map<std::string, std::string>> rubrics;
+  std::optional<std::string> reference_tool_calls_json;
+  std::optional<std::vector<std::string>> reference_topics;
+
+  std::optional<Verdicts> verdicts;  // hand-written verdicts (the replay judge)
+
+  // Every other field of the row: name -> raw JSON text, in input order.
+  std::vector<std::pair<std::string, std::string>> metadata;
+
+  bool is_multi_turn() const { return !messages.empty(); }
+  FieldSet fields() const;
+};
+
+}  // namespace tala

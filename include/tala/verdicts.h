@@ -1,0 +1,52 @@
+#pragma once
+// Typed judge verdicts for one sample: what a judge (replay, offline or an LLM) says about the
+// sample's claims, chunks and generated questions. Metrics are arithmetic over these.
+// Every field is optional: a judge fills the ones its tasks answer. Plain value type.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tala {
+
+// One claim of the response.
+struct ClaimVerdict {
+  std::string text;
+  std::optional<bool> supported;   // entailed by the retrieved context
+  std::vector<int> supported_by;   // 0-based indices of the chunks that support it
+  std::optional<bool> correct;     // agrees with the reference
+  std::string reason;              // why the judge said so (may be empty)
+};
+
+// One claim of the reference answer.
+struct ReferenceClaim {
+  std::string text;
+  std::optional<bool> attributed;   // attributable to the retrieved context
+  std::optional<bool> in_response;  // also stated by the response (factual recall)
+  std::string reason;
+};
+
+// A question the judge generated from the response (response relevancy).
+struct GeneratedQuestion {
+  std::string text;
+  bool noncommittal = false;
+  std::optional<double> cosine;  // cosine with user_input; filled from embeddings when absent
+};
+
+struct Verdicts {
+  std::optional<std::vector<bool>> chunk_relevant;              // vs reference, in rank order
+  std::optional<std::vector<bool>> chunk_relevant_to_response;  // vs response, in rank order
+  std::optional<std::vector<ClaimVerdict>> response_claims;
+  std::optional<std::vector<ReferenceClaim>> reference_claims;
+  std::optional<std::vector<GeneratedQuestion>> generated_questions;
+  std::optional<std::vector<std::string>> reference_entities;
+  std::optional<std::vector<std::string>> context_entities;
+  std::optional<double> response_reference_similarity;  // cosine of the two embeddings
+  // Text -> vector, for judges (replay) that give embeddings rather than cosines.
+  std::map<std::string, std::vector<double>> embeddings;
+  // Why a verdict is absent, by task name, when the judge could not give it.
+  std::map<std::string, std::string> missing_reasons;
+};
+
+}  // namespace tala

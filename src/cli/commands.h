@@ -1,0 +1,20 @@
+#pragma once
+// The subcommands of `tala`. Each Add*Command declares its flags once (help, default, env var)
+// and sets `*exit_code` when it runs. No evaluation logic lives here: it calls the library.
+
+#include <CLI/CLI.hpp>
+
+#include "tala/status.h"
+
+namespace tala::cli {
+
+// Exit codes: 0 ok; 1 run finished but gates or rows failed; 2 usage or input error;
+// 3 judge or runtime failure (partial results kept).
+int ExitCodeFor(const Status& status);
+
+void AddValidateCommand(CLI::App& app, int* exit_code);
+void AddMetricsCommand(CLI::App& app, int* exit_code);
+void AddJudgesCommand(CLI::App& app, int* exit_code);
+void AddEvalCommand(CLI::App& app, int* exit_code);
+
+}  // namespace tala::cli

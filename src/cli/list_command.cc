@@ -1,0 +1,97 @@
+// tala metrics / tala judges: the registries, printed from the same tables the code runs on.
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "io/writers/json_text.h"
+#include "judges/registry.h"
+#include "metrics/registry.h"
+
+namespace tala::cli {
+
+namespace {
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+std::string NeedsWord(const MetricInfo& info) {
+  std::string out;
+  if (info.needs_llm) out = "judge";
+  if (info.needs_embeddings) out += out.empty() ? "embeddings" : "+embeddings";
+  return out.empty() ? "none" : out;
+}
+
+void PrintMetricsJson() {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& entry : metrics::MetricRegistry()) {
+    const MetricInfo& m = entry.info();
+    if (!first) out += ",";
+    first = false;
+    out += "{\"name\":";
+    io::AppendJsonString(out, m.name);
+    out += ",\"aliases\":[";
+    for (size_t i = 0; i < m.aliases.size(); ++i) {
+      if (i > 0) out += ",";
+      io::AppendJsonString(out, m.aliases[i]);
+    }
+    out += "],\"required_fields\":[";
+    bool first_field = true;
+    for (Field f : AllFields()) {
+      if (!Contains(m.required_fields, f)) continue;
+      if (!first_field) out += ",";
+      first_field = false;
+      io::AppendJsonString(out, FieldName(f));
+    }
+    out += std::string("],\"needs_llm\":") + (m.needs_llm ? "true" : "false");
+    out += std::string(",\"needs_embeddings\":") + (m.needs_embeddings ? "true" : "false");
+    out += std::string(",\"direction\":\"") +
+           (m.direction == Direction::kHigherIsBetter ? "higher" : "lower") + "\"";
+    out += ",\"definition\":";
+    io::AppendJsonString(out, m.summary);
+    if (!m.offline_note.empty()) {
+      out += ",\"offline_note\":";
+      io::AppendJsonString(out, m.offline_note);
+    }
+    out += "}";
+  }
+  std::printf("%s]\n", out.c_str());
+}
+
+void PrintMetricsTable() {
+  for (const auto& entry : metrics::MetricRegistry()) {
+    const MetricInfo& m = entry.info();
+    std::printf("%s\n", m.name.c_str());
+    if (!m.aliases.empty()) std::printf("  aliases:   %s\n", Join(m.aliases).c_str());
+    std::printf("  needs:     %s\n", FieldSetNames(m.required_fields).c_str());
+    std::printf("  judge:     %s\n", NeedsWord(m).c_str());
+    std::printf("  better:    %s\n", m.direction == Direction::kHigherIsBetter ? "higher" : "lower");
+    std::printf("  what:      %s\n", m.summary.c_str());
+    if (!m.offline_note.empty()) std::printf("  note:      %s\n", m.offline_note.c_str());
+  }
+}
+}  // namespace
+
+void AddMetricsCommand(CLI::App& app, int* exit_code) {
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "metrics", "List every metric: wire name, aliases, required fields, whether it needs a "
+                 "judge and/or embeddings, direction, and a one-line definition.");
+  cmd->add_flag("--json", *json, "print the registry as JSON");
+  cmd->callback([json, exit_code] {
+    *json ? PrintMetricsJson() : PrintMetricsTable();
+    *exit_code = 0;
+  });
+}
+
+void AddJudgesCommand(CLI::App& app, int* exit_code) {
+  CLI::App* cmd = app.add_subcommand("judges", "List the judges --judge accepts.");
+  cmd->callback([exit_code] {
+    for (const auto& j : judges::JudgeRegistry()) std::printf("%-10s %s\n", j.name, j.summary);
+    *exit_code = 0;
+  });
+}
+
+}  // namespace tala::cli

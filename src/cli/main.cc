@@ -1,0 +1,51 @@
+// tala: evaluates RAG systems. Builds the CLI, runs one subcommand, maps its Status to an exit
+// code, and catches anything unexpected so that results already written are never lost.
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+
+namespace tala::cli {
+
+int ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case ErrorCode::kOk: return 0;
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kDataError:
+    case ErrorCode::kNotFound:
+    case ErrorCode::kIoError: return 2;
+    default: return 3;
+  }
+}
+
+}  // namespace tala::cli
+
+int main(int argc, char** argv) {
+  int exit_code = 0;
+  try {
+    CLI::App app{
+        "tala: evaluate retrieval-augmented generation (RAG) systems.\n"
+        "Scores logged interactions with separate retriever and generator metrics "
+        "(faithfulness, context precision/recall, ...) and tells which half is failing."};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "tala 0.1.0");
+    tala::cli::AddEvalCommand(app, &exit_code);
+    tala::cli::AddValidateCommand(app, &exit_code);
+    tala::cli::AddMetricsCommand(app, &exit_code);
+    tala::cli::AddJudgesCommand(app, &exit_code);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      int rc = app.exit(e);
+      return rc == 0 ? 0 : 2;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tala: internal error: %s\n", e.what());
+    return 3;
+  } catch (...) {
+    std::fprintf(stderr, "tala: internal error\n");
+    return 3;
+  }
+  return exit_code;
+}

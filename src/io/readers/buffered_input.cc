@@ -1,0 +1,107 @@
+#include "io/readers/buffered_input.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace tala::io {
+
+namespace {
+constexpr size_t kChunk = 1 << 20;
+}
+
+Result<BufferedInput> BufferedInput::Open(const std::string& path) {
+  if (path == "-") return BufferedInput(stdin, false);
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return IoError("cannot open " + path + ": " + std::strerror(errno));
+  return BufferedInput(f, true);
+}
+
+BufferedInput::BufferedInput(std::FILE* file, bool owned)
+    : file_(file), owned_(owned), buffer_(kChunk + kPadding) {}
+
+BufferedInput::BufferedInput(BufferedInput&& o) noexcept
+    : file_(o.file_), owned_(o.owned_), buffer_(std::move(o.buffer_)), begin_(o.begin_),
+      end_(o.end_), eof_(o.eof_), first_chunk_(o.first_chunk_), line_number_(o.line_number_),
+      bytes_read_(o.bytes_read_), error_(std::move(o.error_)) {
+  o.file_ = nullptr;
+  o.owned_ = false;
+}
+
+BufferedInput::~BufferedInput() {
+  if (owned_ && file_ != nullptr) std::fclose(file_);
+}
+
+bool BufferedInput::Fill(size_t min_free) {
+  if (eof_) return false;
+  // Move the unread tail to the front, then grow only if the line in progress needs it.
+  if (begin_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (buffer_.size() - kPadding - end_ < min_free) buffer_.resize(end_ + min_free + kPadding);
+  size_t n = std::fread(buffer_.data() + end_, 1, buffer_.size() - kPadding - end_, file_);
+  if (n == 0) {
+    if (std::ferror(file_)) error_ = std::strerror(errno);
+    eof_ = true;
+    return false;
+  }
+  if (first_chunk_) {
+    first_chunk_ = false;
+    // A UTF-8 byte order mark is skipped: some editors and spreadsheet exports write one.
+    if (n >= 3 && std::memcmp(buffer_.data() + end_, "\xEF\xBB\xBF", 3) == 0) {
+      std::memmove(buffer_.data() + end_, buffer_.data() + end_ + 3, n - 3);
+      n -= 3;
+    }
+  }
+  end_ += n;
+  bytes_read_ += n;
+  std::memset(buffer_.data() + end_, 0, kPadding);
+  return true;
+}
+
+BufferedInput::LineStatus BufferedInput::NextLine(std::string_view* line, size_t max_bytes) {
+  size_t scanned = 0;  // bytes after begin_ known to hold no newline
+  bool too_long = false;
+  for (;;) {
+    const char* start = buffer_.data() + begin_;
+    size_t avail = end_ - begin_;
+    const void* nl = std::memchr(start + scanned, '\n', avail - scanned);
+    bool at_end = false;
+    if (nl == nullptr) {
+      scanned = avail;
+      if (scanned > max_bytes) {
+        // Drop what we have of an over-long line and keep scanning for its end.
+        too_long = true;
+        begin_ = end_;
+        scanned = 0;
+      }
+      if (Fill(kChunk)) continue;
+      if (end_ == begin_ && !too_long) {
+        return error_.empty() ? LineStatus::kEnd : LineStatus::kError;
+      }
+      at_end = true;  // a last line without its newline
+      start = buffer_.data() + begin_;
+    }
+    size_t len = at_end ? end_ - begin_ : static_cast<const char*>(nl) - start;
+    begin_ += len + (at_end ? 0 : 1);
+    ++line_number_;
+    if (too_long || len > max_bytes) return LineStatus::kTooLong;
+    if (len > 0 && start[len - 1] == '\r') --len;
+    *line = std::string_view(start, len);
+    return LineStatus::kLine;
+  }
+}
+
+int BufferedInput::Peek() {
+  if (begin_ == end_ && !Fill(kChunk)) return EOF;
+  return static_cast<unsigned char>(buffer_[begin_]);
+}
+
+int BufferedInput::Get() {
+  int c = Peek();
+  if (c != EOF) ++begin_;
+  return c;
+}
+
+}  // namespace tala::io

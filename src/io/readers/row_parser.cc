@@ -1,0 +1,236 @@
+#include "io/readers/row_parser.h"
+
+#include <array>
+#include <string_view>
+
+#include "core/verdict_validation.h"
+#include "io/readers/json_fields.h"
+#include "io/readers/verdicts_parser.h"
+
+namespace tala::io {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+const char* JsonTypeName(element_type type) {
+  switch (type) {
+    case element_type::ARRAY: return "an array";
+    case element_type::OBJECT: return "an object";
+    case element_type::INT64:
+    case element_type::UINT64:
+    case element_type::DOUBLE: return "a number";
+    case element_type::STRING: return "a string";
+    case element_type::BOOL: return "a boolean";
+    case element_type::NULL_VALUE: return "null";
+  }
+  return "an unknown value";
+}
+
+Status JsonSyntaxError(simdjson::error_code code, const std::string& file, int64_t line) {
+  std::string what;
+  switch (code) {
+    case simdjson::UTF8_ERROR: what = "invalid UTF-8 in the row; re-save the file as UTF-8"; break;
+    case simdjson::TAPE_ERROR:
+    case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
+    case simdjson::UNCLOSED_STRING:
+      what = std::string("invalid or truncated JSON: ") + simdjson::error_message(code);
+      break;
+    default: what = std::string("invalid JSON: ") + simdjson::error_message(code);
+  }
+  return DataError({file, line, 0, ""}, what);
+}
+
+namespace {
+
+// Canonical slots; a legacy alias fills the same slot as its Ragas name.
+enum Slot {
+  kId, kUserInput, kResponse, kRetrievedContexts, kReference, kReferenceContexts,
+  kRetrievedContextIds, kReferenceContextIds, kRubrics, kReferenceToolCalls, kReferenceTopics,
+  kVerdictsSlot, kSlotCount
+};
+
+struct NameToSlot {
+  std::string_view name;
+  Slot slot;
+};
+constexpr std::array<NameToSlot, 16> kNames = {{
+    {"id", kId}, {"user_input", kUserInput}, {"question", kUserInput},
+    {"response", kResponse}, {"answer", kResponse},
+    {"retrieved_contexts", kRetrievedContexts}, {"contexts", kRetrievedContexts},
+    {"reference", kReference}, {"ground_truth", kReference}, {"ground_truths", kReference},
+    {"reference_contexts", kReferenceContexts},
+    {"retrieved_context_ids", kRetrievedContextIds},
+    {"reference_context_ids", kReferenceContextIds}, {"rubrics", kRubrics},
+    {"reference_tool_calls", kReferenceToolCalls}, {"reference_topics", kReferenceTopics},
+}};
+
+int FindSlot(std::string_view key) {
+  if (key == "verdicts") return kVerdictsSlot;
+  for (const NameToSlot& n : kNames) {
+    if (n.name == key) return n.slot;
+  }
+  return -1;
+}
+
+Result<std::vector<Message>> ReadMessages(const FieldContext& ctx, element v) {
+  std::vector<Message> out;
+  size_t idx = 0;
+  for (element item : v.get_array()) {
+    std::string path = "user_input[" + std::to_string(idx++) + "]";
+    TALA_ASSIGN_OR_RETURN(simdjson::dom::object obj, ReadObject(ctx, path, item));
+    Message m;
+    bool has_type = false;
+    for (auto [key, value] : obj) {
+      std::string field = path + "." + std::string(key);
+      if (key == "type") {
+        TALA_ASSIGN_OR_RETURN(std::string type, ReadString(ctx, field, value));
+        if (type == "human") m.type = Message::Type::kHuman;
+        else if (type == "ai") m.type = Message::Type::kAi;
+        else if (type == "tool") m.type = Message::Type::kTool;
+        else return DataError({ctx.file, ctx.line, 0, field}, "expected human, ai or tool, got \"" + type + "\"");
+        has_type = true;
+      } else if (key == "content") {
+        TALA_ASSIGN_OR_RETURN(m.content, ReadString(ctx, field, value));
+      } else if (key == "tool_calls") {
+        if (!value.is_array()) return Expected(ctx, field, "an array of tool calls", value);
+        m.tool_calls_json = simdjson::minify(value);
+      }
+    }
+    if (!has_type) return DataError({ctx.file, ctx.line, 0, path + ".type"}, "missing; expected human, ai or tool");
+    out.push_back(std::move(m));
+  }
+  if (out.empty()) return DataError({ctx.file, ctx.line, 0, "user_input"}, "expected a string or a non-empty list of messages");
+  return out;
+}
+
+Status ReadReferenceIds(const FieldContext& ctx, element v, Sample& s) {
+  if (v.is_object()) {  // graded relevance: {id: grade}
+    std::vector<std::string> ids;
+    for (auto [key, value] : v.get_object()) {
+      TALA_ASSIGN_OR_RETURN(double grade,
+                            ReadNumber(ctx, "reference_context_ids." + std::string(key), value));
+      ids.emplace_back(key);
+      s.reference_context_grades[std::string(key)] = grade;
+    }
+    s.reference_context_ids = std::move(ids);
+    return OkStatus();
+  }
+  TALA_ASSIGN_OR_RETURN(s.reference_context_ids, ReadIdArray(ctx, "reference_context_ids", v));
+  return OkStatus();
+}
+
+Status ReadRubrics(const FieldContext& ctx, element v, Sample& s) {
+  TALA_ASSIGN_OR_RETURN(simdjson::dom::object obj, ReadObject(ctx, "rubrics", v));
+  std::map<std::string, std::string> rubrics;
+  for (auto [key, value] : obj) {
+    TALA_ASSIGN_OR_RETURN(rubrics[std::string(key)],
+                          ReadString(ctx, "rubrics." + std::string(key), value));
+  }
+  s.rubrics = std::move(rubrics);
+  return OkStatus();
+}
+
+Status FillSlot(const FieldContext& ctx, Slot slot, std::string_view name, element v, Sample& s) {
+  const std::string field(name);
+  switch (slot) {
+    case kId: {
+      std::string_view str;
+      int64_t n;
+      if (!v.get_string().get(str)) {
+        s.id = std::string(str);
+      } else if (!v.get_int64().get(n)) {
+        s.id = std::to_string(n);
+        s.id_is_number = true;
+      } else {
+        return Expected(ctx, field, "a string or an integer", v);
+      }
+      return OkStatus();
+    }
+    case kUserInput:
+      if (v.is_array()) {
+        TALA_ASSIGN_OR_RETURN(s.messages, ReadMessages(ctx, v));
+        return OkStatus();
+      }
+      if (!v.is_string()) return Expected(ctx, field, "a string or a list of messages", v);
+      s.user_input = std::string(v.get_string().value());
+      return OkStatus();
+    case kResponse: {
+      TALA_ASSIGN_OR_RETURN(s.response, ReadString(ctx, field, v));
+      return OkStatus();
+    }
+    case kRetrievedContexts: {
+      TALA_ASSIGN_OR_RETURN(s.retrieved_contexts, ReadStringArray(ctx, field, v));
+      return OkStatus();
+    }
+    case kReference: {
+      if (name == "ground_truths") {  // legacy list form, joined as Ragas does
+        TALA_ASSIGN_OR_RETURN(std::vector<std::string> parts, ReadStringArray(ctx, field, v));
+        std::string joined;
+        for (const std::string& p : parts) joined += (joined.empty() ? "" : " ") + p;
+        s.reference = std::move(joined);
+        return OkStatus();
+      }
+      TALA_ASSIGN_OR_RETURN(s.reference, ReadString(ctx, field, v));
+      return OkStatus();
+    }
+    case kReferenceContexts: {
+      TALA_ASSIGN_OR_RETURN(s.reference_contexts, ReadStringArray(ctx, field, v));
+      return OkStatus();
+    }
+    case kRetrievedContextIds: {
+      TALA_ASSIGN_OR_RETURN(s.retrieved_context_ids, ReadIdArray(ctx, field, v));
+      return OkStatus();
+    }
+    case kReferenceContextIds: return ReadReferenceIds(ctx, v, s);
+    case kRubrics: return ReadRubrics(ctx, v, s);
+    case kReferenceToolCalls:
+      if (!v.is_array()) return Expected(ctx, field, "an array of tool calls", v);
+      s.reference_tool_calls_json = simdjson::minify(v);
+      return OkStatus();
+    case kReferenceTopics: {
+      TALA_ASSIGN_OR_RETURN(s.reference_topics, ReadStringArray(ctx, field, v));
+      return OkStatus();
+    }
+    case kVerdictsSlot: {
+      TALA_ASSIGN_OR_RETURN(s.verdicts, ParseVerdicts(ctx, v));
+      return OkStatus();
+    }
+    case kSlotCount: break;
+  }
+  return Internal("unhandled field slot");
+}
+
+}  // namespace
+
+Result<Sample> ParseRow(element row, const RowContext& rc) {
+  FieldContext ctx{rc.file, rc.line};
+  simdjson::dom::object obj;
+  if (row.get_object().get(obj)) return Expected(ctx, "", "a JSON object per row", row);
+  Sample s;
+  s.line = rc.line;
+  std::array<std::string_view, kSlotCount> seen{};
+  for (auto [key, value] : obj) {
+    int slot = FindSlot(key);
+    if (slot < 0) {
+      s.metadata.emplace_back(std::string(key), simdjson::minify(value));
+      continue;
+    }
+    if (!seen[slot].empty()) {
+      std::string msg = seen[slot] == key ? "given twice in one row"
+                                          : "given together with \"" + std::string(seen[slot]) +
+                                                "\"; they are the same field, give one";
+      return DataError({rc.file, rc.line, 0, std::string(key)}, msg);
+    }
+    seen[slot] = key;
+    if (value.is_null()) continue;  // null means absent, as in Ragas
+    TALA_RETURN_IF_ERROR(FillSlot(ctx, static_cast<Slot>(slot), key, value, s));
+  }
+  if (s.id.empty() && seen[kId].empty()) {
+    s.id = std::to_string(rc.row);
+    s.id_is_number = true;
+  }
+  if (s.verdicts) TALA_RETURN_IF_ERROR(ValidateVerdicts(s, *s.verdicts, rc.file));
+  return s;
+}
+
+}  // namespace tala::io

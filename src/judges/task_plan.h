@@ -1,0 +1,19 @@
+#pragma once
+// Task planning: which judge tasks one row needs for the requested metrics, each task once,
+// however many metrics share it. Pure.
+
+#include <memory>
+#include <vector>
+
+#include "tala/judge.h"
+#include "tala/metric.h"
+
+namespace tala::judges {
+
+// True when the sample carries every field the metric requires.
+bool HasRequiredFields(const Sample& sample, const Metric& metric);
+
+// The union of the tasks of the metrics the row can be scored on.
+TaskSet PlanTasks(const Sample& sample, const std::vector<std::unique_ptr<Metric>>& metrics);
+
+}  // namespace tala::judges

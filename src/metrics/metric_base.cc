@@ -1,0 +1,63 @@
+#include "metrics/metric_base.h"
+
+#include <charconv>
+
+namespace tala::metrics {
+
+std::string MetricBase::key() const {
+  if (options_.empty()) return info_.name;
+  std::string out = info_.name + "(";
+  bool first = true;
+  for (const auto& [k, v] : options_) {
+    out += (first ? "" : ",") + k + "=" + v;
+    first = false;
+  }
+  return out + ")";
+}
+
+Status CheckOptionNames(const std::string& metric, const MetricOptions& options,
+                        std::initializer_list<const char*> allowed) {
+  for (const auto& [k, v] : options) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || k == a;
+    if (!ok) {
+      std::string list;
+      for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+      return InvalidArgument("metric " + metric + " has no option \"" + k + "\"" +
+                             (list.empty() ? " (it takes none)" : "; options: " + list));
+    }
+  }
+  return OkStatus();
+}
+
+Result<double> NumberOption(const std::string& metric, const MetricOptions& options,
+                            const char* name, double fallback, double lo, double hi) {
+  auto it = options.find(name);
+  if (it == options.end()) return fallback;
+  double v = 0;
+  const std::string& s = it->second;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || v < lo || v > hi) {
+    return InvalidArgument("metric " + metric + ": option " + name + "=" + s +
+                           " must be a number in [" + std::to_string(lo) + ", " +
+                           std::to_string(hi) + "]");
+  }
+  return v;
+}
+
+std::string Ratio(size_t part, size_t whole, const char* what) {
+  return std::to_string(part) + " of " + std::to_string(whole) + " " + what;
+}
+
+double AveragePrecision(const std::vector<bool>& relevant) {
+  double sum = 0;
+  size_t hits = 0;
+  for (size_t rank = 1; rank <= relevant.size(); ++rank) {
+    if (!relevant[rank - 1]) continue;
+    ++hits;
+    sum += static_cast<double>(hits) / static_cast<double>(rank);
+  }
+  return hits == 0 ? 0.0 : sum / static_cast<double>(hits);
+}
+
+}  // namespace tala::metrics

@@ -1,0 +1,44 @@
+#pragma once
+// Helpers shared by the metric files: a Metric holding its MetricInfo, option parsing, and the
+// ratio formatting used in reasons. Pure.
+
+#include <memory>
+#include <string>
+
+#include "tala/metric.h"
+#include "tala/status.h"
+
+namespace tala::metrics {
+
+using MetricFactory = Result<std::unique_ptr<Metric>> (*)(const MetricOptions&);
+
+// A metric whose identity is a fixed MetricInfo plus the options it was built with.
+class MetricBase : public Metric {
+ public:
+  MetricBase(const MetricInfo& info, MetricOptions options)
+      : info_(info), options_(std::move(options)) {}
+  const MetricInfo& info() const override { return info_; }
+  std::string key() const override;  // "name(k=v,...)" when options were given
+
+ protected:
+  const MetricOptions& options() const { return options_; }
+
+ private:
+  const MetricInfo& info_;
+  MetricOptions options_;
+};
+
+// kInvalidArgument naming the metric when `options` holds a key not in `allowed`.
+Status CheckOptionNames(const std::string& metric, const MetricOptions& options,
+                        std::initializer_list<const char*> allowed);
+// The option as a number in [lo, hi], or `fallback` when absent.
+Result<double> NumberOption(const std::string& metric, const MetricOptions& options,
+                            const char* name, double fallback, double lo, double hi);
+// "3 of 4 claims supported"
+std::string Ratio(size_t part, size_t whole, const char* what);
+
+// Mean of precision@k over the ranks holding a relevant item: Σ_k P@k·rel_k / #relevant,
+// 0 when nothing is relevant. No epsilon, so a perfect ranking is exactly 1.0.
+double AveragePrecision(const std::vector<bool>& relevant);
+
+}  // namespace tala::metrics

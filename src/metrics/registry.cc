@@ -1,0 +1,114 @@
+#include "metrics/registry.h"
+
+#include <set>
+
+#include "metrics/answer_correctness.h"
+#include "metrics/context_entity_recall.h"
+#include "metrics/context_precision.h"
+#include "metrics/context_recall.h"
+#include "metrics/factual_correctness.h"
+#include "metrics/faithfulness.h"
+#include "metrics/id_based.h"
+#include "metrics/noise_sensitivity.h"
+#include "metrics/response_relevancy.h"
+#include "metrics/semantic_similarity.h"
+
+namespace tala::metrics {
+
+const std::vector<RegistryEntry>& MetricRegistry() {
+  static const std::vector<RegistryEntry> kRegistry = {
+      {FaithfulnessInfo, MakeFaithfulness},
+      {ResponseRelevancyInfo, MakeResponseRelevancy},
+      {ContextPrecisionInfo, MakeContextPrecision},
+      {ContextPrecisionWithoutReferenceInfo, MakeContextPrecisionWithoutReference},
+      {ContextRecallInfo, MakeContextRecall},
+      {NoiseSensitivityInfo, MakeNoiseSensitivity},
+      {NoiseSensitivityIrrelevantInfo, MakeNoiseSensitivityIrrelevant},
+      {FactualCorrectnessInfo, MakeFactualCorrectness},
+      {ContextEntityRecallInfo, MakeContextEntityRecall},
+      {AnswerCorrectnessInfo, MakeAnswerCorrectness},
+      {SemanticSimilarityInfo, MakeSemanticSimilarity},
+      {IdBasedContextPrecisionInfo, MakeIdBasedContextPrecision},
+      {IdBasedContextRecallInfo, MakeIdBasedContextRecall},
+  };
+  return kRegistry;
+}
+
+const RegistryEntry* FindMetric(const std::string& name) {
+  for (const RegistryEntry& e : MetricRegistry()) {
+    const MetricInfo& info = e.info();
+    if (info.name == name) return &e;
+    for (const std::string& alias : info.aliases) {
+      if (alias == name) return &e;
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+Status AddOption(MetricSpec& spec, const std::string& piece) {
+  size_t eq = piece.find('=');
+  std::string k = Trim(piece.substr(0, eq));
+  std::string v = eq == std::string::npos ? "" : Trim(piece.substr(eq + 1));
+  if (eq == std::string::npos || k.empty() || v.empty()) {
+    return InvalidArgument("metric " + spec.name + ": option \"" + piece +
+                           "\" is not key=value");
+  }
+  if (!spec.options.emplace(k, v).second) {
+    return InvalidArgument("metric " + spec.name + ": option " + k + " given twice");
+  }
+  return OkStatus();
+}
+}  // namespace
+
+Result<std::vector<MetricSpec>> ParseMetricSpecs(const std::string& list) {
+  std::vector<MetricSpec> specs;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string piece = Trim(list.substr(start, comma - start));
+    start = comma == std::string::npos ? list.size() + 1 : comma + 1;
+    size_t colon = piece.find(':');
+    if (colon == std::string::npos && piece.find('=') != std::string::npos && !specs.empty()) {
+      TALA_RETURN_IF_ERROR(AddOption(specs.back(), piece));
+      continue;
+    }
+    MetricSpec spec;
+    spec.name = Trim(piece.substr(0, colon));
+    if (spec.name.empty()) {
+      return InvalidArgument("empty metric name in --metrics \"" + list + "\"");
+    }
+    if (colon != std::string::npos) TALA_RETURN_IF_ERROR(AddOption(spec, piece.substr(colon + 1)));
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+Result<std::vector<std::unique_ptr<Metric>>> CreateMetrics(const std::vector<MetricSpec>& specs) {
+  std::vector<std::unique_ptr<Metric>> out;
+  std::set<std::string> keys;
+  for (const MetricSpec& spec : specs) {
+    const RegistryEntry* entry = FindMetric(spec.name);
+    if (entry == nullptr) {
+      std::string known;
+      for (const RegistryEntry& e : MetricRegistry()) {
+        known += (known.empty() ? "" : ", ") + e.info().name;
+      }
+      return NotFound("unknown metric \"" + spec.name + "\"; known metrics: " + known +
+                      " (see `tala metrics`)");
+    }
+    TALA_ASSIGN_OR_RETURN(std::unique_ptr<Metric> metric, entry->make(spec.options));
+    if (!keys.insert(metric->key()).second) continue;  // asked twice (e.g. name and alias)
+    out.push_back(std::move(metric));
+  }
+  return out;
+}
+
+}  // namespace tala::metrics

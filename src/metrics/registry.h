@@ -1,0 +1,35 @@
+#pragma once
+// The one table of every metric tala implements, and the parser for --metrics specs
+// ("faithfulness,factual_correctness:mode=precision,beta=0.5"). Immutable: thread-safe.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "metrics/metric_base.h"
+
+namespace tala::metrics {
+
+struct RegistryEntry {
+  const MetricInfo& (*info)();
+  MetricFactory make;
+};
+
+const std::vector<RegistryEntry>& MetricRegistry();
+
+// The entry whose name or alias is `name`; nullptr when none.
+const RegistryEntry* FindMetric(const std::string& name);
+
+struct MetricSpec {
+  std::string name;
+  MetricOptions options;
+};
+
+// Splits a --metrics list. A comma-separated piece with '=' and no ':' continues the options of
+// the metric before it. kInvalidArgument on an empty name or a malformed option.
+Result<std::vector<MetricSpec>> ParseMetricSpecs(const std::string& list);
+
+// Builds the metrics of a spec list; kNotFound names an unknown metric and lists the known ones.
+Result<std::vector<std::unique_ptr<Metric>>> CreateMetrics(const std::vector<MetricSpec>& specs);
+
+}  // namespace tala::metrics

@@ -1,0 +1,51 @@
+#include "metrics/response_relevancy.h"
+
+#include <cstdio>
+
+namespace tala::metrics {
+
+const MetricInfo& ResponseRelevancyInfo() {
+  static const MetricInfo kInfo{
+      .name = "response_relevancy",
+      .aliases = {"answer_relevancy"},
+      .required_fields = Field::kUserInput | Field::kResponse,
+      .tasks = static_cast<TaskSet>(JudgeTask::kGenerateQuestions),
+      .needs_llm = true,
+      .needs_embeddings = true,
+      .direction = Direction::kHigherIsBetter,
+      .summary = "mean cosine between the question and questions regenerated from the response",
+      .offline_note = "offline: no question generation without a model; estimated from "
+                      "question-response similarity and a noncommittal check",
+  };
+  return kInfo;
+}
+
+namespace {
+class ResponseRelevancy : public MetricBase {
+ public:
+  using MetricBase::MetricBase;
+  MetricValue Score(const Sample&, const Verdicts& v) const override {
+    const auto& questions = *v.generated_questions;
+    if (questions.empty()) return MetricValue::Undefined("no question was generated");
+    double sum = 0;
+    size_t noncommittal = 0;
+    for (const GeneratedQuestion& q : questions) {
+      sum += *q.cosine;
+      noncommittal += q.noncommittal ? 1 : 0;
+    }
+    if (noncommittal == questions.size()) {
+      return MetricValue::Number(0.0, "the response is noncommittal");
+    }
+    char why[96];
+    std::snprintf(why, sizeof why, "mean cosine over %zu generated questions", questions.size());
+    return MetricValue::Number(sum / questions.size(), why);
+  }
+};
+}  // namespace
+
+Result<std::unique_ptr<Metric>> MakeResponseRelevancy(const MetricOptions& options) {
+  TALA_RETURN_IF_ERROR(CheckOptionNames(ResponseRelevancyInfo().name, options, {}));
+  return std::unique_ptr<Metric>(new ResponseRelevancy(ResponseRelevancyInfo(), options));
+}
+
+}  // namespace tala::metrics

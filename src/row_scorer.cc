@@ -1,0 +1,45 @@
+#include "row_scorer.h"
+
+#include "judges/task_plan.h"
+
+namespace tala {
+
+namespace {
+std::string MissingFields(const Sample& s, const Metric& m) {
+  FieldSet missing = m.info().required_fields & ~s.fields();
+  return "the row has no " + FieldSetNames(missing);
+}
+}  // namespace
+
+io::RowResult RowScorer::Score(const Sample& sample) {
+  io::RowResult row{sample, {}, OkStatus()};
+  TaskSet tasks = judges::PlanTasks(sample, metrics_);
+  Result<Verdicts> verdicts = Verdicts{};
+  if (tasks != 0) verdicts = judge_.Answer({sample, tasks});
+  if (!verdicts) row.status = verdicts.error();
+  for (const auto& metric : metrics_) {
+    io::RowScore score{metric->key(), {}};
+    if (!judges::HasRequiredFields(sample, *metric)) {
+      score.value = MetricValue::Undefined(MissingFields(sample, *metric));
+    } else if (!verdicts) {
+      score.value = MetricValue::Undefined("judge failed: " + verdicts.error().ToString());
+      score.failed = true;
+    } else {
+      std::string missing;
+      for (JudgeTask task : AllJudgeTasks()) {
+        if (!Contains(metric->tasks(), task) || HasAnswer(*verdicts, task)) continue;
+        auto it = verdicts->missing_reasons.find(JudgeTaskVerdictName(task));
+        missing = it != verdicts->missing_reasons.end()
+                      ? it->second
+                      : judge_.name() + ": no " + JudgeTaskVerdictName(task);
+        break;
+      }
+      score.value = missing.empty() ? metric->Score(sample, *verdicts)
+                                    : MetricValue::Undefined(missing);
+    }
+    row.scores.push_back(std::move(score));
+  }
+  return row;
+}
+
+}  // namespace tala
