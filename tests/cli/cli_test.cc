@@ -1,0 +1,119 @@
+// End-to-end: the built binary on real files, checking exit codes and what a user sees.
+
+#include <gtest/gtest.h>
+
+#include "cli/run_tala.h"
+#include "support/temp_dir.h"
+
+namespace tala {
+namespace {
+
+using tala::testing::RunTala;
+using tala::testing::TempDir;
+
+const std::string kGolden = std::string(TALA_SOURCE_DIR) + "/tests/golden/replay_metrics.jsonl";
+
+TEST(ValidateCommandTest, BadRowPrintsFileLineFieldAndExits2) {
+  TempDir dir;
+  std::string path = dir.Write("data.jsonl",
+                               "{\"user_input\":\"q\",\"response\":\"a\"}\n"
+                               "{\"user_input\":\"q\",\"retrieved_contexts\":\"oops\"}\n");
+  auto r = RunTala("validate " + path + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find(path + ":2: field \"retrieved_contexts\": expected an array of strings, "
+                              "got a string"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("rows rejected: 1"), std::string::npos);
+}
+
+TEST(ValidateCommandTest, GoodFileExits0AndCountsMetrics) {
+  auto r = RunTala("validate " + kGolden);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("faithfulness"), std::string::npos);
+  EXPECT_NE(r.out.find("expected"), std::string::npos);  // metadata field listed
+}
+
+TEST(ValidateCommandTest, EmptyFileExits2) {
+  TempDir dir;
+  auto r = RunTala("validate " + dir.Write("e.jsonl", "") + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("holds no rows"), std::string::npos);
+}
+
+TEST(ValidateCommandTest, MissingFileExits2) {
+  auto r = RunTala("validate /nonexistent/x.jsonl 2>&1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("cannot open"), std::string::npos);
+}
+
+TEST(MetricsCommandTest, JsonListsEveryMetricWithItsDirection) {
+  auto r = RunTala("metrics --json");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("\"name\":\"noise_sensitivity\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"direction\":\"lower\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"aliases\":[\"answer_relevancy\"]"), std::string::npos);
+}
+
+TEST(EvalCommandTest, ReplayRunWritesOneResultPerRowAndASummary) {
+  TempDir dir;
+  std::string out = dir.path() + "/r.jsonl";
+  auto r = RunTala("eval " + kGolden + " --judge replay --metrics faithfulness,context_precision -q -o " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("judge: replay"), std::string::npos);
+  EXPECT_NE(r.out.find("context_precision"), std::string::npos);
+  std::string results = dir.Read(out);
+  EXPECT_EQ(std::count(results.begin(), results.end(), '\n'), 30);
+  EXPECT_NE(results.find("{\"id\":\"cp-ranks-1-2-4\",\"scores\":{\"faithfulness\":null,"
+                         "\"context_precision\":0.9166666666666666}"),
+            std::string::npos);
+}
+
+TEST(EvalCommandTest, BadRowsStopTheRunBeforeAnyScoring) {
+  TempDir dir;
+  std::string data = dir.Write("d.jsonl", "{\"response\":\"a\"}\n{\"response\":5}\n");
+  std::string out = dir.path() + "/r.jsonl";
+  auto r = RunTala("eval " + data + " --judge replay -q -o " + out + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find(":2: field \"response\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--on-error skip"), std::string::npos);
+  EXPECT_TRUE(dir.Read(out).empty());
+}
+
+TEST(EvalCommandTest, SkipPolicyScoresTheGoodRowsAndCountsTheBad) {
+  TempDir dir;
+  std::string data = dir.Write(
+      "d.jsonl",
+      "{\"retrieved_context_ids\":[\"a\"],\"reference_context_ids\":[\"a\"]}\n{\"response\":5}\n");
+  std::string out = dir.path() + "/r.jsonl";
+  auto r = RunTala("eval " + data + " --judge replay --on-error skip -q -o " + out + " 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 skipped"), std::string::npos) << r.out;
+  EXPECT_NE(dir.Read(out).find("\"id_based_context_precision\":1"), std::string::npos);
+}
+
+TEST(EvalCommandTest, ReadsStdin) {
+  TempDir dir;
+  std::string data = dir.Write("d.jsonl",
+                               "{\"retrieved_context_ids\":[\"a\",\"b\"],\"reference_context_ids\":[\"a\"]}\n");
+  auto r = RunTala("eval - --judge replay --json -q -o - < " + data);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"id_based_context_precision\":0.5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"rows_scored\":1"), std::string::npos) << r.out;
+}
+
+TEST(EvalCommandTest, UnknownMetricIsAUsageError) {
+  auto r = RunTala("eval " + kGolden + " --judge replay --metrics faithfullness -q -o /dev/null 2>&1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("unknown metric \"faithfullness\""), std::string::npos);
+}
+
+TEST(EvalCommandTest, HelpExplainsTheFlags) {
+  auto r = RunTala("eval --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--on-error"), std::string::npos);
+  EXPECT_NE(r.out.find("--metrics"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tala
