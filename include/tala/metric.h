@@ -45,7 +45,7 @@ class Metric {
   virtual ~Metric() = default;
   virtual const MetricInfo& info() const = 0;
   // The results key: the wire name, plus options when any were given ("rouge(type=rouge2)").
-  virtual std::string key() const { return info().name; }
+  virtual const std::string& key() const { return info().name; }
   // The judge tasks this instance needs; some options change them (factual_correctness in
   // precision mode needs no reference claims).
   virtual TaskSet tasks() const { return info().tasks; }

@@ -37,8 +37,7 @@ class AnswerCorrectness : public MetricBase {
     for (const ReferenceClaim& c : *v.reference_claims) fn += *c.in_response ? 0 : 1;
     double f = tp + fp + fn == 0 ? 1.0 : FBeta(tp, fp, fn, beta_);
     double sim = ws_ == 0 ? 0.0 : *v.response_reference_similarity;
-    char why[96];
-    std::snprintf(why, sizeof why, "factual F %.4f, similarity %.4f", f, sim);
+    std::string why = Fixed4("factual F", f) + Fixed4(", similarity", sim);
     return MetricValue::Number((wf_ * f + ws_ * sim) / (wf_ + ws_), why);
   }
 

@@ -1,7 +1,7 @@
 #include "metrics/context_entity_recall.h"
 
 #include <cctype>
-#include <set>
+#include <algorithm>
 
 namespace tala::metrics {
 
@@ -19,12 +19,16 @@ const MetricInfo& ContextEntityRecallInfo() {
 }
 
 namespace {
-std::set<std::string> Folded(const std::vector<std::string>& items) {
-  std::set<std::string> out;
+// Case-folded (ASCII), sorted and de-duplicated: entity lists are short.
+std::vector<std::string> Folded(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  out.reserve(items.size());
   for (std::string s : items) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!s.empty()) out.insert(std::move(s));
+    if (!s.empty()) out.push_back(std::move(s));
   }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -32,11 +36,13 @@ class ContextEntityRecall : public MetricBase {
  public:
   using MetricBase::MetricBase;
   MetricValue Score(const Sample&, const Verdicts& v) const override {
-    std::set<std::string> reference = Folded(*v.reference_entities);
-    std::set<std::string> context = Folded(*v.context_entities);
+    std::vector<std::string> reference = Folded(*v.reference_entities);
+    std::vector<std::string> context = Folded(*v.context_entities);
     if (reference.empty()) return MetricValue::Undefined("the reference names no entity");
     size_t found = 0;
-    for (const std::string& e : reference) found += context.count(e);
+    for (const std::string& e : reference) {
+      found += std::binary_search(context.begin(), context.end(), e) ? 1 : 0;
+    }
     return MetricValue::Number(static_cast<double>(found) / reference.size(),
                                Ratio(found, reference.size(), "reference entities in context"));
   }

@@ -1,6 +1,6 @@
 #include "metrics/id_based.h"
 
-#include <unordered_set>
+#include <algorithm>
 
 namespace tala::metrics {
 
@@ -27,17 +27,25 @@ const MetricInfo& IdBasedContextRecallInfo() {
 }
 
 namespace {
+std::vector<std::string_view> SortedUnique(const std::vector<std::string>& ids) {
+  std::vector<std::string_view> out(ids.begin(), ids.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 class IdBased : public MetricBase {
  public:
   IdBased(const MetricInfo& info, MetricOptions options, bool recall)
       : MetricBase(info, std::move(options)), recall_(recall) {}
   MetricValue Score(const Sample& s, const Verdicts&) const override {
-    std::unordered_set<std::string> retrieved(s.retrieved_context_ids->begin(),
-                                              s.retrieved_context_ids->end());
-    std::unordered_set<std::string> reference(s.reference_context_ids->begin(),
-                                              s.reference_context_ids->end());
+    // Sorted, de-duplicated views: rankings are short, so this beats hashing.
+    std::vector<std::string_view> retrieved = SortedUnique(*s.retrieved_context_ids);
+    std::vector<std::string_view> reference = SortedUnique(*s.reference_context_ids);
     size_t common = 0;
-    for (const std::string& id : retrieved) common += reference.count(id);
+    for (std::string_view id : retrieved) {
+      common += std::binary_search(reference.begin(), reference.end(), id) ? 1 : 0;
+    }
     size_t whole = recall_ ? reference.size() : retrieved.size();
     if (whole == 0) {
       return MetricValue::Undefined(recall_ ? "no reference ids" : "no retrieved ids");

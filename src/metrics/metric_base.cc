@@ -1,18 +1,21 @@
 #include "metrics/metric_base.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 
 namespace tala::metrics {
 
-std::string MetricBase::key() const {
-  if (options_.empty()) return info_.name;
-  std::string out = info_.name + "(";
+MetricBase::MetricBase(const MetricInfo& info, MetricOptions options)
+    : info_(info), options_(std::move(options)), key_(info.name) {
+  if (options_.empty()) return;
+  key_ += "(";
   bool first = true;
   for (const auto& [k, v] : options_) {
-    out += (first ? "" : ",") + k + "=" + v;
+    key_ += (first ? "" : ",") + k + "=" + v;
     first = false;
   }
-  return out + ")";
+  key_ += ")";
 }
 
 Status CheckOptionNames(const std::string& metric, const MetricOptions& options,
@@ -46,7 +49,23 @@ Result<double> NumberOption(const std::string& metric, const MetricOptions& opti
 }
 
 std::string Ratio(size_t part, size_t whole, const char* what) {
-  return std::to_string(part) + " of " + std::to_string(whole) + " " + what;
+  char buf[128];
+  char* p = std::to_chars(buf, buf + 20, part).ptr;
+  std::memcpy(p, " of ", 4);
+  p = std::to_chars(p + 4, p + 24, whole).ptr;
+  *p++ = ' ';
+  size_t n = std::min(std::strlen(what), sizeof buf - (p - buf));
+  std::memcpy(p, what, n);
+  return std::string(buf, p + n);
+}
+
+std::string Fixed4(const char* label, double v) {
+  char buf[96];
+  size_t n = std::min(std::strlen(label), size_t{60});
+  std::memcpy(buf, label, n);
+  buf[n++] = ' ';
+  char* end = std::to_chars(buf + n, buf + sizeof buf, v, std::chars_format::fixed, 4).ptr;
+  return std::string(buf, end);
 }
 
 double AveragePrecision(const std::vector<bool>& relevant) {

@@ -15,10 +15,9 @@ using MetricFactory = Result<std::unique_ptr<Metric>> (*)(const MetricOptions&);
 // A metric whose identity is a fixed MetricInfo plus the options it was built with.
 class MetricBase : public Metric {
  public:
-  MetricBase(const MetricInfo& info, MetricOptions options)
-      : info_(info), options_(std::move(options)) {}
+  MetricBase(const MetricInfo& info, MetricOptions options);
   const MetricInfo& info() const override { return info_; }
-  std::string key() const override;  // "name(k=v,...)" when options were given
+  const std::string& key() const override { return key_; }  // "name(k=v,...)" with options
 
  protected:
   const MetricOptions& options() const { return options_; }
@@ -26,6 +25,7 @@ class MetricBase : public Metric {
  private:
   const MetricInfo& info_;
   MetricOptions options_;
+  std::string key_;
 };
 
 // kInvalidArgument naming the metric when `options` holds a key not in `allowed`.
@@ -34,8 +34,10 @@ Status CheckOptionNames(const std::string& metric, const MetricOptions& options,
 // The option as a number in [lo, hi], or `fallback` when absent.
 Result<double> NumberOption(const std::string& metric, const MetricOptions& options,
                             const char* name, double fallback, double lo, double hi);
-// "3 of 4 claims supported"
+// "3 of 4 claims supported"; cheap, since a reason is built for every scored row.
 std::string Ratio(size_t part, size_t whole, const char* what);
+// `label` followed by `v` with 4 decimals: "cosine 0.9312".
+std::string Fixed4(const char* label, double v);
 
 // Mean of precision@k over the ranks holding a relevant item: Σ_k P@k·rel_k / #relevant,
 // 0 when nothing is relevant. No epsilon, so a perfect ranking is exactly 1.0.

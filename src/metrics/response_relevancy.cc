@@ -1,7 +1,5 @@
 #include "metrics/response_relevancy.h"
 
-#include <cstdio>
-
 namespace tala::metrics {
 
 const MetricInfo& ResponseRelevancyInfo() {
@@ -36,9 +34,9 @@ class ResponseRelevancy : public MetricBase {
     if (noncommittal == questions.size()) {
       return MetricValue::Number(0.0, "the response is noncommittal");
     }
-    char why[96];
-    std::snprintf(why, sizeof why, "mean cosine over %zu generated questions", questions.size());
-    return MetricValue::Number(sum / questions.size(), why);
+    return MetricValue::Number(sum / questions.size(),
+                               Ratio(questions.size() - noncommittal, questions.size(),
+                                     "generated questions committal; mean cosine"));
   }
 };
 }  // namespace

@@ -24,8 +24,7 @@ class SemanticSimilarity : public MetricBase {
       : MetricBase(SemanticSimilarityInfo(), std::move(options)), threshold_(threshold) {}
   MetricValue Score(const Sample&, const Verdicts& v) const override {
     double cosine = *v.response_reference_similarity;
-    char why[64];
-    std::snprintf(why, sizeof why, "cosine %.4f", cosine);
+    std::string why = Fixed4("cosine", cosine);
     if (threshold_) return MetricValue::Number(cosine >= *threshold_ ? 1.0 : 0.0, why);
     return MetricValue::Number(cosine, why);
   }

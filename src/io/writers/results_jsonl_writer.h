@@ -14,7 +14,7 @@
 namespace tala::io {
 
 struct RowScore {
-  std::string key;    // the metric's results key
+  std::string_view key;  // the metric's results key (the Metric outlives the row)
   MetricValue value;
   bool failed = false;  // undefined because the judge failed, not because of the data
 };

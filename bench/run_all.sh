@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs every benchmark and prints its table. Usage: bench/run_all.sh BUILD_DIR
+set -euo pipefail
+build=${1:-build}
+echo "## reader: JSON Lines, 10 chunks a row (one process per size)"
+"$build/bench/bench_reader" 100
+"$build/bench/bench_reader" 1000
+echo "## metrics: replay-judged scoring, every RAG metric"
+"$build/bench/bench_metrics" 100000
+"$build/bench/bench_metrics" 1000000
