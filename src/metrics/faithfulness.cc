@@ -23,8 +23,12 @@ class Faithfulness : public MetricBase {
     const auto& claims = *v.response_claims;
     if (claims.empty()) return MetricValue::Undefined("the response has no claims to verify");
     size_t supported = 0;
-    for (const ClaimVerdict& c : claims) supported += *c.supported ? 1 : 0;
-    return MetricValue::Number(static_cast<double>(supported) / claims.size(),
+    double expected = 0;
+    for (const ClaimVerdict& c : claims) {
+      supported += *c.supported ? 1 : 0;
+      expected += c.support_score ? *c.support_score : (*c.supported ? 1.0 : 0.0);
+    }
+    return MetricValue::Number(expected / claims.size(),
                                Ratio(supported, claims.size(), "claims supported"));
   }
 };

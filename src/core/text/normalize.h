@@ -1,0 +1,17 @@
+#pragma once
+// Unicode normalisation for matching text: NFKC, case folding and accent stripping (utf8proc),
+// with an ASCII fast path. Pure; thread-safe.
+
+#include <string>
+#include <string_view>
+
+namespace tala::text {
+
+// Folded form used for every lexical comparison: "Rhöner Säuwäntzt" -> "rhoner sauwantzt".
+// Invalid UTF-8 bytes are dropped rather than failing (input was validated at the edge).
+std::string FoldForMatching(std::string_view s);
+
+// True when the first code point of `s` is an upper-case letter (ASCII or Unicode).
+bool StartsUpper(std::string_view s);
+
+}  // namespace tala::text

@@ -1,0 +1,28 @@
+#pragma once
+// English Snowball stemming (libstemmer) with a cache, since the same words recur in every chunk.
+// Not thread-safe: one Stemmer per thread (each judge owns one).
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+struct sb_stemmer;
+
+namespace tala::text {
+
+class Stemmer {
+ public:
+  Stemmer();
+  ~Stemmer();
+  Stemmer(const Stemmer&) = delete;
+  Stemmer& operator=(const Stemmer&) = delete;
+
+  // The stem of a folded token ("published" -> "publish"); numbers are returned unchanged.
+  const std::string& Stem(const std::string& folded_token);
+
+ private:
+  sb_stemmer* stemmer_;
+  std::unordered_map<std::string, std::string> cache_;
+};
+
+}  // namespace tala::text

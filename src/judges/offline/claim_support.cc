@@ -1,0 +1,135 @@
+#include "judges/offline/claim_support.h"
+
+#include <algorithm>
+
+namespace tala::judges::offline {
+
+namespace {
+// Penalties for hard refutations: a wrong number or an absent name is strong evidence of a
+// hallucination even when every other word matches.
+constexpr double kMissingNumber = 0.25;
+constexpr double kMissingName = 0.4;
+constexpr double kAntonym = 0.4;
+constexpr double kUnmatchedNegation = 0.5;
+// How much it counts that a claim's words are found in one place, and the share a neighbouring
+// sentence earns.
+constexpr double kTogetherWeight = 0.5;
+constexpr double kNeighbourShare = 0.5;
+
+double Weight(const ProfiledToken& t) { return t.number ? 2.0 : t.capitalised ? 1.5 : 1.0; }
+
+bool EvidenceHasWord(const TextProfile& evidence, const std::string& folded) {
+  return evidence.HasFolded(folded);
+}
+}  // namespace
+
+std::string_view ClaimSupport::Match(const ProfiledToken& t, const TextProfile& evidence,
+                                     text::Stemmer*) const {
+  if (evidence.HasStem(t.stem)) return t.stem;
+  if (evidence.HasFolded(t.folded)) return t.stem;
+  if (t.number) return {};
+  if (const auto* bases = wordnet_.BaseForms(t.folded)) {
+    for (const std::string& b : *bases) {
+      if (evidence.HasFolded(b)) return b;
+    }
+  }
+  for (std::string_view syn : wordnet_.Synonyms(t.folded)) {
+    if (evidence.HasFolded(syn)) return syn;
+  }
+  return {};
+}
+
+SupportVerdict ClaimSupport::Check(const TextProfile& claim, const TextProfile& question,
+                                   const TextProfile& evidence, GivenWords given_policy,
+                                   const char* evidence_name) const {
+  struct Item {
+    const ProfiledToken* token;
+    bool given;
+    double weight;
+    std::string_view matched;  // evidence stem or folded word; empty when unmatched
+  };
+  std::vector<Item> items;
+  for (const ProfiledToken& t : claim.tokens()) {
+    if (t.stop || t.negation) continue;
+    bool given = question.HasStem(t.stem);
+    items.push_back({&t, given, Weight(t), Match(t, evidence, nullptr)});
+  }
+  SupportVerdict v;
+  if (items.empty()) {
+    v.score = 1.0;
+    v.supported = true;
+    v.reason = "no content words to check";
+    return v;
+  }
+  // Coverage of the claim's content words (numbers and names weigh more). Words the question
+  // gives are premises: against a reference they count as matched, against the context they
+  // must be found like any other word.
+  double total = 0, found = 0;
+  for (const Item& it : items) {
+    total += it.weight;
+    bool matched = !it.matched.empty() || (it.given && given_policy == GivenWords::kCountAsMatch);
+    if (matched) found += it.weight;
+  }
+  // Subject-predicate check: a claim's words must be stated together, not gathered from
+  // different sentences. `together` is the weighted share of the found words that lie in the
+  // best sentence, neighbouring sentences counting half (a fact may straddle a boundary).
+  double best = 0;
+  for (int s = 0; s < evidence.sentence_count() && found > 0; ++s) {
+    double here = 0;
+    for (const Item& it : items) {
+      if (it.matched.empty()) continue;
+      if (it.matched != it.token->stem || evidence.HasStemIn(it.matched, s, s)) {
+        here += it.weight;  // synonyms and base forms match by word: not localised
+      } else if (evidence.HasStemIn(it.matched, s - 1, s - 1) ||
+                 evidence.HasStemIn(it.matched, s + 1, s + 1)) {
+        here += kNeighbourShare * it.weight;
+      }
+    }
+    best = std::max(best, here);
+  }
+  double together = found > 0 ? std::min(1.0, best / found) : 1.0;
+  double score = (found / total) * (1.0 - kTogetherWeight + kTogetherWeight * together);
+
+  std::string why;
+  for (const Item& it : items) {
+    if (!it.matched.empty() || it.given) continue;
+    const ProfiledToken& t = *it.token;
+    if (t.number) {
+      score *= kMissingNumber;
+      if (why.empty()) why = "'" + t.folded + "' not in " + evidence_name;
+    } else if (t.capitalised) {
+      score *= kMissingName;
+      if (why.empty()) why = "'" + t.folded + "' not in " + evidence_name;
+    } else if (const auto* antonyms = wordnet_.Antonyms(t.folded)) {
+      for (const std::string& a : *antonyms) {
+        if (EvidenceHasWord(evidence, a)) {
+          score *= kAntonym;
+          if (why.empty()) why = "'" + t.folded + "' contradicts '" + a + "' in " + evidence_name;
+          break;
+        }
+      }
+    }
+  }
+  bool claim_negated = false;
+  for (const ProfiledToken& t : claim.tokens()) {
+    claim_negated = claim_negated || (t.negation && !question.HasFolded(t.folded));
+  }
+  if (claim_negated && !evidence.HasNegationIn(0, evidence.sentence_count())) {
+    score *= kUnmatchedNegation;
+    if (why.empty()) why = "negation not in " + std::string(evidence_name);
+  }
+  v.score = std::clamp(score, 0.0, 1.0);
+  v.supported = v.score >= kSupportThreshold;
+  if (why.empty()) {
+    size_t unmatched = 0;
+    for (const Item& it : items) unmatched += it.matched.empty() && !it.given ? 1 : 0;
+    why = unmatched == 0 ? "every content word found in " + std::string(evidence_name)
+                         : std::to_string(unmatched) + " content words not in " + evidence_name;
+  }
+  char score_text[16];
+  std::snprintf(score_text, sizeof score_text, " (%.2f)", v.score);
+  v.reason = (v.supported ? "supported: " : "unsupported: ") + why + score_text;
+  return v;
+}
+
+}  // namespace tala::judges::offline

@@ -1,0 +1,43 @@
+#pragma once
+// Claim support without a model: is this claim entailed by this evidence text?
+// Score in [0, 1] = content-word coverage (stems, WordNet synonyms and irregular forms; words the
+// question already gives count half), averaged between the whole evidence and its best window
+// of two sentences (so the claim's parts must occur together), times hard refutations: a number,
+// or a named entity, the evidence lacks; a negation the evidence does not carry; an antonym of a
+// claim word in place of the word. Supported when the score reaches kSupportThreshold.
+// Not thread-safe (shares the judge's Stemmer).
+
+#include <string>
+
+#include "judges/offline/text_profile.h"
+#include "judges/offline/wordnet.h"
+
+namespace tala::judges::offline {
+
+inline constexpr double kSupportThreshold = 0.5;
+
+enum class GivenWords {
+  kMustMatch,     // question words must still appear in the evidence (checking the context)
+  kCountAsMatch,  // question words are premises, not claims (checking against a reference)
+};
+
+struct SupportVerdict {
+  double score = 0;
+  bool supported = false;
+  std::string reason;  // "unsupported: '1967' not in context"
+};
+
+class ClaimSupport {
+ public:
+  explicit ClaimSupport(const WordNet& wordnet) : wordnet_(wordnet) {}
+  SupportVerdict Check(const TextProfile& claim, const TextProfile& question,
+                       const TextProfile& evidence, GivenWords given, const char* evidence_name) const;
+
+ private:
+  // The evidence stem that matches the token (itself, an irregular base, or a synonym), or "".
+  std::string_view Match(const ProfiledToken& t, const TextProfile& evidence,
+                         text::Stemmer* stemmer) const;
+  const WordNet& wordnet_;
+};
+
+}  // namespace tala::judges::offline

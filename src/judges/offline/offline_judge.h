@@ -1,0 +1,42 @@
+#pragma once
+// The offline judge: the embedded default. Answers every judge task with no model and no
+// network, deterministically: claims by sentence and clause splitting (short answers are
+// decontextualised with the question), support by ClaimSupport, chunk relevance by BM25-weighted
+// coverage, entities by capitalised spans and numbers, similarity by hashed embeddings. Question
+// generation needs a model, so response relevancy is estimated from question-response
+// similarity and a noncommittal check. Not thread-safe: one judge per thread.
+
+#include "judges/offline/claim_support.h"
+#include "judges/offline/hashed_embedder.h"
+#include "tala/judge.h"
+
+namespace tala::judges::offline {
+
+// A chunk counts as relevant when it covers this share of the BM25-weighted content words of
+// the reference (or the response).
+inline constexpr double kChunkRelevanceThreshold = 0.5;
+
+// True for evasive answers ("I don't know", "cannot be determined", ...).
+bool IsNoncommittal(std::string_view response);
+
+class OfflineJudge : public Judge {
+ public:
+  OfflineJudge();
+  std::string name() const override { return "offline"; }
+  Result<Verdicts> Answer(const JudgeQuery& query) override;
+
+ private:
+  struct Claim {
+    std::string text;
+    TextProfile profile;
+  };
+  std::vector<Claim> ExtractClaims(const std::string& text, const std::string& question);
+  std::vector<bool> RateChunks(const std::vector<TextProfile>& chunks, const TextProfile& target);
+  std::vector<std::string> Entities(const std::string& text);
+
+  text::Stemmer stemmer_;
+  ClaimSupport support_;
+  HashedEmbedder embedder_;
+};
+
+}  // namespace tala::judges::offline

@@ -1,0 +1,84 @@
+#include "judges/offline/text_profile.h"
+
+#include <algorithm>
+
+#include "core/text/stopwords.h"
+
+namespace tala::judges::offline {
+
+namespace {
+// A sentence ends at . ! ? followed by a space or a capital (glued scraped text), or a newline.
+bool EndsSentenceBetween(std::string_view text, size_t from, size_t to) {
+  for (size_t i = from; i < to && i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') return true;
+    if ((c == '.' || c == '!' || c == '?') && i + 1 < text.size()) {
+      char n = text[i + 1];
+      if (n == ' ' || (n >= 'A' && n <= 'Z')) return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+TextProfile::TextProfile(std::string_view text, text::Stemmer& stemmer) {
+  std::vector<text::Token> raw = text::Tokenize(text);
+  tokens_.reserve(raw.size());
+  int sentence = 0;
+  size_t prev_end = 0;
+  bool sentence_start = true;
+  for (text::Token& t : raw) {
+    if (!tokens_.empty() && EndsSentenceBetween(text, prev_end, t.offset)) {
+      ++sentence;
+      sentence_start = true;
+    }
+    prev_end = t.offset + 1;
+    ProfiledToken p;
+    p.stop = text::IsStopWord(t.text);
+    p.negation = text::IsNegation(t.text);
+    p.capitalised = t.capitalised && !sentence_start;
+    p.number = t.number;
+    p.sentence = sentence;
+    p.stem = stemmer.Stem(t.text);
+    p.folded = std::move(t.text);
+    sentence_start = false;
+    tokens_.push_back(std::move(p));
+  }
+  sentence_count_ = sentence + 1;
+  stems_.reserve(tokens_.size());
+  folded_.reserve(tokens_.size());
+  stem_sentences_.reserve(tokens_.size());
+  for (const ProfiledToken& p : tokens_) {
+    stems_.push_back(p.stem);
+    folded_.push_back(p.folded);
+    stem_sentences_.emplace_back(p.stem, p.sentence);
+  }
+  for (auto* v : {&stems_, &folded_}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  std::sort(stem_sentences_.begin(), stem_sentences_.end());
+}
+
+bool TextProfile::HasStem(std::string_view stem) const {
+  return std::binary_search(stems_.begin(), stems_.end(), stem);
+}
+
+bool TextProfile::HasFolded(std::string_view folded) const {
+  return std::binary_search(folded_.begin(), folded_.end(), folded);
+}
+
+bool TextProfile::HasStemIn(std::string_view stem, int first, int last) const {
+  auto it = std::lower_bound(stem_sentences_.begin(), stem_sentences_.end(),
+                             std::make_pair(stem, first));
+  return it != stem_sentences_.end() && it->first == stem && it->second <= last;
+}
+
+bool TextProfile::HasNegationIn(int first, int last) const {
+  for (const ProfiledToken& p : tokens_) {
+    if (p.negation && p.sentence >= first && p.sentence <= last) return true;
+  }
+  return false;
+}
+
+}  // namespace tala::judges::offline
