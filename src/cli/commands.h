@@ -16,5 +16,6 @@ void AddValidateCommand(CLI::App& app, int* exit_code);
 void AddMetricsCommand(CLI::App& app, int* exit_code);
 void AddJudgesCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);
+void AddCalibrateCommand(CLI::App& app, int* exit_code);
 
 }  // namespace tala::cli

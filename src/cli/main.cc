@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "tala 0.1.0");
     tala::cli::AddEvalCommand(app, &exit_code);
     tala::cli::AddValidateCommand(app, &exit_code);
+    tala::cli::AddCalibrateCommand(app, &exit_code);
     tala::cli::AddMetricsCommand(app, &exit_code);
     tala::cli::AddJudgesCommand(app, &exit_code);
     try {

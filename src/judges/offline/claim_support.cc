@@ -74,6 +74,7 @@ SupportVerdict ClaimSupport::Check(const TextProfile& claim, const TextProfile& 
   // different sentences. `together` is the weighted share of the found words that lie in the
   // best sentence, neighbouring sentences counting half (a fact may straddle a boundary).
   double best = 0;
+  int anchor = 0;  // the sentence that states most of the claim
   for (int s = 0; s < evidence.sentence_count() && found > 0; ++s) {
     double here = 0;
     for (const Item& it : items) {
@@ -85,7 +86,10 @@ SupportVerdict ClaimSupport::Check(const TextProfile& claim, const TextProfile& 
         here += kNeighbourShare * it.weight;
       }
     }
-    best = std::max(best, here);
+    if (here > best) {
+      best = here;
+      anchor = s;
+    }
   }
   double together = found > 0 ? std::min(1.0, best / found) : 1.0;
   double score = (found / total) * (1.0 - kTogetherWeight + kTogetherWeight * together);
@@ -114,7 +118,7 @@ SupportVerdict ClaimSupport::Check(const TextProfile& claim, const TextProfile& 
   for (const ProfiledToken& t : claim.tokens()) {
     claim_negated = claim_negated || (t.negation && !question.HasFolded(t.folded));
   }
-  if (claim_negated && !evidence.HasNegationIn(0, evidence.sentence_count())) {
+  if (claim_negated && !evidence.HasNegationIn(anchor, anchor)) {
     score *= kUnmatchedNegation;
     if (why.empty()) why = "negation not in " + std::string(evidence_name);
   }

@@ -1,0 +1,98 @@
+#include "io/readers/labelled_values.h"
+
+#include <simdjson.h>
+
+#include "io/readers/buffered_input.h"
+#include "io/readers/row_parser.h"
+
+namespace tala::io {
+
+namespace {
+
+// The element at a dotted path, or an error naming the first missing part.
+simdjson::simdjson_result<simdjson::dom::element> AtPath(simdjson::dom::element root,
+                                                         const std::string& path) {
+  simdjson::dom::element cur = root;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t dot = path.find('.', start);
+    std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    simdjson::dom::object obj;
+    if (cur.get_object().get(obj)) return simdjson::INCORRECT_TYPE;
+    if (obj.at_key(key).get(cur)) return simdjson::NO_SUCH_FIELD;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return cur;
+}
+
+std::string AsText(simdjson::dom::element v) {
+  std::string_view s;
+  if (!v.get_string().get(s)) return std::string(s);
+  return simdjson::minify(v);
+}
+
+bool IsPositive(simdjson::dom::element v, const std::string& positive) {
+  std::string text = AsText(v);
+  if (!positive.empty()) return text == positive;
+  return text == "true" || text == "1" || text == "yes" || text == "1.0";
+}
+
+}  // namespace
+
+Result<LabelledValues> ReadLabelledValues(const std::string& path,
+                                          const LabelledValuesOptions& options) {
+  TALA_ASSIGN_OR_RETURN(BufferedInput input, BufferedInput::Open(path));
+  simdjson::dom::parser parser;
+  LabelledValues out;
+  std::string_view line;
+  for (;;) {
+    auto st = input.NextLine(&line, 64u << 20);
+    if (st == BufferedInput::LineStatus::kEnd) break;
+    if (st == BufferedInput::LineStatus::kError) return IoError("reading " + path);
+    const int64_t line_no = input.line_number();
+    if (st == BufferedInput::LineStatus::kTooLong) {
+      return DataError({path, line_no, 0, ""}, "line too long");
+    }
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    simdjson::dom::element root;
+    if (auto err = parser.parse(line.data(), line.size(), false).get(root)) {
+      return JsonSyntaxError(err, path, line_no);
+    }
+    simdjson::dom::element human;
+    if (AtPath(root, options.human_path).get(human) || human.is_null()) {
+      ++out.skipped_missing_human;
+      continue;
+    }
+    LabelledRow row;
+    row.human_positive = IsPositive(human, options.positive);
+    simdjson::dom::element judge;
+    if (AtPath(root, options.judge_path).get(judge)) {
+      return DataError({path, line_no, 0, options.judge_path}, "missing");
+    }
+    if (!judge.is_null()) {
+      double d;
+      bool b;
+      if (!judge.get_double().get(d)) {
+        row.judge = d;
+      } else if (!judge.get_bool().get(b)) {
+        row.judge = b ? 1.0 : 0.0;
+      } else {
+        return DataError({path, line_no, 0, options.judge_path},
+                         std::string("expected a number or a boolean, got ") +
+                             JsonTypeName(judge.type()));
+      }
+    }
+    if (!options.group_path.empty()) {
+      simdjson::dom::element group;
+      if (AtPath(root, options.group_path).get(group)) {
+        return DataError({path, line_no, 0, options.group_path}, "missing");
+      }
+      row.group = AsText(group);
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace tala::io

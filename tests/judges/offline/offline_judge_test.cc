@@ -1,0 +1,117 @@
+#include "judges/offline/offline_judge.h"
+
+#include <gtest/gtest.h>
+
+#include "judges/offline/wordnet.h"
+#include "metrics/registry.h"
+#include "row_scorer.h"
+
+namespace tala::judges::offline {
+namespace {
+
+const char* kContext =
+    "The Oberoi family is an Indian family that is famous for its involvement in hotels, namely "
+    "through The Oberoi Group.The Oberoi Group is a hotel company with its head office in Delhi. "
+    "It was founded in 1934 and is not listed abroad.";
+
+Sample Row(const std::string& response) {
+  Sample s;
+  s.user_input = "The Oberoi family is part of a hotel company that has a head office in what city?";
+  s.response = response;
+  s.reference = "Delhi";
+  s.retrieved_contexts = std::vector<std::string>{kContext, "Paris is the capital of France."};
+  return s;
+}
+
+double Faithfulness(const std::string& response) {
+  OfflineJudge judge;
+  auto metrics = metrics::CreateMetrics(*metrics::ParseMetricSpecs("faithfulness"));
+  Sample s = Row(response);
+  return RowScorer(*metrics, judge).Score(s).scores[0].value.value.value_or(-1);
+}
+
+Verdicts Ask(const Sample& s, TaskSet tasks) {
+  OfflineJudge judge;
+  auto v = judge.Answer({s, tasks});
+  EXPECT_TRUE(v.has_value());
+  return *v;
+}
+
+TEST(OfflineJudgeTest, ShortAnswerIsDecontextualisedAndSupported) {
+  Verdicts v = Ask(Row("Delhi"), static_cast<TaskSet>(JudgeTask::kVerifyResponseClaims));
+  ASSERT_EQ(v.response_claims->size(), 1u);
+  const ClaimVerdict& c = (*v.response_claims)[0];
+  EXPECT_NE(c.text.find("answering: The Oberoi family"), std::string::npos);
+  EXPECT_TRUE(*c.supported);
+  EXPECT_EQ(c.supported_by, std::vector<int>{0});
+}
+
+TEST(OfflineJudgeTest, WrongNumberIsRefutedWithAReason) {
+  Verdicts v = Ask(Row("The Oberoi Group was founded in 1967."),
+                   static_cast<TaskSet>(JudgeTask::kVerifyResponseClaims));
+  const ClaimVerdict& c = (*v.response_claims)[0];
+  EXPECT_FALSE(*c.supported);
+  EXPECT_NE(c.reason.find("'1967' not in context"), std::string::npos) << c.reason;
+}
+
+TEST(OfflineJudgeTest, AbsentNameAndNegationLowerSupport) {
+  EXPECT_GT(Faithfulness("Delhi"), Faithfulness("Mumbai"));
+  EXPECT_GT(Faithfulness("The Oberoi Group is a hotel company."),
+            Faithfulness("The Oberoi Group is never a hotel company."));
+}
+
+TEST(OfflineJudgeTest, FactsGatheredFromDifferentChunksAreWeaker) {
+  EXPECT_GT(Faithfulness("The Oberoi Group has its head office in Delhi."),
+            Faithfulness("The Oberoi Group has its head office in Paris."));
+}
+
+TEST(OfflineJudgeTest, NoncommittalResponseHasNoClaims) {
+  EXPECT_TRUE(IsNoncommittal("I don't know the answer."));
+  EXPECT_FALSE(IsNoncommittal("Delhi"));
+  Verdicts v = Ask(Row("I don't know."), JudgeTask::kVerifyResponseClaims | JudgeTask::kGenerateQuestions);
+  EXPECT_TRUE(v.response_claims->empty());
+  EXPECT_TRUE((*v.generated_questions)[0].noncommittal);
+}
+
+TEST(OfflineJudgeTest, ChunkRelevanceAndReferenceTasks) {
+  Verdicts v = Ask(Row("Delhi"), JudgeTask::kRateChunksForReference |
+                                     JudgeTask::kAttributeReferenceClaims |
+                                     JudgeTask::kCheckClaimsAgainstReference |
+                                     JudgeTask::kFindReferenceClaimsInResponse |
+                                     JudgeTask::kExtractEntities |
+                                     JudgeTask::kEmbedResponseAndReference);
+  EXPECT_EQ(*v.chunk_relevant, (std::vector<bool>{true, false}));
+  EXPECT_TRUE(*(*v.reference_claims)[0].attributed);
+  EXPECT_TRUE(*(*v.reference_claims)[0].in_response);
+  EXPECT_TRUE(*(*v.response_claims)[0].correct);
+  EXPECT_NE(std::find(v.context_entities->begin(), v.context_entities->end(), "delhi"),
+            v.context_entities->end());
+  EXPECT_NEAR(*v.response_reference_similarity, 1.0, 1e-9);
+}
+
+TEST(OfflineJudgeTest, AnswersEveryTaskDeterministically) {
+  TaskSet all = 0;
+  for (JudgeTask t : AllJudgeTasks()) all |= static_cast<TaskSet>(t);
+  Sample s = Row("The Oberoi Group has its head office in Delhi.");
+  Verdicts a = Ask(s, all), b = Ask(s, all);
+  for (JudgeTask t : AllJudgeTasks()) EXPECT_TRUE(HasAnswer(a, t)) << JudgeTaskVerdictName(t);
+  EXPECT_EQ((*a.response_claims)[0].support_score, (*b.response_claims)[0].support_score);
+  EXPECT_EQ((*a.generated_questions)[0].cosine, (*b.generated_questions)[0].cosine);
+}
+
+TEST(WordNetTest, SynonymsAntonymsAndIrregularForms) {
+  const WordNet& wn = WordNet::Get();
+  if (wn.empty()) GTEST_SKIP() << "wordnet-base is not installed (make deps installs it)";
+  auto syn = wn.Synonyms("car");
+  EXPECT_NE(std::find(syn.begin(), syn.end(), "automobile"), syn.end());
+  ASSERT_NE(wn.Antonyms("alive"), nullptr);
+  ASSERT_NE(wn.BaseForms("wrote"), nullptr);
+  EXPECT_EQ((*wn.BaseForms("wrote"))[0], "write");
+}
+
+TEST(WordNetTest, MissingDirectoryGivesAnEmptyLexicon) {
+  EXPECT_TRUE(WordNet::Load("/nonexistent/wordnet").empty());
+}
+
+}  // namespace
+}  // namespace tala::judges::offline
