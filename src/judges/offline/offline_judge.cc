@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "core/text/normalize.h"
 #include "core/text/sentences.h"
@@ -80,10 +81,18 @@ std::vector<OfflineJudge::Claim> OfflineJudge::ExtractClaims(const std::string& 
 }
 
 std::vector<bool> OfflineJudge::RateChunks(const std::vector<TextProfile>& chunks,
-                                           const TextProfile& target) {
+                                           const TextProfile& target,
+                                           const TextProfile& question) {
+  // The target's own content words decide; a target with none ("Yes.") falls back on the
+  // question's.
   std::vector<std::string_view> terms;
   for (const ProfiledToken& t : target.tokens()) {
-    if (!t.stop) terms.push_back(t.stem);
+    if (!t.stop && !t.negation) terms.push_back(t.stem);
+  }
+  if (terms.empty()) {
+    for (const ProfiledToken& t : question.tokens()) {
+      if (!t.stop) terms.push_back(t.stem);
+    }
   }
   std::sort(terms.begin(), terms.end());
   terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
@@ -151,6 +160,13 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
   if (s.retrieved_contexts) {
     for (const std::string& c : *s.retrieved_contexts) joined_context += c + "\n";
   }
+  // The whole context as one text, profiled once and only when needed (one chunk: itself).
+  std::optional<TextProfile> whole_context;
+  auto WholeContext = [&]() -> const TextProfile& {
+    if (chunks.size() == 1) return chunks[0];
+    if (!whole_context) whole_context.emplace(joined_context, stemmer_);
+    return *whole_context;
+  };
   const bool need_response_claims =
       Contains(tasks, JudgeTask::kVerifyResponseClaims) ||
       Contains(tasks, JudgeTask::kCheckClaimsAgainstReference);
@@ -176,8 +192,7 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
         }
         if (chunks.size() > 1 && !best.supported) {
           // A claim may combine facts from two chunks.
-          TextProfile all(joined_context, stemmer_);
-          SupportVerdict sv = support_.Check(claim.profile, question_profile, all,
+          SupportVerdict sv = support_.Check(claim.profile, question_profile, WholeContext(),
                                              GivenWords::kMustMatch, "context");
           if (sv.score > best.score) best = std::move(sv);
         }
@@ -198,7 +213,7 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
 
   if (need_reference_claims && s.reference) {
     std::vector<Claim> claims = ExtractClaims(*s.reference, question);
-    TextProfile context_profile(joined_context, stemmer_);
+    const TextProfile& context_profile = WholeContext();
     TextProfile response_profile;
     if (s.response) response_profile = TextProfile(*s.response, stemmer_);
     std::vector<ReferenceClaim> out;
@@ -222,14 +237,11 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
   }
 
   if (Contains(tasks, JudgeTask::kRateChunksForReference) && s.reference) {
-    std::string target = *s.reference;
-    if (WordCount(target) <= 3) target += " " + question;  // a bare answer needs its question
-    v.chunk_relevant = RateChunks(chunks, TextProfile(target, stemmer_));
+    v.chunk_relevant = RateChunks(chunks, TextProfile(*s.reference, stemmer_), question_profile);
   }
   if (Contains(tasks, JudgeTask::kRateChunksForResponse) && s.response) {
-    std::string target = *s.response;
-    if (WordCount(target) <= 3) target += " " + question;
-    v.chunk_relevant_to_response = RateChunks(chunks, TextProfile(target, stemmer_));
+    v.chunk_relevant_to_response =
+        RateChunks(chunks, TextProfile(*s.response, stemmer_), question_profile);
   }
   if (Contains(tasks, JudgeTask::kExtractEntities) && s.reference) {
     v.reference_entities = Entities(*s.reference);

@@ -13,7 +13,7 @@
 namespace tala::judges::offline {
 
 // A chunk counts as relevant when it covers this share of the BM25-weighted content words of
-// the reference (or the response).
+// the reference (or the response): it holds most of what the answer says.
 inline constexpr double kChunkRelevanceThreshold = 0.5;
 
 // True for evasive answers ("I don't know", "cannot be determined", ...).
@@ -31,7 +31,8 @@ class OfflineJudge : public Judge {
     TextProfile profile;
   };
   std::vector<Claim> ExtractClaims(const std::string& text, const std::string& question);
-  std::vector<bool> RateChunks(const std::vector<TextProfile>& chunks, const TextProfile& target);
+  std::vector<bool> RateChunks(const std::vector<TextProfile>& chunks, const TextProfile& target,
+                               const TextProfile& question);
   std::vector<std::string> Entities(const std::string& text);
 
   text::Stemmer stemmer_;

@@ -1,0 +1,61 @@
+// Offline judge speed on HaluEval-sized rows: reads a dataset (default the shared HaluEval dev
+// file), then scores it repeatedly in memory, first with faithfulness alone, then with every
+// default metric. Prints rows/s (CPU time of the scoring alone, after the one-time WordNet load)
+// and peak RSS (WordNet tables included). Usage: bench_offline [DATA] [MIN_ROWS].
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "bench_util.h"
+#include "io/readers/dataset_reader.h"
+#include "judges/offline/offline_judge.h"
+#include "judges/offline/wordnet.h"
+#include "metrics/registry.h"
+#include "row_scorer.h"
+
+int main(int argc, char** argv) {
+  std::string path = argc > 1 ? argv[1] : "../shared/data/halueval-qa-dev.jsonl";
+  long min_rows = argc > 2 ? std::atol(argv[2]) : 50000;
+  auto reader = tala::io::OpenDataset(path);
+  if (!reader) {
+    std::fprintf(stderr, "%s\n", reader.error().ToString().c_str());
+    return 2;
+  }
+  std::vector<tala::Sample> rows;
+  while (auto r = (*reader)->Next()) {
+    if (r->has_value()) rows.push_back(std::move(**r));
+  }
+  if (rows.empty()) return 2;
+  double t0 = tala::bench::NowSeconds();
+  const auto& wordnet = tala::judges::offline::WordNet::Get();
+  double load = tala::bench::NowSeconds() - t0;
+  std::printf("| WordNet load | %.2f s | %zu synsets kept | RSS after load %.1f MiB |\n", load,
+              wordnet.synset_count(), tala::bench::PeakRssMiB());
+  for (const char* list : {"faithfulness", ""}) {
+    std::vector<tala::metrics::MetricSpec> specs;
+    std::string all;
+    for (const auto& e : tala::metrics::MetricRegistry()) {
+      const tala::MetricInfo& info = e.info();
+      if ((rows[0].fields() & info.required_fields) == info.required_fields) specs.push_back({info.name, {}});
+    }
+    if (*list) specs = *tala::metrics::ParseMetricSpecs(list);
+    auto metrics = tala::metrics::CreateMetrics(specs);
+    tala::judges::offline::OfflineJudge judge;
+    tala::RowScorer scorer(*metrics, judge);
+    long done = 0;
+    double sum = 0;
+    double c0 = tala::bench::CpuSeconds();
+    while (done < min_rows) {
+      for (const tala::Sample& s : rows) {
+        auto r = scorer.Score(s);
+        sum += r.scores[0].value.value.value_or(0);
+        ++done;
+      }
+    }
+    double cpu = tala::bench::CpuSeconds() - c0;
+    std::printf("| %-13s | %zu metrics | %ld rows | %8.0f rows/s (one core) | peak RSS %.1f MiB | checksum %.2f |\n",
+                *list ? list : "all defaults", metrics->size(), done, done / cpu,
+                tala::bench::PeakRssMiB(), sum);
+  }
+  return 0;
+}
