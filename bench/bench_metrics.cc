@@ -41,7 +41,8 @@ tala::Sample MakeSample(long i) {
 int main(int argc, char** argv) {
   const long rows = argc > 1 ? std::atol(argv[1]) : 1000000;
   std::string all;
-  for (const auto& e : tala::metrics::MetricRegistry()) all += (all.empty() ? "" : ",") + e.info().name;
+  for (const auto& e : tala::metrics::MetricRegistry())
+    all += (all.empty() ? "" : ",") + e.info().name;
   auto metrics = tala::metrics::CreateMetrics(*tala::metrics::ParseMetricSpecs(all));
   if (!metrics) return 1;
   // A pool of distinct samples, reused, so memory does not depend on the row count.
@@ -67,9 +68,10 @@ int main(int argc, char** argv) {
     checksum += row.scores[0].value.value.value_or(0);
   }
   double full = tala::bench::CpuSeconds() - t0;
-  std::printf("| %ld rows x %zu metrics | arithmetic %.2fM rows/s | full row path %.2fM rows/s | "
-              "peak RSS %.1f MiB | checksum %.1f |\n",
-              rows, metrics->size(), rows / arithmetic / 1e6, rows / full / 1e6,
-              tala::bench::PeakRssMiB(), checksum);
+  std::printf(
+      "| %ld rows x %zu metrics | arithmetic %.2fM rows/s | full row path %.2fM rows/s | "
+      "peak RSS %.1f MiB | checksum %.1f |\n",
+      rows, metrics->size(), rows / arithmetic / 1e6, rows / full / 1e6, tala::bench::PeakRssMiB(),
+      checksum);
   return 0;
 }

@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
     std::string all;
     for (const auto& e : tala::metrics::MetricRegistry()) {
       const tala::MetricInfo& info = e.info();
-      if ((rows[0].fields() & info.required_fields) == info.required_fields) specs.push_back({info.name, {}});
+      if ((rows[0].fields() & info.required_fields) == info.required_fields)
+        specs.push_back({info.name, {}});
     }
     if (*list) specs = *tala::metrics::ParseMetricSpecs(list);
     auto metrics = tala::metrics::CreateMetrics(specs);
@@ -53,9 +54,11 @@ int main(int argc, char** argv) {
       }
     }
     double cpu = tala::bench::CpuSeconds() - c0;
-    std::printf("| %-13s | %zu metrics | %ld rows | %8.0f rows/s (one core) | peak RSS %.1f MiB | checksum %.2f |\n",
-                *list ? list : "all defaults", metrics->size(), done, done / cpu,
-                tala::bench::PeakRssMiB(), sum);
+    std::printf(
+        "| %-13s | %zu metrics | %ld rows | %8.0f rows/s (one core) | peak RSS %.1f MiB | checksum "
+        "%.2f |\n",
+        *list ? list : "all defaults", metrics->size(), done, done / cpu, tala::bench::PeakRssMiB(),
+        sum);
   }
   return 0;
 }

@@ -15,7 +15,9 @@ namespace {
 std::string MakeRow(long i) {
   std::string row = "{\"id\":\"row-" + std::to_string(i) +
                     "\",\"user_input\":\"Which magazine was started first, Arthur's Magazine or "
-                    "First for Women? (variant " + std::to_string(i % 977) + ")\",\"response\":"
+                    "First for Women? (variant " +
+                    std::to_string(i % 977) +
+                    ")\",\"response\":"
                     "\"Arthur's Magazine was started first, in 1844.\",\"reference\":\"Arthur's "
                     "Magazine\",\"retrieved_contexts\":[";
   for (int c = 0; c < 10; ++c) {

@@ -8,3 +8,7 @@ echo "## reader: JSON Lines, 10 chunks a row (one process per size)"
 echo "## metrics: replay-judged scoring, every RAG metric"
 "$build/bench/bench_metrics" 100000
 "$build/bench/bench_metrics" 1000000
+echo "## offline judge on HaluEval-sized rows (shared/data, beside the checkout)"
+data=../shared/data/halueval-qa-dev.jsonl
+[ -f "$data" ] || data=examples/data/interactions.jsonl
+"$build/bench/bench_offline" "$data" 50000

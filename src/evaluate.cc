@@ -1,7 +1,8 @@
 #include "tala/evaluate.h"
 
-#include <cstdio>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include "io/readers/dataset_reader.h"
 #include "io/writers/results_jsonl_writer.h"

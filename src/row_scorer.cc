@@ -34,8 +34,8 @@ io::RowResult RowScorer::Score(const Sample& sample) {
                       : judge_.name() + ": no " + JudgeTaskVerdictName(task);
         break;
       }
-      score.value = missing.empty() ? metric->Score(sample, *verdicts)
-                                    : MetricValue::Undefined(missing);
+      score.value =
+          missing.empty() ? metric->Score(sample, *verdicts) : MetricValue::Undefined(missing);
     }
     row.scores.push_back(std::move(score));
   }

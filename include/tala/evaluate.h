@@ -17,13 +17,13 @@ namespace tala {
 enum class OnError { kFail, kSkip };
 
 struct EvalOptions {
-  std::string dataset;                 // path, or "-" for stdin
-  std::string format = "auto";         // auto | jsonl | json | csv
-  std::string metrics;                 // --metrics list; empty: every metric the data supports
-  std::string judge = "offline";       // judge registry name
-  std::string out = "results.jsonl";   // results file ("-": stdout)
-  OnError on_error = OnError::kFail;   // bad rows: stop before scoring, or skip and count
-  int max_errors_shown = 20;           // errors kept for the report
+  std::string dataset;                // path, or "-" for stdin
+  std::string format = "auto";        // auto | jsonl | json | csv
+  std::string metrics;                // --metrics list; empty: every metric the data supports
+  std::string judge = "offline";      // judge registry name
+  std::string out = "results.jsonl";  // results file ("-": stdout)
+  OnError on_error = OnError::kFail;  // bad rows: stop before scoring, or skip and count
+  int max_errors_shown = 20;          // errors kept for the report
   // Called after each scored row with (rows done, rows to do); may be empty.
   std::function<void(int64_t, int64_t)> progress;
 };
@@ -43,8 +43,8 @@ struct RunSummary {
   std::string results_path;
   int64_t rows_read = 0;
   int64_t rows_scored = 0;
-  int64_t rows_skipped = 0;  // bad rows skipped under OnError::kSkip
-  int64_t rows_failed = 0;   // rows whose judge call failed
+  int64_t rows_skipped = 0;    // bad rows skipped under OnError::kSkip
+  int64_t rows_failed = 0;     // rows whose judge call failed
   std::vector<Status> errors;  // the first max_errors_shown data errors
   std::vector<MetricSummary> metrics;
 };

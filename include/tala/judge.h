@@ -17,15 +17,15 @@ namespace tala {
 
 // Each task fills one part of Verdicts.
 enum class JudgeTask : uint32_t {
-  kRateChunksForReference = 1u << 0,     // chunk_relevant
-  kRateChunksForResponse = 1u << 1,      // chunk_relevant_to_response
-  kVerifyResponseClaims = 1u << 2,       // response_claims: text, supported, supported_by
-  kCheckClaimsAgainstReference = 1u << 3,  // response_claims[].correct
-  kAttributeReferenceClaims = 1u << 4,   // reference_claims: text, attributed
+  kRateChunksForReference = 1u << 0,         // chunk_relevant
+  kRateChunksForResponse = 1u << 1,          // chunk_relevant_to_response
+  kVerifyResponseClaims = 1u << 2,           // response_claims: text, supported, supported_by
+  kCheckClaimsAgainstReference = 1u << 3,    // response_claims[].correct
+  kAttributeReferenceClaims = 1u << 4,       // reference_claims: text, attributed
   kFindReferenceClaimsInResponse = 1u << 5,  // reference_claims[].in_response
-  kGenerateQuestions = 1u << 6,          // generated_questions with cosines
-  kExtractEntities = 1u << 7,            // reference_entities, context_entities
-  kEmbedResponseAndReference = 1u << 8,  // response_reference_similarity
+  kGenerateQuestions = 1u << 6,              // generated_questions with cosines
+  kExtractEntities = 1u << 7,                // reference_entities, context_entities
+  kEmbedResponseAndReference = 1u << 8,      // response_reference_similarity
 };
 using TaskSet = uint32_t;
 constexpr TaskSet operator|(JudgeTask a, JudgeTask b) {
@@ -48,7 +48,8 @@ struct JudgeQuery {
 class Judge {
  public:
   virtual ~Judge() = default;
-  // Identity of the judge in the run manifest and the summary: "replay", "offline", "openai:gpt-4o".
+  // Identity of the judge in the run manifest and the summary: "replay", "offline",
+  // "openai:gpt-4o".
   virtual std::string name() const = 0;
   // Answers the tasks it can. A task it cannot answer is left unset, with a reason in
   // Verdicts::missing_reasons[JudgeTaskVerdictName(task)]. A non-OK status fails the whole row.

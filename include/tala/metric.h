@@ -20,12 +20,12 @@ struct MetricInfo {
   std::string name;                  // wire name, as in Ragas
   std::vector<std::string> aliases;  // other names accepted in --metrics
   FieldSet required_fields = 0;
-  TaskSet tasks = 0;                 // judge tasks it needs (0: no judge)
-  bool needs_llm = false;            // an LLM judge (or the offline stand-in) answers its tasks
+  TaskSet tasks = 0;       // judge tasks it needs (0: no judge)
+  bool needs_llm = false;  // an LLM judge (or the offline stand-in) answers its tasks
   bool needs_embeddings = false;
   Direction direction = Direction::kHigherIsBetter;
-  std::string summary;               // one line for `tala metrics`
-  std::string offline_note;          // how the offline judge answers it, when that differs
+  std::string summary;       // one line for `tala metrics`
+  std::string offline_note;  // how the offline judge answers it, when that differs
 };
 
 // A number, or undefined with the reason. Never NaN.

@@ -49,9 +49,9 @@ struct Message {
 };
 
 struct Sample {
-  std::string id;               // as given, or the 1-based row number
-  bool id_is_number = false;    // write it back as a JSON number
-  int64_t line = 0;             // 1-based line of the row in its file
+  std::string id;             // as given, or the 1-based row number
+  bool id_is_number = false;  // write it back as a JSON number
+  int64_t line = 0;           // 1-based line of the row in its file
 
   std::optional<std::string> user_input;  // single-turn question
   std::vector<Message> messages;          // multi-turn conversation (user_input as a list)

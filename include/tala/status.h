@@ -69,7 +69,7 @@ inline Status DataError(SourceLocation where, std::string m) {
 template <typename T>
 class Result {
  public:
-  Result(T value) : data_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : data_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : data_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool has_value() const { return data_.index() == 0; }
@@ -97,10 +97,10 @@ Status AsStatus(const Result<T>& r) {
 
 }  // namespace tala
 
-#define TALA_RETURN_IF_ERROR(expr)                                        \
-  do {                                                                    \
-    ::tala::Status tala_status_ = ::tala::internal::AsStatus((expr));     \
-    if (!tala_status_.ok()) return tala_status_;                          \
+#define TALA_RETURN_IF_ERROR(expr)                                    \
+  do {                                                                \
+    ::tala::Status tala_status_ = ::tala::internal::AsStatus((expr)); \
+    if (!tala_status_.ok()) return tala_status_;                      \
   } while (0)
 
 #define TALA_CONCAT_INNER_(a, b) a##b

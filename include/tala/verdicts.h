@@ -13,10 +13,10 @@ namespace tala {
 // One claim of the response.
 struct ClaimVerdict {
   std::string text;
-  std::optional<bool> supported;   // entailed by the retrieved context
-  std::vector<int> supported_by;   // 0-based indices of the chunks that support it
-  std::optional<bool> correct;     // agrees with the reference
-  std::string reason;              // why the judge said so (may be empty)
+  std::optional<bool> supported;  // entailed by the retrieved context
+  std::vector<int> supported_by;  // 0-based indices of the chunks that support it
+  std::optional<bool> correct;    // agrees with the reference
+  std::string reason;             // why the judge said so (may be empty)
   // The judge's graded confidence in [0, 1] that the claim is supported, for judges that have
   // one (the offline judge). Faithfulness then averages it: the expected share of supported
   // claims. Binary judges leave it empty.

@@ -12,8 +12,8 @@ namespace tala::analysis {
 
 struct LabelledScore {
   bool human_positive = false;
-  double judge = 0;     // the judge's score (0/1 for a binary judge)
-  std::string group;    // for pairwise accuracy; empty when not grouped
+  double judge = 0;   // the judge's score (0/1 for a binary judge)
+  std::string group;  // for pairwise accuracy; empty when not grouped
 };
 
 struct Confusion {

@@ -55,21 +55,22 @@ int RunCalibrate(const CalibrateFlags& f) {
   std::optional<analysis::PairwiseResult> pairwise;
   if (!f.values.group_path.empty()) pairwise = analysis::PairwiseAccuracy(rows);
   if (f.json) {
-    std::printf("{\"n\":%ld,\"undefined_judge\":%ld,\"missing_human\":%ld,\"threshold\":%g,"
-                "\"raw_agreement\":%s,\"kappa\":%s,\"confusion\":{\"tp\":%ld,\"fp\":%ld,\"tn\":%ld,"
-                "\"fn\":%ld},\"auroc\":%s,\"best_threshold\":%s,\"best_threshold_accuracy\":%s,"
-                "\"pairwise_accuracy\":%s,\"pairs\":%ld}\n",
-                c.n(), undefined, values->skipped_missing_human, f.threshold,
-                Num(analysis::RawAgreement(c)).c_str(), Num(kappa).c_str(), c.true_positive,
-                c.false_positive, c.true_negative, c.false_negative, Num(auroc).c_str(),
-                best ? Num(best->threshold).c_str() : "null",
-                best ? Num(best->accuracy).c_str() : "null",
-                pairwise ? Num(pairwise->accuracy).c_str() : "null",
-                pairwise ? pairwise->pairs : 0L);
+    std::printf(
+        "{\"n\":%ld,\"undefined_judge\":%ld,\"missing_human\":%ld,\"threshold\":%g,"
+        "\"raw_agreement\":%s,\"kappa\":%s,\"confusion\":{\"tp\":%ld,\"fp\":%ld,\"tn\":%ld,"
+        "\"fn\":%ld},\"auroc\":%s,\"best_threshold\":%s,\"best_threshold_accuracy\":%s,"
+        "\"pairwise_accuracy\":%s,\"pairs\":%ld}\n",
+        c.n(), undefined, values->skipped_missing_human, f.threshold,
+        Num(analysis::RawAgreement(c)).c_str(), Num(kappa).c_str(), c.true_positive,
+        c.false_positive, c.true_negative, c.false_negative, Num(auroc).c_str(),
+        best ? Num(best->threshold).c_str() : "null", best ? Num(best->accuracy).c_str() : "null",
+        pairwise ? Num(pairwise->accuracy).c_str() : "null", pairwise ? pairwise->pairs : 0L);
     return 0;
   }
-  std::printf("n: %ld rows (%ld with an undefined judge value left out, %ld without a human "
-              "label)\n", c.n(), undefined, values->skipped_missing_human);
+  std::printf(
+      "n: %ld rows (%ld with an undefined judge value left out, %ld without a human "
+      "label)\n",
+      c.n(), undefined, values->skipped_missing_human);
   std::printf("judge positive when %s >= %g\n", f.values.judge_path.c_str(), f.threshold);
   std::printf("raw agreement: %s\nCohen's kappa: %s\n", Num(analysis::RawAgreement(c)).c_str(),
               Num(kappa).c_str());
@@ -91,13 +92,15 @@ int RunCalibrate(const CalibrateFlags& f) {
 void AddCalibrateCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<CalibrateFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "calibrate", "How far to trust a judge: agreement between its values and human labels in "
-                   "one JSON Lines file (e.g. a tala results file, whose metadata carries the "
-                   "input's extra fields). Prints n, raw agreement, Cohen's kappa, the confusion "
-                   "matrix, AUROC and best-threshold accuracy for a numeric judge, and pairwise "
-                   "accuracy with --pair-by.");
+      "calibrate",
+      "How far to trust a judge: agreement between its values and human labels in "
+      "one JSON Lines file (e.g. a tala results file, whose metadata carries the "
+      "input's extra fields). Prints n, raw agreement, Cohen's kappa, the confusion "
+      "matrix, AUROC and best-threshold accuracy for a numeric judge, and pairwise "
+      "accuracy with --pair-by.");
   cmd->add_option("FILE", f->file, "JSON Lines file")->required();
-  cmd->add_option("--human", f->values.human_path, "dotted path of the human label, e.g. metadata.label")
+  cmd->add_option("--human", f->values.human_path,
+                  "dotted path of the human label, e.g. metadata.label")
       ->required();
   cmd->add_option("--judge", f->values.judge_path,
                   "dotted path of the judge's value, e.g. scores.faithfulness")

@@ -71,9 +71,10 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<EvalFlags>();
   EvalOptions& o = flags->options;
   CLI::App* cmd = app.add_subcommand(
-      "eval", "Score every row of a dataset with the chosen metrics and judge; write per-row "
-              "results (JSON Lines, flushed row by row) and print a summary. Exit 0 when the run "
-              "completed, 2 on usage or input errors, 3 when the judge failed on some rows.");
+      "eval",
+      "Score every row of a dataset with the chosen metrics and judge; write per-row "
+      "results (JSON Lines, flushed row by row) and print a summary. Exit 0 when the run "
+      "completed, 2 on usage or input errors, 3 when the judge failed on some rows.");
   cmd->add_option("DATA", o.dataset, "dataset file (.jsonl, .json, .csv) or - for stdin")
       ->required();
   cmd->add_option("--metrics,-m", o.metrics,

@@ -67,7 +67,8 @@ void PrintMetricsTable() {
     if (!m.aliases.empty()) std::printf("  aliases:   %s\n", Join(m.aliases).c_str());
     std::printf("  needs:     %s\n", FieldSetNames(m.required_fields).c_str());
     std::printf("  judge:     %s\n", NeedsWord(m).c_str());
-    std::printf("  better:    %s\n", m.direction == Direction::kHigherIsBetter ? "higher" : "lower");
+    std::printf("  better:    %s\n",
+                m.direction == Direction::kHigherIsBetter ? "higher" : "lower");
     std::printf("  what:      %s\n", m.summary.c_str());
     if (!m.offline_note.empty()) std::printf("  note:      %s\n", m.offline_note.c_str());
   }
@@ -77,8 +78,9 @@ void PrintMetricsTable() {
 void AddMetricsCommand(CLI::App& app, int* exit_code) {
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
-      "metrics", "List every metric: wire name, aliases, required fields, whether it needs a "
-                 "judge and/or embeddings, direction, and a one-line definition.");
+      "metrics",
+      "List every metric: wire name, aliases, required fields, whether it needs a "
+      "judge and/or embeddings, direction, and a one-line definition.");
   cmd->add_flag("--json", *json, "print the registry as JSON");
   cmd->callback([json, exit_code] {
     *json ? PrintMetricsJson() : PrintMetricsTable();

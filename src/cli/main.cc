@@ -10,12 +10,15 @@ namespace tala::cli {
 
 int ExitCodeFor(const Status& status) {
   switch (status.code()) {
-    case ErrorCode::kOk: return 0;
+    case ErrorCode::kOk:
+      return 0;
     case ErrorCode::kInvalidArgument:
     case ErrorCode::kDataError:
     case ErrorCode::kNotFound:
-    case ErrorCode::kIoError: return 2;
-    default: return 3;
+    case ErrorCode::kIoError:
+      return 2;
+    default:
+      return 3;
   }
 }
 

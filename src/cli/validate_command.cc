@@ -54,9 +54,10 @@ int RunValidate(const ValidateFlags& flags) {
 void AddValidateCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<ValidateFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "validate", "Check a dataset: rows read and rejected (with file:line:field errors), fields "
-                  "present, and how many rows each metric can score. Exit 0 when every row "
-                  "parsed, 2 otherwise.");
+      "validate",
+      "Check a dataset: rows read and rejected (with file:line:field errors), fields "
+      "present, and how many rows each metric can score. Exit 0 when every row "
+      "parsed, 2 otherwise.");
   cmd->add_option("DATA", flags->dataset, "dataset file (.jsonl, .json, .csv) or - for stdin")
       ->required();
   cmd->add_option("--format", flags->format, "auto, jsonl, json or csv (auto: from the extension)")

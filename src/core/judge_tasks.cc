@@ -4,25 +4,34 @@ namespace tala {
 
 const std::vector<JudgeTask>& AllJudgeTasks() {
   static const std::vector<JudgeTask> kAll = {
-      JudgeTask::kRateChunksForReference,       JudgeTask::kRateChunksForResponse,
-      JudgeTask::kVerifyResponseClaims,         JudgeTask::kCheckClaimsAgainstReference,
-      JudgeTask::kAttributeReferenceClaims,     JudgeTask::kFindReferenceClaimsInResponse,
-      JudgeTask::kGenerateQuestions,            JudgeTask::kExtractEntities,
+      JudgeTask::kRateChunksForReference,   JudgeTask::kRateChunksForResponse,
+      JudgeTask::kVerifyResponseClaims,     JudgeTask::kCheckClaimsAgainstReference,
+      JudgeTask::kAttributeReferenceClaims, JudgeTask::kFindReferenceClaimsInResponse,
+      JudgeTask::kGenerateQuestions,        JudgeTask::kExtractEntities,
       JudgeTask::kEmbedResponseAndReference};
   return kAll;
 }
 
 const char* JudgeTaskVerdictName(JudgeTask task) {
   switch (task) {
-    case JudgeTask::kRateChunksForReference: return "chunk_relevant";
-    case JudgeTask::kRateChunksForResponse: return "chunk_relevant_to_response";
-    case JudgeTask::kVerifyResponseClaims: return "response_claims";
-    case JudgeTask::kCheckClaimsAgainstReference: return "response_claims.correct";
-    case JudgeTask::kAttributeReferenceClaims: return "reference_claims";
-    case JudgeTask::kFindReferenceClaimsInResponse: return "reference_claims.in_response";
-    case JudgeTask::kGenerateQuestions: return "generated_questions";
-    case JudgeTask::kExtractEntities: return "entities";
-    case JudgeTask::kEmbedResponseAndReference: return "response_reference_similarity";
+    case JudgeTask::kRateChunksForReference:
+      return "chunk_relevant";
+    case JudgeTask::kRateChunksForResponse:
+      return "chunk_relevant_to_response";
+    case JudgeTask::kVerifyResponseClaims:
+      return "response_claims";
+    case JudgeTask::kCheckClaimsAgainstReference:
+      return "response_claims.correct";
+    case JudgeTask::kAttributeReferenceClaims:
+      return "reference_claims";
+    case JudgeTask::kFindReferenceClaimsInResponse:
+      return "reference_claims.in_response";
+    case JudgeTask::kGenerateQuestions:
+      return "generated_questions";
+    case JudgeTask::kExtractEntities:
+      return "entities";
+    case JudgeTask::kEmbedResponseAndReference:
+      return "response_reference_similarity";
   }
   return "?";
 }
@@ -40,8 +49,10 @@ bool AllHave(const std::optional<std::vector<T>>& items, Pred pred) {
 
 bool HasAnswer(const Verdicts& v, JudgeTask task) {
   switch (task) {
-    case JudgeTask::kRateChunksForReference: return v.chunk_relevant.has_value();
-    case JudgeTask::kRateChunksForResponse: return v.chunk_relevant_to_response.has_value();
+    case JudgeTask::kRateChunksForReference:
+      return v.chunk_relevant.has_value();
+    case JudgeTask::kRateChunksForResponse:
+      return v.chunk_relevant_to_response.has_value();
     case JudgeTask::kVerifyResponseClaims:
       return AllHave(v.response_claims, [](const ClaimVerdict& c) { return c.supported; });
     case JudgeTask::kCheckClaimsAgainstReference:

@@ -4,26 +4,37 @@ namespace tala {
 
 const char* FieldName(Field f) {
   switch (f) {
-    case Field::kUserInput: return "user_input";
-    case Field::kResponse: return "response";
-    case Field::kRetrievedContexts: return "retrieved_contexts";
-    case Field::kReference: return "reference";
-    case Field::kReferenceContexts: return "reference_contexts";
-    case Field::kRetrievedContextIds: return "retrieved_context_ids";
-    case Field::kReferenceContextIds: return "reference_context_ids";
-    case Field::kRubrics: return "rubrics";
-    case Field::kReferenceToolCalls: return "reference_tool_calls";
-    case Field::kReferenceTopics: return "reference_topics";
-    case Field::kVerdicts: return "verdicts";
+    case Field::kUserInput:
+      return "user_input";
+    case Field::kResponse:
+      return "response";
+    case Field::kRetrievedContexts:
+      return "retrieved_contexts";
+    case Field::kReference:
+      return "reference";
+    case Field::kReferenceContexts:
+      return "reference_contexts";
+    case Field::kRetrievedContextIds:
+      return "retrieved_context_ids";
+    case Field::kReferenceContextIds:
+      return "reference_context_ids";
+    case Field::kRubrics:
+      return "rubrics";
+    case Field::kReferenceToolCalls:
+      return "reference_tool_calls";
+    case Field::kReferenceTopics:
+      return "reference_topics";
+    case Field::kVerdicts:
+      return "verdicts";
   }
   return "?";
 }
 
 const std::vector<Field>& AllFields() {
   static const std::vector<Field> kAll = {
-      Field::kUserInput,           Field::kResponse,           Field::kRetrievedContexts,
-      Field::kReference,           Field::kReferenceContexts,  Field::kRetrievedContextIds,
-      Field::kReferenceContextIds, Field::kRubrics,            Field::kReferenceToolCalls,
+      Field::kUserInput,           Field::kResponse,          Field::kRetrievedContexts,
+      Field::kReference,           Field::kReferenceContexts, Field::kRetrievedContextIds,
+      Field::kReferenceContextIds, Field::kRubrics,           Field::kReferenceToolCalls,
       Field::kReferenceTopics,     Field::kVerdicts};
   return kAll;
 }

@@ -4,17 +4,28 @@ namespace tala {
 
 std::string_view ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kInvalidArgument: return "invalid argument";
-    case ErrorCode::kDataError: return "data error";
-    case ErrorCode::kNotFound: return "not found";
-    case ErrorCode::kIoError: return "i/o error";
-    case ErrorCode::kUnavailable: return "unavailable";
-    case ErrorCode::kRateLimited: return "rate limited";
-    case ErrorCode::kDeadlineExceeded: return "deadline exceeded";
-    case ErrorCode::kBadReply: return "bad reply";
-    case ErrorCode::kCancelled: return "cancelled";
-    case ErrorCode::kInternal: return "internal error";
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kInvalidArgument:
+      return "invalid argument";
+    case ErrorCode::kDataError:
+      return "data error";
+    case ErrorCode::kNotFound:
+      return "not found";
+    case ErrorCode::kIoError:
+      return "i/o error";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
+    case ErrorCode::kRateLimited:
+      return "rate limited";
+    case ErrorCode::kDeadlineExceeded:
+      return "deadline exceeded";
+    case ErrorCode::kBadReply:
+      return "bad reply";
+    case ErrorCode::kCancelled:
+      return "cancelled";
+    case ErrorCode::kInternal:
+      return "internal error";
   }
   return "unknown";
 }

@@ -40,12 +40,12 @@ Status CheckChunkFlags(const Sample& s, const std::string& file, const char* fie
   return OkStatus();
 }
 
-Status CheckClaims(const Sample& s, const std::string& file, const std::vector<ClaimVerdict>& claims) {
+Status CheckClaims(const Sample& s, const std::string& file,
+                   const std::vector<ClaimVerdict>& claims) {
   for (size_t claim_idx = 0; claim_idx < claims.size(); ++claim_idx) {
     for (int chunk_idx : claims[claim_idx].supported_by) {
       if (chunk_idx < 0 || static_cast<size_t>(chunk_idx) >= ChunkCount(s)) {
-        return Mismatch(s, file,
-                        "response_claims[" + std::to_string(claim_idx) + "].supported_by",
+        return Mismatch(s, file, "response_claims[" + std::to_string(claim_idx) + "].supported_by",
                         "chunk index " + std::to_string(chunk_idx) + " is outside the row's " +
                             std::to_string(ChunkCount(s)) + " retrieved_contexts (0-based)");
       }

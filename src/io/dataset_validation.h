@@ -15,9 +15,9 @@ struct ValidationReport {
   std::string dataset;
   int64_t rows_read = 0;
   int64_t rows_rejected = 0;
-  std::vector<Status> errors;                   // the first `max_errors` row errors
-  std::map<std::string, int64_t> field_counts;  // field name -> rows that give it
-  std::map<std::string, int64_t> metadata_counts;  // pass-through field -> rows
+  std::vector<Status> errors;                                // the first `max_errors` row errors
+  std::map<std::string, int64_t> field_counts;               // field name -> rows that give it
+  std::map<std::string, int64_t> metadata_counts;            // pass-through field -> rows
   std::vector<std::pair<std::string, int64_t>> metric_rows;  // metric -> rows it can score
   bool ok() const { return rows_read > 0 && rows_rejected == 0; }
 };

@@ -7,9 +7,9 @@ Result<Verdicts> ReplayJudge::Answer(const JudgeQuery& query) {
   for (JudgeTask task : AllJudgeTasks()) {
     if (Contains(query.tasks, task) && !HasAnswer(v, task)) {
       v.missing_reasons[JudgeTaskVerdictName(task)] =
-          query.sample.verdicts ? std::string("replay: no ") + JudgeTaskVerdictName(task) +
-                                      " in the row's verdicts"
-                                : "replay: the row has no verdicts field";
+          query.sample.verdicts
+              ? std::string("replay: no ") + JudgeTaskVerdictName(task) + " in the row's verdicts"
+              : "replay: the row has no verdicts field";
     }
   }
   return v;

@@ -11,8 +11,8 @@ const MetricInfo& AnswerCorrectnessInfo() {
       .name = "answer_correctness",
       .aliases = {},
       .required_fields = Field::kUserInput | Field::kResponse | Field::kReference,
-      .tasks = JudgeTask::kCheckClaimsAgainstReference |
-               JudgeTask::kFindReferenceClaimsInResponse | JudgeTask::kEmbedResponseAndReference,
+      .tasks = JudgeTask::kCheckClaimsAgainstReference | JudgeTask::kFindReferenceClaimsInResponse |
+               JudgeTask::kEmbedResponseAndReference,
       .needs_llm = true,
       .needs_embeddings = true,
       .direction = Direction::kHigherIsBetter,

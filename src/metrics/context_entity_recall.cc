@@ -1,7 +1,7 @@
 #include "metrics/context_entity_recall.h"
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 
 namespace tala::metrics {
 

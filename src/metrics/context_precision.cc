@@ -10,8 +10,9 @@ const MetricInfo& ContextPrecisionInfo() {
       .tasks = static_cast<TaskSet>(JudgeTask::kRateChunksForReference),
       .needs_llm = true,
       .direction = Direction::kHigherIsBetter,
-      .summary = "rank-aware mean of precision@k over the ranks holding a chunk useful for the "
-                 "reference",
+      .summary =
+          "rank-aware mean of precision@k over the ranks holding a chunk useful for the "
+          "reference",
   };
   return kInfo;
 }
@@ -24,8 +25,9 @@ const MetricInfo& ContextPrecisionWithoutReferenceInfo() {
       .tasks = static_cast<TaskSet>(JudgeTask::kRateChunksForResponse),
       .needs_llm = true,
       .direction = Direction::kHigherIsBetter,
-      .summary = "context precision with chunks judged against the response instead of a "
-                 "reference",
+      .summary =
+          "context precision with chunks judged against the response instead of a "
+          "reference",
   };
   return kInfo;
 }
@@ -40,7 +42,8 @@ class ContextPrecision : public MetricBase {
         against_response_ ? *v.chunk_relevant_to_response : *v.chunk_relevant;
     size_t relevant = 0;
     for (bool r : rel) relevant += r ? 1 : 0;
-    return MetricValue::Number(AveragePrecision(rel), Ratio(relevant, rel.size(), "chunks relevant"));
+    return MetricValue::Number(AveragePrecision(rel),
+                               Ratio(relevant, rel.size(), "chunks relevant"));
   }
 
  private:

@@ -71,9 +71,12 @@ Result<std::unique_ptr<Metric>> MakeFactualCorrectness(const MetricOptions& opti
   TALA_RETURN_IF_ERROR(CheckOptionNames(name, options, {"mode", "beta"}));
   Mode mode = Mode::kF1;
   if (auto it = options.find("mode"); it != options.end()) {
-    if (it->second == "precision") mode = Mode::kPrecision;
-    else if (it->second == "recall") mode = Mode::kRecall;
-    else if (it->second != "f1") return InvalidArgument("metric " + name + ": mode must be precision, recall or f1");
+    if (it->second == "precision")
+      mode = Mode::kPrecision;
+    else if (it->second == "recall")
+      mode = Mode::kRecall;
+    else if (it->second != "f1")
+      return InvalidArgument("metric " + name + ": mode must be precision, recall or f1");
   }
   TALA_ASSIGN_OR_RETURN(double beta, NumberOption(name, options, "beta", 1.0, 1e-6, 1e6));
   return std::unique_ptr<Metric>(new FactualCorrectness(options, mode, beta));

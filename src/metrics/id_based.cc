@@ -50,9 +50,9 @@ class IdBased : public MetricBase {
     if (whole == 0) {
       return MetricValue::Undefined(recall_ ? "no reference ids" : "no retrieved ids");
     }
-    return MetricValue::Number(static_cast<double>(common) / whole,
-                               Ratio(common, whole, recall_ ? "reference ids retrieved"
-                                                            : "retrieved ids relevant"));
+    return MetricValue::Number(
+        static_cast<double>(common) / whole,
+        Ratio(common, whole, recall_ ? "reference ids retrieved" : "retrieved ids relevant"));
   }
 
  private:

@@ -58,8 +58,7 @@ Status AddOption(MetricSpec& spec, const std::string& piece) {
   std::string k = Trim(piece.substr(0, eq));
   std::string v = eq == std::string::npos ? "" : Trim(piece.substr(eq + 1));
   if (eq == std::string::npos || k.empty() || v.empty()) {
-    return InvalidArgument("metric " + spec.name + ": option \"" + piece +
-                           "\" is not key=value");
+    return InvalidArgument("metric " + spec.name + ": option \"" + piece + "\" is not key=value");
   }
   if (!spec.options.emplace(k, v).second) {
     return InvalidArgument("metric " + spec.name + ": option " + k + " given twice");

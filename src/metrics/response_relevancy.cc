@@ -12,8 +12,9 @@ const MetricInfo& ResponseRelevancyInfo() {
       .needs_embeddings = true,
       .direction = Direction::kHigherIsBetter,
       .summary = "mean cosine between the question and questions regenerated from the response",
-      .offline_note = "offline: no question generation without a model; estimated from "
-                      "question-response similarity and a noncommittal check",
+      .offline_note =
+          "offline: no question generation without a model; estimated from "
+          "question-response similarity and a noncommittal check",
   };
   return kInfo;
 }

@@ -5,7 +5,8 @@
 namespace tala::analysis {
 namespace {
 
-std::vector<LabelledScore> FromLists(const std::vector<int>& human, const std::vector<double>& judge) {
+std::vector<LabelledScore> FromLists(const std::vector<int>& human,
+                                     const std::vector<double>& judge) {
   std::vector<LabelledScore> rows;
   for (size_t i = 0; i < human.size(); ++i) rows.push_back({human[i] == 1, judge[i], ""});
   return rows;
@@ -41,8 +42,8 @@ TEST(JudgeAgreementTest, BestThresholdSeparatesPerfectly) {
 }
 
 TEST(JudgeAgreementTest, PairwiseAccuracyWithinGroups) {
-  std::vector<LabelledScore> rows = {{true, 0.9, "a"},  {false, 0.2, "a"}, {false, 0.9, "a"},
-                                     {true, 0.5, "b"},  {false, 0.6, "b"}, {true, 0.1, "c"}};
+  std::vector<LabelledScore> rows = {{true, 0.9, "a"}, {false, 0.2, "a"}, {false, 0.9, "a"},
+                                     {true, 0.5, "b"}, {false, 0.6, "b"}, {true, 0.1, "c"}};
   auto r = PairwiseAccuracy(rows);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->pairs, 3);

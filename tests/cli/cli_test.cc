@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <regex>
+#include <sstream>
+
 #include "cli/run_tala.h"
 #include "support/temp_dir.h"
 
@@ -58,7 +62,8 @@ TEST(MetricsCommandTest, JsonListsEveryMetricWithItsDirection) {
 TEST(EvalCommandTest, ReplayRunWritesOneResultPerRowAndASummary) {
   TempDir dir;
   std::string out = dir.path() + "/r.jsonl";
-  auto r = RunTala("eval " + kGolden + " --judge replay --metrics faithfulness,context_precision -q -o " + out);
+  auto r = RunTala("eval " + kGolden +
+                   " --judge replay --metrics faithfulness,context_precision -q -o " + out);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("judge: replay"), std::string::npos);
   EXPECT_NE(r.out.find("context_precision"), std::string::npos);
@@ -94,8 +99,8 @@ TEST(EvalCommandTest, SkipPolicyScoresTheGoodRowsAndCountsTheBad) {
 
 TEST(EvalCommandTest, ReadsStdin) {
   TempDir dir;
-  std::string data = dir.Write("d.jsonl",
-                               "{\"retrieved_context_ids\":[\"a\",\"b\"],\"reference_context_ids\":[\"a\"]}\n");
+  std::string data = dir.Write(
+      "d.jsonl", "{\"retrieved_context_ids\":[\"a\",\"b\"],\"reference_context_ids\":[\"a\"]}\n");
   auto r = RunTala("eval - --judge replay --json -q -o - < " + data);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("\"id_based_context_precision\":0.5"), std::string::npos) << r.out;
@@ -103,7 +108,8 @@ TEST(EvalCommandTest, ReadsStdin) {
 }
 
 TEST(EvalCommandTest, UnknownMetricIsAUsageError) {
-  auto r = RunTala("eval " + kGolden + " --judge replay --metrics faithfullness -q -o /dev/null 2>&1");
+  auto r =
+      RunTala("eval " + kGolden + " --judge replay --metrics faithfullness -q -o /dev/null 2>&1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("unknown metric \"faithfullness\""), std::string::npos);
 }
@@ -113,6 +119,34 @@ TEST(EvalCommandTest, HelpExplainsTheFlags) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--on-error"), std::string::npos);
   EXPECT_NE(r.out.find("--metrics"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tala
+
+namespace tala {
+namespace {
+
+// The README's CLI reference must list every flag each subcommand accepts.
+TEST(ReadmeTest, CliReferenceListsEveryFlag) {
+  std::ifstream in(std::string(TALA_SOURCE_DIR) + "/README.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string readme = ss.str();
+  size_t section = readme.find("## CLI reference");
+  ASSERT_NE(section, std::string::npos);
+  std::string reference = readme.substr(section, readme.find("\n## ", section + 1) - section);
+  for (const char* cmd : {"eval", "validate", "calibrate", "metrics", "judges"}) {
+    EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
+    auto help = testing::RunTala(std::string(cmd) + " --help");
+    std::regex flag("--[a-z][a-z-]+");
+    for (auto it = std::sregex_iterator(help.out.begin(), help.out.end(), flag);
+         it != std::sregex_iterator(); ++it) {
+      std::string f = it->str();
+      if (f == "--help") continue;
+      EXPECT_NE(reference.find(f), std::string::npos) << "tala " << cmd << " " << f;
+    }
+  }
 }
 
 }  // namespace

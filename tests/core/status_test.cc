@@ -8,8 +8,9 @@ namespace {
 TEST(StatusTest, DataErrorNamesFileLineAndField) {
   Status s = DataError({"data.jsonl", 17, 0, "retrieved_contexts"},
                        "expected an array of strings, got a string");
-  EXPECT_EQ(s.ToString(),
-            "data.jsonl:17: field \"retrieved_contexts\": expected an array of strings, got a string");
+  EXPECT_EQ(
+      s.ToString(),
+      "data.jsonl:17: field \"retrieved_contexts\": expected an array of strings, got a string");
   EXPECT_EQ(s.code(), ErrorCode::kDataError);
 }
 

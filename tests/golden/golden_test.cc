@@ -13,7 +13,9 @@
 namespace tala {
 namespace {
 
-std::string GoldenPath() { return std::string(TALA_SOURCE_DIR) + "/tests/golden/replay_metrics.jsonl"; }
+std::string GoldenPath() {
+  return std::string(TALA_SOURCE_DIR) + "/tests/golden/replay_metrics.jsonl";
+}
 
 TEST(GoldenTest, EveryRowScoresAsExpected) {
   auto reader = io::OpenDataset(GoldenPath());

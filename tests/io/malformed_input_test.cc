@@ -11,11 +11,11 @@ namespace {
 
 struct MalformedCase {
   const char* name;
-  const char* file;      // file name (its extension picks the format)
+  const char* file;  // file name (its extension picks the format)
   std::string content;
-  int64_t line;          // line the error must name
-  const char* field;     // field it must name ("" for none)
-  const char* message;   // text the message must contain
+  int64_t line;         // line the error must name
+  const char* field;    // field it must name ("" for none)
+  const char* message;  // text the message must contain
   size_t max_row_bytes = 64u << 20;
 };
 
@@ -44,8 +44,9 @@ const MalformedCase kCases[] = {
     {"DuplicateKey", "d.jsonl", R("{\"response\":\"a\",\"response\":\"b\"}"), 1, "response",
      "given twice"},
     {"InvalidUtf8", "d.jsonl", R("{\"response\":\"caf\xC3\x28\"}"), 1, "", "invalid UTF-8"},
-    {"HugeLine", "d.jsonl", R("{}") + R(("{\"response\":\"" + std::string(5000, 'x') + "\"}").c_str()),
-     2, "", "longer than", 1024},
+    {"HugeLine", "d.jsonl",
+     R("{}") + R(("{\"response\":\"" + std::string(5000, 'x') + "\"}").c_str()), 2, "",
+     "longer than", 1024},
     {"BadMessageType", "d.jsonl", R("{\"user_input\":[{\"type\":\"robot\",\"content\":\"x\"}]}"), 1,
      "user_input[0].type", "expected human, ai or tool"},
     {"RubricsNotStrings", "d.jsonl", R("{\"rubrics\":{\"s1\":1}}"), 1, "rubrics.s1",
@@ -56,10 +57,11 @@ const MalformedCase kCases[] = {
      R("{\"retrieved_contexts\":[\"a\",\"b\"],\"verdicts\":{\"chunk_relevant\":[true]}}"), 1,
      "verdicts.chunk_relevant", "has 1 entries but the row has 2"},
     {"VerdictIndexPastLast", "d.jsonl",
-     R("{\"retrieved_contexts\":[\"a\"],\"verdicts\":{\"response_claims\":[{\"text\":\"x\",\"supported_by\":[1]}]}}"),
+     R("{\"retrieved_contexts\":[\"a\"],\"verdicts\":{\"response_claims\":[{\"text\":\"x\","
+       "\"supported_by\":[1]}]}}"),
      1, "verdicts.response_claims[0].supported_by", "outside"},
-    {"VerdictUnknownKey", "d.jsonl", R("{\"verdicts\":{\"chunks\":[true]}}"), 1,
-     "verdicts.chunks", "unknown verdict field"},
+    {"VerdictUnknownKey", "d.jsonl", R("{\"verdicts\":{\"chunks\":[true]}}"), 1, "verdicts.chunks",
+     "unknown verdict field"},
     {"VerdictFlagNotBool", "d.jsonl",
      R("{\"retrieved_contexts\":[\"a\"],\"verdicts\":{\"chunk_relevant\":[\"yes\"]}}"), 1,
      "verdicts.chunk_relevant[0]", "true/false"},
@@ -68,18 +70,18 @@ const MalformedCase kCases[] = {
      "verdicts.generated_questions[0].cosine", "[-1, 1]"},
     {"EmptyFileHasNoRows", "d.jsonl", "", 0, "", ""},
     {"JsonArrayNotArray", "d.json", R("{\"response\":\"a\"}"), 1, "", "expected a JSON array"},
-    {"JsonArrayTruncated", "d.json", "[{\"response\":\"a\"},\n{\"response\":", 2, "",
-     "truncated"},
+    {"JsonArrayTruncated", "d.json", "[{\"response\":\"a\"},\n{\"response\":", 2, "", "truncated"},
     {"JsonArrayMissingComma", "d.json", "[{\"response\":\"a\"}\n{\"response\":\"b\"}]", 2, "",
      "expected ',' or ']'"},
-    {"JsonArrayWrongType", "d.json", "[{\"response\":\"a\"},\n {\"response\":[]}]", 2,
-     "response", "expected a string, got an array"},
+    {"JsonArrayWrongType", "d.json", "[{\"response\":\"a\"},\n {\"response\":[]}]", 2, "response",
+     "expected a string, got an array"},
     {"CsvUnclosedQuote", "d.csv", "response,id\n\"abc,1\n", 2, "", "not closed"},
-    {"CsvWrongFieldCount", "d.csv", "response,id\na,1,extra\n", 2, "", "3 fields but the header has 2"},
+    {"CsvWrongFieldCount", "d.csv", "response,id\na,1,extra\n", 2, "",
+     "3 fields but the header has 2"},
     {"CsvContextsPlainText", "d.csv", "response,contexts\na,just text\n", 2, "contexts",
      "expected JSON in this CSV cell"},
-    {"CsvContextsWrongJsonType", "d.csv", "response,contexts\na,\"{\"\"k\"\":1}\"\n", 2,
-     "contexts", "expected an array of strings, got an object"},
+    {"CsvContextsWrongJsonType", "d.csv", "response,contexts\na,\"{\"\"k\"\":1}\"\n", 2, "contexts",
+     "expected an array of strings, got an object"},
     {"CsvTextAfterQuote", "d.csv", "response\n\"a\"b\n", 2, "", "after a closing quote"},
     {"CsvInvalidUtf8", "d.csv", "response\nbad\xFF\n", 2, "response", "invalid UTF-8"},
     {"CsvRepeatedHeader", "d.csv", "response,response\na,b\n", 1, "", "repeats a column"},

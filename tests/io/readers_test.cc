@@ -11,11 +11,10 @@ using tala::testing::TempDir;
 
 TEST(JsonlReaderTest, ReadsRagasFieldsAndKeepsMetadataVerbatim) {
   TempDir dir;
-  auto path = dir.Write("d.jsonl",
-                        R"({"id":"a1","user_input":"Where?","response":"Delhi",)"
-                        R"("retrieved_contexts":["c1","c2"],"reference":"Delhi",)"
-                        R"("label":"right","score":0.5,"tags":["x",{"k":null}]})"
-                        "\n");
+  auto path = dir.Write("d.jsonl", R"({"id":"a1","user_input":"Where?","response":"Delhi",)"
+                                   R"("retrieved_contexts":["c1","c2"],"reference":"Delhi",)"
+                                   R"("label":"right","score":0.5,"tags":["x",{"k":null}]})"
+                                   "\n");
   auto rows = ReadAll(path);
   ASSERT_EQ(rows.size(), 1u);
   ASSERT_TRUE(rows[0].has_value()) << rows[0].error().ToString();
@@ -33,11 +32,11 @@ TEST(JsonlReaderTest, ReadsRagasFieldsAndKeepsMetadataVerbatim) {
 
 TEST(JsonlReaderTest, MapsLegacyNames) {
   TempDir dir;
-  auto path = dir.Write("d.jsonl",
-                        R"({"question":"q","answer":"a","contexts":["c"],"ground_truth":"g"})"
-                        "\n"
-                        R"({"question":"q","ground_truths":["one","two"]})"
-                        "\n");
+  auto path =
+      dir.Write("d.jsonl", R"({"question":"q","answer":"a","contexts":["c"],"ground_truth":"g"})"
+                           "\n"
+                           R"({"question":"q","ground_truths":["one","two"]})"
+                           "\n");
   auto rows = ReadAll(path);
   ASSERT_TRUE(rows[0].has_value());
   EXPECT_EQ(*rows[0]->user_input, "q");
@@ -71,12 +70,11 @@ TEST(JsonlReaderTest, AcceptsBomCrlfAndAMissingFinalNewline) {
 TEST(JsonlReaderTest, ReadsIdsGradedIdsRubricsAndMultiTurn) {
   TempDir dir;
   auto path = dir.Write(
-      "d.jsonl",
-      R"({"retrieved_context_ids":["c1",2],"reference_context_ids":{"c1":2,"c3":1},)"
-      R"("rubrics":{"score1":"bad"},"user_input":[{"type":"human","content":"hi"},)"
-      R"({"type":"ai","content":"","tool_calls":[{"name":"f","args":{}}]}],)"
-      R"("reference_tool_calls":[{"name":"f","args":{}}],"reference_topics":["x"]})"
-      "\n");
+      "d.jsonl", R"({"retrieved_context_ids":["c1",2],"reference_context_ids":{"c1":2,"c3":1},)"
+                 R"("rubrics":{"score1":"bad"},"user_input":[{"type":"human","content":"hi"},)"
+                 R"({"type":"ai","content":"","tool_calls":[{"name":"f","args":{}}]}],)"
+                 R"("reference_tool_calls":[{"name":"f","args":{}}],"reference_topics":["x"]})"
+                 "\n");
   auto rows = ReadAll(path);
   ASSERT_TRUE(rows[0].has_value()) << rows[0].error().ToString();
   const Sample& s = *rows[0];
@@ -107,8 +105,8 @@ TEST(JsonlReaderTest, RowAfterABadRowIsStillRead) {
 
 TEST(JsonArrayReaderTest, StreamsRowsWithTheirStartLines) {
   TempDir dir;
-  auto path = dir.Write("d.json",
-                        "[\n  {\"response\": \"a ] , {\"},\n  {\"response\":\n \"b\"}\n]\n");
+  auto path =
+      dir.Write("d.json", "[\n  {\"response\": \"a ] , {\"},\n  {\"response\":\n \"b\"}\n]\n");
   auto rows = ReadAll(path);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(*rows[0]->response, "a ] , {");
@@ -124,10 +122,11 @@ TEST(JsonArrayReaderTest, EmptyArrayHasNoRows) {
 
 TEST(CsvReaderTest, ReadsQuotedFieldsEmbeddedNewlinesAndJsonLists) {
   TempDir dir;
-  auto path = dir.Write("d.csv",
-                        "id,question,answer,contexts,note\r\n"
-                        "1,\"Who, then?\",\"He said \"\"no\"\"\",\"[\"\"c1\"\",\"\"c2\"\"]\",\"two\nlines\"\r\n"
-                        "2,q2,a2,[],\n");
+  auto path = dir.Write(
+      "d.csv",
+      "id,question,answer,contexts,note\r\n"
+      "1,\"Who, then?\",\"He said \"\"no\"\"\",\"[\"\"c1\"\",\"\"c2\"\"]\",\"two\nlines\"\r\n"
+      "2,q2,a2,[],\n");
   auto rows = ReadAll(path);
   ASSERT_EQ(rows.size(), 2u);
   ASSERT_TRUE(rows[0].has_value()) << rows[0].error().ToString();
@@ -164,7 +163,8 @@ TEST(DatasetReaderTest, MissingFileIsAnIoError) {
 TEST(JsonlReaderTest, LongLinesAcrossBufferRefillsAreRead) {
   TempDir dir;
   std::string big(3u << 20, 'x');  // longer than one read chunk
-  auto rows = ReadAll(dir.Write("d.jsonl", "{\"response\":\"" + big + "\"}\n{\"response\":\"y\"}\n"));
+  auto rows =
+      ReadAll(dir.Write("d.jsonl", "{\"response\":\"" + big + "\"}\n{\"response\":\"y\"}\n"));
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0]->response->size(), big.size());
   EXPECT_EQ(rows[1]->line, 2);

@@ -1,11 +1,9 @@
-#include "io/writers/results_jsonl_writer.h"
-
-#include "io/writers/json_text.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "io/writers/json_text.h"
+#include "io/writers/results_jsonl_writer.h"
 #include "support/temp_dir.h"
 
 namespace tala::io {
@@ -39,10 +37,10 @@ TEST(ResultsWriterTest, UndefinedAndNanAreNullWithAReason) {
   Sample s = MakeSample();
   s.id = "7";
   s.id_is_number = true;
-  RowResult row{s,
-                {{"a", MetricValue::Undefined("no claims")},
-                 {"b", MetricValue::Number(std::nan(""), "bug")}},
-                OkStatus()};
+  RowResult row{
+      s,
+      {{"a", MetricValue::Undefined("no claims")}, {"b", MetricValue::Number(std::nan(""), "bug")}},
+      OkStatus()};
   std::string line = FormatResultLine(row);
   EXPECT_NE(line.find("{\"id\":7,"), std::string::npos);
   EXPECT_NE(line.find("\"a\":null,\"b\":null"), std::string::npos);
@@ -70,8 +68,8 @@ TEST(ResultsWriterTest, RowFailureIsWrittenAsAnError) {
 }
 
 TEST(ResultsWriterTest, UnwritablePathIsAnIoError) {
-  auto writer = ResultsJsonlWriter::Open("/nonexistent/dir/r.jsonl",
-                                         ResultsJsonlWriter::Mode::kTruncate);
+  auto writer =
+      ResultsJsonlWriter::Open("/nonexistent/dir/r.jsonl", ResultsJsonlWriter::Mode::kTruncate);
   ASSERT_FALSE(writer.has_value());
   EXPECT_EQ(writer.error().code(), ErrorCode::kIoError);
 }

@@ -43,10 +43,12 @@ TEST(MetricRegistryTest, EveryMetricHasFieldsASummaryAndAFactory) {
 
 TEST(MetricRegistryTest, EveryMetricIsDocumentedAndHasAGoldenRow) {
   std::string docs = ReadFile(std::string(TALA_SOURCE_DIR) + "/docs/metrics.md");
-  std::string golden = ReadFile(std::string(TALA_SOURCE_DIR) + "/tests/golden/replay_metrics.jsonl");
+  std::string golden =
+      ReadFile(std::string(TALA_SOURCE_DIR) + "/tests/golden/replay_metrics.jsonl");
   for (const auto& e : MetricRegistry()) {
     const std::string& name = e.info().name;
-    EXPECT_NE(docs.find("## " + name), std::string::npos) << name << " missing from docs/metrics.md";
+    EXPECT_NE(docs.find("## " + name), std::string::npos)
+        << name << " missing from docs/metrics.md";
     EXPECT_NE(golden.find("\"" + name), std::string::npos) << name << " has no golden row";
   }
 }
@@ -59,7 +61,8 @@ TEST(MetricRegistryTest, AliasesFindTheirMetric) {
 }
 
 TEST(MetricSpecTest, OptionsAfterACommaBelongToThePreviousMetric) {
-  auto specs = ParseMetricSpecs("faithfulness, factual_correctness:mode=recall,beta=2,context_recall");
+  auto specs =
+      ParseMetricSpecs("faithfulness, factual_correctness:mode=recall,beta=2,context_recall");
   ASSERT_TRUE(specs.has_value());
   ASSERT_EQ(specs->size(), 3u);
   EXPECT_EQ((*specs)[1].name, "factual_correctness");

@@ -17,9 +17,9 @@ std::string FoldForMatching(std::string_view s) {
     return out;
   }
   utf8proc_uint8_t* mapped = nullptr;
-  auto options = static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE |
-                                                UTF8PROC_COMPAT | UTF8PROC_CASEFOLD |
-                                                UTF8PROC_STRIPMARK | UTF8PROC_IGNORE);
+  auto options =
+      static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
+                                     UTF8PROC_CASEFOLD | UTF8PROC_STRIPMARK | UTF8PROC_IGNORE);
   utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()),
                                     static_cast<utf8proc_ssize_t>(s.size()), &mapped, options);
   if (n < 0) {  // invalid UTF-8: keep the ASCII bytes

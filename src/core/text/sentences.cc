@@ -8,10 +8,10 @@ namespace tala::text {
 namespace {
 
 constexpr std::array<std::string_view, 46> kAbbreviations = {
-    "mr",   "mrs",  "ms",   "dr",   "prof", "sr",  "jr",   "st",   "mt",  "vs",   "etc", "eg",
-    "ie",   "no",   "inc",  "ltd",  "co",   "corp", "jan", "feb",  "mar", "apr",  "jun", "jul",
-    "aug",  "sep",  "sept", "oct",  "nov",  "dec",  "gen", "col",  "lt",  "sgt",  "rev", "fig",
-    "approx", "dept", "est", "vol", "op",  "ca",   "cf",   "al",   "pp",  "ed"};
+    "mr",     "mrs",  "ms",   "dr",  "prof", "sr",   "jr",  "st",  "mt",  "vs",  "etc", "eg",
+    "ie",     "no",   "inc",  "ltd", "co",   "corp", "jan", "feb", "mar", "apr", "jun", "jul",
+    "aug",    "sep",  "sept", "oct", "nov",  "dec",  "gen", "col", "lt",  "sgt", "rev", "fig",
+    "approx", "dept", "est",  "vol", "op",   "ca",   "cf",  "al",  "pp",  "ed"};
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
@@ -85,8 +85,8 @@ std::vector<std::string> SplitSentences(std::string_view text) {
   std::vector<std::string> out;
   size_t start = 0;
   for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n' && i + 1 < text.size() && (text[i + 1] == '\n' || text[i + 1] == '-' ||
-                                                   text[i + 1] == '*')) {
+    if (text[i] == '\n' && i + 1 < text.size() &&
+        (text[i + 1] == '\n' || text[i + 1] == '-' || text[i + 1] == '*')) {
       Push(out, text.substr(start, i - start));
       start = i + 1;
       continue;

@@ -16,8 +16,8 @@ const std::string& Stemmer::Stem(const std::string& token) {
   if (cache_.size() > 1000000) cache_.clear();  // bounded memory on endless vocabularies
   std::string stem = token;
   if (stemmer_ != nullptr && !token.empty() && !(token[0] >= '0' && token[0] <= '9')) {
-    const sb_symbol* s = sb_stemmer_stem(
-        stemmer_, reinterpret_cast<const sb_symbol*>(token.data()), static_cast<int>(token.size()));
+    const sb_symbol* s = sb_stemmer_stem(stemmer_, reinterpret_cast<const sb_symbol*>(token.data()),
+                                         static_cast<int>(token.size()));
     if (s != nullptr) stem.assign(reinterpret_cast<const char*>(s), sb_stemmer_length(stemmer_));
   }
   return cache_.emplace(token, std::move(stem)).first->second;

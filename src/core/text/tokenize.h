@@ -11,8 +11,8 @@
 namespace tala::text {
 
 struct Token {
-  std::string text;    // folded (lower-case, accents stripped)
-  size_t offset = 0;   // byte offset in the original text
+  std::string text;   // folded (lower-case, accents stripped)
+  size_t offset = 0;  // byte offset in the original text
   bool capitalised = false;
   bool number = false;  // digits, possibly with a decimal point or thousands separators
 };

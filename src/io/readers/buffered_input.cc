@@ -20,9 +20,16 @@ BufferedInput::BufferedInput(std::FILE* file, bool owned)
     : file_(file), owned_(owned), buffer_(kChunk + kPadding) {}
 
 BufferedInput::BufferedInput(BufferedInput&& o) noexcept
-    : file_(o.file_), owned_(o.owned_), buffer_(std::move(o.buffer_)), begin_(o.begin_),
-      end_(o.end_), eof_(o.eof_), first_chunk_(o.first_chunk_), line_number_(o.line_number_),
-      bytes_read_(o.bytes_read_), error_(std::move(o.error_)) {
+    : file_(o.file_),
+      owned_(o.owned_),
+      buffer_(std::move(o.buffer_)),
+      begin_(o.begin_),
+      end_(o.end_),
+      eof_(o.eof_),
+      first_chunk_(o.first_chunk_),
+      line_number_(o.line_number_),
+      bytes_read_(o.bytes_read_),
+      error_(std::move(o.error_)) {
   o.file_ = nullptr;
   o.owned_ = false;
 }

@@ -11,10 +11,16 @@ namespace {
 
 // Columns whose cells hold JSON (lists and objects), by every accepted name.
 bool IsJsonColumn(const std::string& name) {
-  static const std::set<std::string> kJson = {
-      "retrieved_contexts", "contexts",       "reference_contexts",   "retrieved_context_ids",
-      "reference_context_ids", "ground_truths", "rubrics",             "reference_tool_calls",
-      "reference_topics",   "verdicts"};
+  static const std::set<std::string> kJson = {"retrieved_contexts",
+                                              "contexts",
+                                              "reference_contexts",
+                                              "retrieved_context_ids",
+                                              "reference_context_ids",
+                                              "ground_truths",
+                                              "rubrics",
+                                              "reference_tool_calls",
+                                              "reference_topics",
+                                              "verdicts"};
   return kJson.count(name) > 0;
 }
 
@@ -83,9 +89,9 @@ Result<std::string> CsvReader::RecordToJson(const std::vector<std::string>& fiel
     if (json.size() > 1) json += ',';
     AppendJsonString(json, header_[col]);
     json += ':';
-    bool json_cell = IsJsonColumn(header_[col]) ||
-                     ((header_[col] == "user_input" || header_[col] == "question") &&
-                      cell.front() == '[');
+    bool json_cell =
+        IsJsonColumn(header_[col]) ||
+        ((header_[col] == "user_input" || header_[col] == "question") && cell.front() == '[');
     if (!json_cell) {
       AppendJsonString(json, cell);
       continue;
@@ -133,10 +139,10 @@ std::optional<Result<Sample>> CsvReader::Next() {
     if (fields_.size() == 1 && fields_[0].empty()) continue;  // blank line
     ++rows_seen_;
     if (fields_.size() != header_.size()) {
-      return Result<Sample>(DataError(
-          {file_, start_line, 0, ""}, "row has " + std::to_string(fields_.size()) +
-                                          " fields but the header has " +
-                                          std::to_string(header_.size())));
+      return Result<Sample>(
+          DataError({file_, start_line, 0, ""}, "row has " + std::to_string(fields_.size()) +
+                                                    " fields but the header has " +
+                                                    std::to_string(header_.size())));
     }
     for (size_t col = 0; col < fields_.size(); ++col) {
       if (!simdjson::validate_utf8(fields_[col])) {

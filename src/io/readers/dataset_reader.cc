@@ -12,12 +12,14 @@ Result<DatasetFormat> ParseDatasetFormat(const std::string& name) {
   if (name == "jsonl" || name == "ndjson") return DatasetFormat::kJsonl;
   if (name == "json") return DatasetFormat::kJsonArray;
   if (name == "csv") return DatasetFormat::kCsv;
-  return InvalidArgument("unknown dataset format \"" + name + "\"; expected jsonl, json, csv or auto");
+  return InvalidArgument("unknown dataset format \"" + name +
+                         "\"; expected jsonl, json, csv or auto");
 }
 
 namespace {
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 }  // namespace
 

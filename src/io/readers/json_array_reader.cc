@@ -30,7 +30,8 @@ std::optional<Result<Sample>> JsonArrayReader::Next() {
       done_ = true;
       return std::nullopt;
     }
-    if (c != '[') return Fatal("expected a JSON array of rows ('['); for one row a line use .jsonl");
+    if (c != '[')
+      return Fatal("expected a JSON array of rows ('['); for one row a line use .jsonl");
     c = SkipSpace();
     if (c == ']') {
       done_ = true;
@@ -63,9 +64,12 @@ std::optional<Result<Sample>> JsonArrayReader::Next() {
     element_.push_back(static_cast<char>(c));
     if (element_.size() > options_.max_row_bytes) return Fatal("row is longer than the row limit");
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -75,8 +79,8 @@ std::optional<Result<Sample>> JsonArrayReader::Next() {
     }
   }
   // A scalar element (not an object) runs to the next separator; the row parser rejects it.
-  while (element_.size() == 1 && element_[0] != '{' && element_[0] != '[' &&
-         input_.Peek() != ',' && input_.Peek() != ']' && input_.Peek() != EOF) {
+  while (element_.size() == 1 && element_[0] != '{' && element_[0] != '[' && input_.Peek() != ',' &&
+         input_.Peek() != ']' && input_.Peek() != EOF) {
     element_.push_back(static_cast<char>(input_.Get()));
   }
   ++rows_seen_;

@@ -51,8 +51,7 @@ Result<std::vector<std::string>> ReadIdArray(const FieldContext& ctx, const std:
     } else if (!item.get_int64().get(n)) {
       out.push_back(std::to_string(n));
     } else {
-      return Expected(ctx, field + "[" + std::to_string(idx) + "]", "a string or integer id",
-                      item);
+      return Expected(ctx, field + "[" + std::to_string(idx) + "]", "a string or integer id", item);
     }
     ++idx;
   }

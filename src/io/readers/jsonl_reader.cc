@@ -17,17 +17,20 @@ std::optional<Result<Sample>> JsonlReader::Next() {
     BufferedInput::LineStatus status = input_.NextLine(&line, options_.max_row_bytes);
     int64_t line_no = input_.line_number();
     switch (status) {
-      case BufferedInput::LineStatus::kEnd: done_ = true; return std::nullopt;
+      case BufferedInput::LineStatus::kEnd:
+        done_ = true;
+        return std::nullopt;
       case BufferedInput::LineStatus::kError:
         done_ = true;
         return Result<Sample>(IoError("reading " + file_ + ": " + input_.error()));
       case BufferedInput::LineStatus::kTooLong:
         ++rows_seen_;
-        return Result<Sample>(DataError(
-            {file_, line_no, 0, ""}, "row is longer than the " +
-                                         std::to_string(options_.max_row_bytes >> 20) +
-                                         " MiB limit; skipped"));
-      case BufferedInput::LineStatus::kLine: break;
+        return Result<Sample>(
+            DataError({file_, line_no, 0, ""}, "row is longer than the " +
+                                                   std::to_string(options_.max_row_bytes >> 20) +
+                                                   " MiB limit; skipped"));
+      case BufferedInput::LineStatus::kLine:
+        break;
     }
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     ++rows_seen_;

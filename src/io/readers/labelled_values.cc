@@ -16,7 +16,8 @@ simdjson::simdjson_result<simdjson::dom::element> AtPath(simdjson::dom::element 
   size_t start = 0;
   while (start <= path.size()) {
     size_t dot = path.find('.', start);
-    std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::string key =
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     simdjson::dom::object obj;
     if (cur.get_object().get(obj)) return simdjson::INCORRECT_TYPE;
     if (obj.at_key(key).get(cur)) return simdjson::NO_SUCH_FIELD;
@@ -78,9 +79,9 @@ Result<LabelledValues> ReadLabelledValues(const std::string& path,
       } else if (!judge.get_bool().get(b)) {
         row.judge = b ? 1.0 : 0.0;
       } else {
-        return DataError({path, line_no, 0, options.judge_path},
-                         std::string("expected a number or a boolean, got ") +
-                             JsonTypeName(judge.type()));
+        return DataError(
+            {path, line_no, 0, options.judge_path},
+            std::string("expected a number or a boolean, got ") + JsonTypeName(judge.type()));
       }
     }
     if (!options.group_path.empty()) {

@@ -14,14 +14,20 @@ using simdjson::dom::element_type;
 
 const char* JsonTypeName(element_type type) {
   switch (type) {
-    case element_type::ARRAY: return "an array";
-    case element_type::OBJECT: return "an object";
+    case element_type::ARRAY:
+      return "an array";
+    case element_type::OBJECT:
+      return "an object";
     case element_type::INT64:
     case element_type::UINT64:
-    case element_type::DOUBLE: return "a number";
-    case element_type::STRING: return "a string";
-    case element_type::BOOL: return "a boolean";
-    case element_type::NULL_VALUE: return "null";
+    case element_type::DOUBLE:
+      return "a number";
+    case element_type::STRING:
+      return "a string";
+    case element_type::BOOL:
+      return "a boolean";
+    case element_type::NULL_VALUE:
+      return "null";
   }
   return "an unknown value";
 }
@@ -29,13 +35,16 @@ const char* JsonTypeName(element_type type) {
 Status JsonSyntaxError(simdjson::error_code code, const std::string& file, int64_t line) {
   std::string what;
   switch (code) {
-    case simdjson::UTF8_ERROR: what = "invalid UTF-8 in the row; re-save the file as UTF-8"; break;
+    case simdjson::UTF8_ERROR:
+      what = "invalid UTF-8 in the row; re-save the file as UTF-8";
+      break;
     case simdjson::TAPE_ERROR:
     case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
     case simdjson::UNCLOSED_STRING:
       what = std::string("invalid or truncated JSON: ") + simdjson::error_message(code);
       break;
-    default: what = std::string("invalid JSON: ") + simdjson::error_message(code);
+    default:
+      what = std::string("invalid JSON: ") + simdjson::error_message(code);
   }
   return DataError({file, line, 0, ""}, what);
 }
@@ -44,9 +53,19 @@ namespace {
 
 // Canonical slots; a legacy alias fills the same slot as its Ragas name.
 enum Slot {
-  kId, kUserInput, kResponse, kRetrievedContexts, kReference, kReferenceContexts,
-  kRetrievedContextIds, kReferenceContextIds, kRubrics, kReferenceToolCalls, kReferenceTopics,
-  kVerdictsSlot, kSlotCount
+  kId,
+  kUserInput,
+  kResponse,
+  kRetrievedContexts,
+  kReference,
+  kReferenceContexts,
+  kRetrievedContextIds,
+  kReferenceContextIds,
+  kRubrics,
+  kReferenceToolCalls,
+  kReferenceTopics,
+  kVerdictsSlot,
+  kSlotCount
 };
 
 struct NameToSlot {
@@ -54,14 +73,22 @@ struct NameToSlot {
   Slot slot;
 };
 constexpr std::array<NameToSlot, 16> kNames = {{
-    {"id", kId}, {"user_input", kUserInput}, {"question", kUserInput},
-    {"response", kResponse}, {"answer", kResponse},
-    {"retrieved_contexts", kRetrievedContexts}, {"contexts", kRetrievedContexts},
-    {"reference", kReference}, {"ground_truth", kReference}, {"ground_truths", kReference},
+    {"id", kId},
+    {"user_input", kUserInput},
+    {"question", kUserInput},
+    {"response", kResponse},
+    {"answer", kResponse},
+    {"retrieved_contexts", kRetrievedContexts},
+    {"contexts", kRetrievedContexts},
+    {"reference", kReference},
+    {"ground_truth", kReference},
+    {"ground_truths", kReference},
     {"reference_contexts", kReferenceContexts},
     {"retrieved_context_ids", kRetrievedContextIds},
-    {"reference_context_ids", kReferenceContextIds}, {"rubrics", kRubrics},
-    {"reference_tool_calls", kReferenceToolCalls}, {"reference_topics", kReferenceTopics},
+    {"reference_context_ids", kReferenceContextIds},
+    {"rubrics", kRubrics},
+    {"reference_tool_calls", kReferenceToolCalls},
+    {"reference_topics", kReferenceTopics},
 }};
 
 int FindSlot(std::string_view key) {
@@ -84,10 +111,15 @@ Result<std::vector<Message>> ReadMessages(const FieldContext& ctx, element v) {
       std::string field = path + "." + std::string(key);
       if (key == "type") {
         TALA_ASSIGN_OR_RETURN(std::string type, ReadString(ctx, field, value));
-        if (type == "human") m.type = Message::Type::kHuman;
-        else if (type == "ai") m.type = Message::Type::kAi;
-        else if (type == "tool") m.type = Message::Type::kTool;
-        else return DataError({ctx.file, ctx.line, 0, field}, "expected human, ai or tool, got \"" + type + "\"");
+        if (type == "human")
+          m.type = Message::Type::kHuman;
+        else if (type == "ai")
+          m.type = Message::Type::kAi;
+        else if (type == "tool")
+          m.type = Message::Type::kTool;
+        else
+          return DataError({ctx.file, ctx.line, 0, field},
+                           "expected human, ai or tool, got \"" + type + "\"");
         has_type = true;
       } else if (key == "content") {
         TALA_ASSIGN_OR_RETURN(m.content, ReadString(ctx, field, value));
@@ -96,10 +128,14 @@ Result<std::vector<Message>> ReadMessages(const FieldContext& ctx, element v) {
         m.tool_calls_json = simdjson::minify(value);
       }
     }
-    if (!has_type) return DataError({ctx.file, ctx.line, 0, path + ".type"}, "missing; expected human, ai or tool");
+    if (!has_type)
+      return DataError({ctx.file, ctx.line, 0, path + ".type"},
+                       "missing; expected human, ai or tool");
     out.push_back(std::move(m));
   }
-  if (out.empty()) return DataError({ctx.file, ctx.line, 0, "user_input"}, "expected a string or a non-empty list of messages");
+  if (out.empty())
+    return DataError({ctx.file, ctx.line, 0, "user_input"},
+                     "expected a string or a non-empty list of messages");
   return out;
 }
 
@@ -181,8 +217,10 @@ Status FillSlot(const FieldContext& ctx, Slot slot, std::string_view name, eleme
       TALA_ASSIGN_OR_RETURN(s.retrieved_context_ids, ReadIdArray(ctx, field, v));
       return OkStatus();
     }
-    case kReferenceContextIds: return ReadReferenceIds(ctx, v, s);
-    case kRubrics: return ReadRubrics(ctx, v, s);
+    case kReferenceContextIds:
+      return ReadReferenceIds(ctx, v, s);
+    case kRubrics:
+      return ReadRubrics(ctx, v, s);
     case kReferenceToolCalls:
       if (!v.is_array()) return Expected(ctx, field, "an array of tool calls", v);
       s.reference_tool_calls_json = simdjson::minify(v);
@@ -195,7 +233,8 @@ Status FillSlot(const FieldContext& ctx, Slot slot, std::string_view name, eleme
       TALA_ASSIGN_OR_RETURN(s.verdicts, ParseVerdicts(ctx, v));
       return OkStatus();
     }
-    case kSlotCount: break;
+    case kSlotCount:
+      break;
   }
   return Internal("unhandled field slot");
 }

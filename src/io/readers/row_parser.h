@@ -14,8 +14,8 @@ namespace tala::io {
 
 struct RowContext {
   const std::string& file;
-  int64_t line;     // 1-based line where the row starts
-  int64_t row;      // 1-based row number: the default id
+  int64_t line;  // 1-based line where the row starts
+  int64_t row;   // 1-based row number: the default id
 };
 
 Result<Sample> ParseRow(simdjson::dom::element row, const RowContext& ctx);

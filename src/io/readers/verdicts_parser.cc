@@ -54,18 +54,26 @@ Result<std::vector<ClaimVerdict>> ReadResponseClaims(const FieldContext& ctx, el
     std::string path = Path("response_claims", idx, "");
     TALA_ASSIGN_OR_RETURN(object obj, ReadObject(ctx, path.substr(0, path.size() - 1), item));
     ClaimVerdict c;
-    TALA_RETURN_IF_ERROR(ForEachMember(
-        ctx, path, obj, {"text", "supported", "supported_by", "correct", "reason"},
-        [&](std::string_view key, element value, const std::string& field) -> Status {
-          if (key == "text") { TALA_ASSIGN_OR_RETURN(c.text, ReadString(ctx, field, value)); }
-          if (key == "reason") { TALA_ASSIGN_OR_RETURN(c.reason, ReadString(ctx, field, value)); }
-          if (key == "supported") { TALA_ASSIGN_OR_RETURN(c.supported, ReadFlag(ctx, field, value)); }
-          if (key == "correct") { TALA_ASSIGN_OR_RETURN(c.correct, ReadFlag(ctx, field, value)); }
-          if (key == "supported_by") {
-            TALA_ASSIGN_OR_RETURN(c.supported_by, ReadIndices(ctx, field, value));
-          }
-          return OkStatus();
-        }));
+    TALA_RETURN_IF_ERROR(
+        ForEachMember(ctx, path, obj, {"text", "supported", "supported_by", "correct", "reason"},
+                      [&](std::string_view key, element value, const std::string& field) -> Status {
+                        if (key == "text") {
+                          TALA_ASSIGN_OR_RETURN(c.text, ReadString(ctx, field, value));
+                        }
+                        if (key == "reason") {
+                          TALA_ASSIGN_OR_RETURN(c.reason, ReadString(ctx, field, value));
+                        }
+                        if (key == "supported") {
+                          TALA_ASSIGN_OR_RETURN(c.supported, ReadFlag(ctx, field, value));
+                        }
+                        if (key == "correct") {
+                          TALA_ASSIGN_OR_RETURN(c.correct, ReadFlag(ctx, field, value));
+                        }
+                        if (key == "supported_by") {
+                          TALA_ASSIGN_OR_RETURN(c.supported_by, ReadIndices(ctx, field, value));
+                        }
+                        return OkStatus();
+                      }));
     // A claim with supporting chunks and no explicit flag is supported; saying both must agree.
     if (!c.supported && !c.supported_by.empty()) c.supported = true;
     if (c.supported == false && !c.supported_by.empty()) {
@@ -87,15 +95,23 @@ Result<std::vector<ReferenceClaim>> ReadReferenceClaims(const FieldContext& ctx,
     std::string path = Path("reference_claims", idx, "");
     TALA_ASSIGN_OR_RETURN(object obj, ReadObject(ctx, path.substr(0, path.size() - 1), item));
     ReferenceClaim c;
-    TALA_RETURN_IF_ERROR(ForEachMember(
-        ctx, path, obj, {"text", "attributed", "in_response", "reason"},
-        [&](std::string_view key, element value, const std::string& field) -> Status {
-          if (key == "text") { TALA_ASSIGN_OR_RETURN(c.text, ReadString(ctx, field, value)); }
-          if (key == "reason") { TALA_ASSIGN_OR_RETURN(c.reason, ReadString(ctx, field, value)); }
-          if (key == "attributed") { TALA_ASSIGN_OR_RETURN(c.attributed, ReadFlag(ctx, field, value)); }
-          if (key == "in_response") { TALA_ASSIGN_OR_RETURN(c.in_response, ReadFlag(ctx, field, value)); }
-          return OkStatus();
-        }));
+    TALA_RETURN_IF_ERROR(
+        ForEachMember(ctx, path, obj, {"text", "attributed", "in_response", "reason"},
+                      [&](std::string_view key, element value, const std::string& field) -> Status {
+                        if (key == "text") {
+                          TALA_ASSIGN_OR_RETURN(c.text, ReadString(ctx, field, value));
+                        }
+                        if (key == "reason") {
+                          TALA_ASSIGN_OR_RETURN(c.reason, ReadString(ctx, field, value));
+                        }
+                        if (key == "attributed") {
+                          TALA_ASSIGN_OR_RETURN(c.attributed, ReadFlag(ctx, field, value));
+                        }
+                        if (key == "in_response") {
+                          TALA_ASSIGN_OR_RETURN(c.in_response, ReadFlag(ctx, field, value));
+                        }
+                        return OkStatus();
+                      }));
     claims.push_back(std::move(c));
     ++idx;
   }
@@ -111,14 +127,20 @@ Result<std::vector<GeneratedQuestion>> ReadQuestions(const FieldContext& ctx, el
     std::string path = Path("generated_questions", idx, "");
     TALA_ASSIGN_OR_RETURN(object obj, ReadObject(ctx, path.substr(0, path.size() - 1), item));
     GeneratedQuestion q;
-    TALA_RETURN_IF_ERROR(ForEachMember(
-        ctx, path, obj, {"text", "noncommittal", "cosine"},
-        [&](std::string_view key, element value, const std::string& field) -> Status {
-          if (key == "text") { TALA_ASSIGN_OR_RETURN(q.text, ReadString(ctx, field, value)); }
-          if (key == "noncommittal") { TALA_ASSIGN_OR_RETURN(q.noncommittal, ReadFlag(ctx, field, value)); }
-          if (key == "cosine") { TALA_ASSIGN_OR_RETURN(q.cosine, ReadNumber(ctx, field, value)); }
-          return OkStatus();
-        }));
+    TALA_RETURN_IF_ERROR(
+        ForEachMember(ctx, path, obj, {"text", "noncommittal", "cosine"},
+                      [&](std::string_view key, element value, const std::string& field) -> Status {
+                        if (key == "text") {
+                          TALA_ASSIGN_OR_RETURN(q.text, ReadString(ctx, field, value));
+                        }
+                        if (key == "noncommittal") {
+                          TALA_ASSIGN_OR_RETURN(q.noncommittal, ReadFlag(ctx, field, value));
+                        }
+                        if (key == "cosine") {
+                          TALA_ASSIGN_OR_RETURN(q.cosine, ReadNumber(ctx, field, value));
+                        }
+                        return OkStatus();
+                      }));
     if (q.cosine && (*q.cosine < -1.0000001 || *q.cosine > 1.0000001)) {
       return DataError({ctx.file, ctx.line, 0, path + "cosine"}, "a cosine lies in [-1, 1]");
     }

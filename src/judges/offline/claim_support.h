@@ -31,7 +31,8 @@ class ClaimSupport {
  public:
   explicit ClaimSupport(const WordNet& wordnet) : wordnet_(wordnet) {}
   SupportVerdict Check(const TextProfile& claim, const TextProfile& question,
-                       const TextProfile& evidence, GivenWords given, const char* evidence_name) const;
+                       const TextProfile& evidence, GivenWords given,
+                       const char* evidence_name) const;
 
  private:
   // The evidence stem that matches the token (itself, an irregular base, or a synonym), or "".

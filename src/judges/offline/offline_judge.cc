@@ -42,10 +42,11 @@ std::string QuestionOf(const Sample& s) {
 
 bool IsNoncommittal(std::string_view response) {
   static constexpr std::array<std::string_view, 18> kPhrases = {
-      "i don't know", "i do not know", "not sure", "cannot be determined", "can't be determined",
-      "cannot determine", "no information", "not enough information", "unable to answer",
-      "unable to determine", "i cannot answer", "i can't answer", "not mentioned",
-      "does not say", "doesn't say", "no answer", "i'm not aware", "i am not aware"};
+      "i don't know",        "i do not know",       "not sure",        "cannot be determined",
+      "can't be determined", "cannot determine",    "no information",  "not enough information",
+      "unable to answer",    "unable to determine", "i cannot answer", "i can't answer",
+      "not mentioned",       "does not say",        "doesn't say",     "no answer",
+      "i'm not aware",       "i am not aware"};
   std::string folded = text::FoldForMatching(response);
   std::replace(folded.begin(), folded.end(), '\xE2', '\'');  // crude: curly apostrophe lead byte
   for (std::string_view p : kPhrases) {
@@ -67,8 +68,8 @@ std::vector<OfflineJudge::Claim> OfflineJudge::ExtractClaims(const std::string& 
     while (!q.empty() && (q.back() == '?' || q.back() == ' ')) q.pop_back();
     // Its support is judged on the answer's own words: the question's words are the same for
     // every answer to it, so they cannot tell a supported answer from an unsupported one.
-    claims.push_back({sentences[0] + " (answering: " + q + ")",
-                      TextProfile(sentences[0], stemmer_)});
+    claims.push_back(
+        {sentences[0] + " (answering: " + q + ")", TextProfile(sentences[0], stemmer_)});
     return claims;
   }
   for (const std::string& sentence : sentences) {
@@ -81,8 +82,7 @@ std::vector<OfflineJudge::Claim> OfflineJudge::ExtractClaims(const std::string& 
 }
 
 std::vector<bool> OfflineJudge::RateChunks(const std::vector<TextProfile>& chunks,
-                                           const TextProfile& target,
-                                           const TextProfile& question) {
+                                           const TextProfile& target, const TextProfile& question) {
   // The target's own content words decide; a target with none ("Yes.") falls back on the
   // question's.
   std::vector<std::string_view> terms;
@@ -101,7 +101,10 @@ std::vector<bool> OfflineJudge::RateChunks(const std::vector<TextProfile>& chunk
   for (std::string_view term : terms) {
     double df = 0;
     for (const TextProfile& c : chunks) df += c.HasStem(term) ? 1 : 0;
-    // BM25's idf, floored so a term present in every chunk still counts a little.
+    // BM25's idf, floored so a term present in every chunk still counts a little. A term in
+    // no chunk weighs as one in a single chunk: it cannot tell the chunks apart, and letting it
+    // weigh most would make every chunk look irrelevant to a paraphrased reference.
+    df = std::max(df, 1.0);
     idf.push_back(std::max(0.1, std::log(1.0 + (n - df + 0.5) / (df + 0.5))));
   }
   double total = 0;
@@ -167,12 +170,10 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
     if (!whole_context) whole_context.emplace(joined_context, stemmer_);
     return *whole_context;
   };
-  const bool need_response_claims =
-      Contains(tasks, JudgeTask::kVerifyResponseClaims) ||
-      Contains(tasks, JudgeTask::kCheckClaimsAgainstReference);
-  const bool need_reference_claims =
-      Contains(tasks, JudgeTask::kAttributeReferenceClaims) ||
-      Contains(tasks, JudgeTask::kFindReferenceClaimsInResponse);
+  const bool need_response_claims = Contains(tasks, JudgeTask::kVerifyResponseClaims) ||
+                                    Contains(tasks, JudgeTask::kCheckClaimsAgainstReference);
+  const bool need_reference_claims = Contains(tasks, JudgeTask::kAttributeReferenceClaims) ||
+                                     Contains(tasks, JudgeTask::kFindReferenceClaimsInResponse);
 
   if (need_response_claims && s.response) {
     std::vector<Claim> claims = ExtractClaims(*s.response, question);
@@ -256,8 +257,8 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
     if (WordCount(answered) <= kShortAnswerWords) answered = question + " " + answered;
     std::vector<std::string> texts = {question, answered, *s.response,
                                       s.reference.value_or(std::string())};
-    if (s.retrieved_contexts) texts.insert(texts.end(), s.retrieved_contexts->begin(),
-                                           s.retrieved_contexts->end());
+    if (s.retrieved_contexts)
+      texts.insert(texts.end(), s.retrieved_contexts->begin(), s.retrieved_contexts->end());
     TALA_ASSIGN_OR_RETURN(auto vectors, embedder_.Embed(texts));
     if (need_questions) {
       GeneratedQuestion q;
@@ -266,7 +267,8 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
       q.cosine = Cosine(vectors[0], vectors[1]).value_or(0.0);
       v.generated_questions = std::vector<GeneratedQuestion>{q};
     }
-    if (need_similarity) v.response_reference_similarity = Cosine(vectors[2], vectors[3]).value_or(0.0);
+    if (need_similarity)
+      v.response_reference_similarity = Cosine(vectors[2], vectors[3]).value_or(0.0);
   }
   return v;
 }

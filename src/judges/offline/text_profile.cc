@@ -69,8 +69,8 @@ bool TextProfile::HasFolded(std::string_view folded) const {
 }
 
 bool TextProfile::HasStemIn(std::string_view stem, int first, int last) const {
-  auto it = std::lower_bound(stem_sentences_.begin(), stem_sentences_.end(),
-                             std::make_pair(stem, first));
+  auto it =
+      std::lower_bound(stem_sentences_.begin(), stem_sentences_.end(), std::make_pair(stem, first));
   return it != stem_sentences_.end() && it->first == stem && it->second <= last;
 }
 

@@ -37,8 +37,8 @@ class TextProfile {
 
  private:
   std::vector<ProfiledToken> tokens_;
-  std::vector<std::string_view> stems_;   // sorted unique
-  std::vector<std::string_view> folded_;  // sorted unique
+  std::vector<std::string_view> stems_;                           // sorted unique
+  std::vector<std::string_view> folded_;                          // sorted unique
   std::vector<std::pair<std::string_view, int>> stem_sentences_;  // sorted (stem, sentence)
   int sentence_count_ = 0;
 };

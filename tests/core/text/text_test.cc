@@ -47,7 +47,8 @@ TEST(TokenizeTest, NumbersPossessivesAndCapitals) {
   auto tokens = Tokenize("Arthur's Magazine was 6.213 km, cost 1,000 dollars.");
   std::vector<std::string> texts;
   for (const auto& t : tokens) texts.push_back(t.text);
-  EXPECT_EQ(texts, (Strings{"arthur", "magazine", "was", "6.213", "km", "cost", "1000", "dollars"}));
+  EXPECT_EQ(texts,
+            (Strings{"arthur", "magazine", "was", "6.213", "km", "cost", "1000", "dollars"}));
   EXPECT_TRUE(tokens[0].capitalised);
   EXPECT_TRUE(tokens[3].number);
   EXPECT_FALSE(tokens[2].capitalised);

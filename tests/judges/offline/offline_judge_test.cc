@@ -16,7 +16,8 @@ const char* kContext =
 
 Sample Row(const std::string& response) {
   Sample s;
-  s.user_input = "The Oberoi family is part of a hotel company that has a head office in what city?";
+  s.user_input =
+      "The Oberoi family is part of a hotel company that has a head office in what city?";
   s.response = response;
   s.reference = "Delhi";
   s.retrieved_contexts = std::vector<std::string>{kContext, "Paris is the capital of France."};
@@ -68,18 +69,18 @@ TEST(OfflineJudgeTest, FactsGatheredFromDifferentChunksAreWeaker) {
 TEST(OfflineJudgeTest, NoncommittalResponseHasNoClaims) {
   EXPECT_TRUE(IsNoncommittal("I don't know the answer."));
   EXPECT_FALSE(IsNoncommittal("Delhi"));
-  Verdicts v = Ask(Row("I don't know."), JudgeTask::kVerifyResponseClaims | JudgeTask::kGenerateQuestions);
+  Verdicts v =
+      Ask(Row("I don't know."), JudgeTask::kVerifyResponseClaims | JudgeTask::kGenerateQuestions);
   EXPECT_TRUE(v.response_claims->empty());
   EXPECT_TRUE((*v.generated_questions)[0].noncommittal);
 }
 
 TEST(OfflineJudgeTest, ChunkRelevanceAndReferenceTasks) {
-  Verdicts v = Ask(Row("Delhi"), JudgeTask::kRateChunksForReference |
-                                     JudgeTask::kAttributeReferenceClaims |
-                                     JudgeTask::kCheckClaimsAgainstReference |
-                                     JudgeTask::kFindReferenceClaimsInResponse |
-                                     JudgeTask::kExtractEntities |
-                                     JudgeTask::kEmbedResponseAndReference);
+  Verdicts v =
+      Ask(Row("Delhi"), JudgeTask::kRateChunksForReference | JudgeTask::kAttributeReferenceClaims |
+                            JudgeTask::kCheckClaimsAgainstReference |
+                            JudgeTask::kFindReferenceClaimsInResponse |
+                            JudgeTask::kExtractEntities | JudgeTask::kEmbedResponseAndReference);
   EXPECT_EQ(*v.chunk_relevant, (std::vector<bool>{true, false}));
   EXPECT_TRUE(*(*v.reference_claims)[0].attributed);
   EXPECT_TRUE(*(*v.reference_claims)[0].in_response);
