@@ -112,7 +112,8 @@ Status Run(const EvalOptions& options, RunSummary& summary, std::string* spooled
   } else {
     TALA_ASSIGN_OR_RETURN(specs, metrics::ParseMetricSpecs(options.metrics));
   }
-  TALA_ASSIGN_OR_RETURN(auto metric_list, metrics::CreateMetrics(specs));
+  TALA_ASSIGN_OR_RETURN(auto metric_list,
+                        metrics::CreateMetrics(metrics::ExpandCutoffs(specs, options.ks)));
   TALA_ASSIGN_OR_RETURN(auto judge, judges::CreateJudge(options.judge));
   summary.judge = judge->name();
   for (const auto& m : metric_list) {

@@ -20,6 +20,7 @@ struct EvalOptions {
   std::string dataset;                // path, or "-" for stdin
   std::string format = "auto";        // auto | jsonl | json | csv
   std::string metrics;                // --metrics list; empty: every metric the data supports
+  std::vector<int> ks;                // --k: cut-offs for hit_rate, precision, recall, ndcg
   std::string judge = "offline";      // judge registry name
   std::string out = "results.jsonl";  // results file ("-": stdout)
   OnError on_error = OnError::kFail;  // bad rows: stop before scoring, or skip and count

@@ -82,6 +82,11 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
                   "(e.g. faithfulness,factual_correctness:mode=precision); default: every "
                   "metric whose fields the dataset has (see `tala metrics`)")
       ->envname("TALA_METRICS");
+  cmd->add_option("--k", o.ks,
+                  "cut-offs for hit_rate, precision_at_k, recall_at_k and ndcg, e.g. 1,3,5,10 "
+                  "(default: the whole ranking)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--judge,-j", o.judge, "judge: offline or replay (see `tala judges`)")
       ->capture_default_str()
       ->envname("TALA_JUDGE");

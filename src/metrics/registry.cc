@@ -3,6 +3,12 @@
 #include <set>
 
 #include "metrics/answer_correctness.h"
+#include "metrics/bleu.h"
+#include "metrics/chrf.h"
+#include "metrics/ir.h"
+#include "metrics/non_llm_context.h"
+#include "metrics/rouge.h"
+#include "metrics/string_distance.h"
 #include "metrics/context_entity_recall.h"
 #include "metrics/context_precision.h"
 #include "metrics/context_recall.h"
@@ -30,6 +36,21 @@ const std::vector<RegistryEntry>& MetricRegistry() {
       {SemanticSimilarityInfo, MakeSemanticSimilarity},
       {IdBasedContextPrecisionInfo, MakeIdBasedContextPrecision},
       {IdBasedContextRecallInfo, MakeIdBasedContextRecall},
+      {HitRateInfo, MakeHitRate},
+      {PrecisionAtKInfo, MakePrecisionAtK},
+      {RecallAtKInfo, MakeRecallAtK},
+      {MrrInfo, MakeMrr},
+      {AveragePrecisionInfo, MakeAveragePrecision},
+      {NdcgInfo, MakeNdcg},
+      {RPrecisionInfo, MakeRPrecision},
+      {NonLlmContextPrecisionInfo, MakeNonLlmContextPrecision},
+      {NonLlmContextRecallInfo, MakeNonLlmContextRecall},
+      {BleuInfo, MakeBleu},
+      {RougeInfo, MakeRouge},
+      {ChrfInfo, MakeChrf},
+      {ExactMatchInfo, MakeExactMatch},
+      {StringPresenceInfo, MakeStringPresence},
+      {StringSimilarityInfo, MakeStringSimilarity},
   };
   return kRegistry;
 }
@@ -81,6 +102,10 @@ Result<std::vector<MetricSpec>> ParseMetricSpecs(const std::string& list) {
     }
     MetricSpec spec;
     spec.name = Trim(piece.substr(0, colon));
+    if (size_t at = spec.name.find('@'); at != std::string::npos) {  // "precision@5"
+      spec.options["k"] = spec.name.substr(at + 1);
+      spec.name.resize(at);
+    }
     if (spec.name.empty()) {
       return InvalidArgument("empty metric name in --metrics \"" + list + "\"");
     }
@@ -88,6 +113,25 @@ Result<std::vector<MetricSpec>> ParseMetricSpecs(const std::string& list) {
     specs.push_back(std::move(spec));
   }
   return specs;
+}
+
+std::vector<MetricSpec> ExpandCutoffs(const std::vector<MetricSpec>& specs,
+                                      const std::vector<int>& ks) {
+  if (ks.empty()) return specs;
+  std::vector<MetricSpec> out;
+  for (const MetricSpec& spec : specs) {
+    const RegistryEntry* entry = FindMetric(spec.name);
+    if (entry == nullptr || !TakesCutoff(entry->info().name) || spec.options.count("k")) {
+      out.push_back(spec);
+      continue;
+    }
+    for (int k : ks) {
+      MetricSpec one = spec;
+      one.options["k"] = std::to_string(k);
+      out.push_back(std::move(one));
+    }
+  }
+  return out;
 }
 
 Result<std::vector<std::unique_ptr<Metric>>> CreateMetrics(const std::vector<MetricSpec>& specs) {

@@ -4,7 +4,7 @@
 
 namespace tala::text {
 
-Stemmer::Stemmer() : stemmer_(sb_stemmer_new("english", "UTF_8")) {}
+Stemmer::Stemmer(const char* algorithm) : stemmer_(sb_stemmer_new(algorithm, "UTF_8")) {}
 
 Stemmer::~Stemmer() {
   if (stemmer_ != nullptr) sb_stemmer_delete(stemmer_);

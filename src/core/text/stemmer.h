@@ -12,7 +12,9 @@ namespace tala::text {
 
 class Stemmer {
  public:
-  Stemmer();
+  // `algorithm` is a Snowball algorithm name: "english" (Porter2, the default) or "porter"
+  // (the original Porter stemmer, as ROUGE uses).
+  explicit Stemmer(const char* algorithm = "english");
   ~Stemmer();
   Stemmer(const Stemmer&) = delete;
   Stemmer& operator=(const Stemmer&) = delete;

@@ -1,0 +1,16 @@
+#pragma once
+// N-gram multisets as sorted 64-bit hashes, for the reference-string metrics (BLEU, ROUGE-N,
+// chrF): counting and clipped matching are a sort and a merge. Pure.
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace tala::metrics {
+
+// Sorted hashes of every n-gram of `tokens` (n >= 1); empty when there are fewer than n tokens.
+std::vector<uint64_t> NgramHashes(const std::vector<std::string_view>& tokens, size_t n);
+// Size of the multiset intersection of two sorted hash lists (clipped matches).
+size_t ClippedMatches(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b);
+
+}  // namespace tala::metrics

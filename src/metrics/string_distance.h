@@ -1,0 +1,34 @@
+#pragma once
+// String distances on Unicode code points (not bytes), and the metrics built on them:
+//   non_llm_string_similarity (option distance=levenshtein|hamming|jaro|jaro_winkler, default
+//   levenshtein): 1 - normalised distance between response and reference, in [0, 1].
+//   levenshtein: 1 - edits / max(length); hamming: the shorter string is padded, 1 - mismatches /
+//   max(length); jaro and jaro_winkler (prefix scale 0.1, prefix up to 4) are similarities already.
+//   Two empty strings are identical (1). Higher is better. As rapidfuzz computes them.
+//   exact_match: 1 when response == reference, else 0. string_presence: 1 when the reference
+//   occurs in the response, else 0. Source: the Ragas string metrics.
+
+#include <string_view>
+#include <vector>
+
+#include "metrics/metric_base.h"
+
+namespace tala::metrics {
+
+enum class Distance { kLevenshtein, kHamming, kJaro, kJaroWinkler };
+
+std::vector<char32_t> CodePoints(std::string_view utf8);
+// Similarity in [0, 1] (1 - normalised distance).
+double StringSimilarity(std::string_view a, std::string_view b, Distance d);
+double StringSimilarity(const std::vector<char32_t>& a, const std::vector<char32_t>& b, Distance d);
+size_t LevenshteinDistance(const std::vector<char32_t>& a, const std::vector<char32_t>& b);
+Result<Distance> ParseDistance(const std::string& metric, const MetricOptions& options);
+
+const MetricInfo& StringSimilarityInfo();
+const MetricInfo& ExactMatchInfo();
+const MetricInfo& StringPresenceInfo();
+Result<std::unique_ptr<Metric>> MakeStringSimilarity(const MetricOptions& options);
+Result<std::unique_ptr<Metric>> MakeExactMatch(const MetricOptions& options);
+Result<std::unique_ptr<Metric>> MakeStringPresence(const MetricOptions& options);
+
+}  // namespace tala::metrics
