@@ -25,7 +25,9 @@ std::vector<std::string> Tokenize13a(std::string_view in) {
     line.push_back(in[i] == '\n' ? ' ' : in[i]);
   }
   for (auto [from, to] : {std::pair<std::string_view, std::string_view>{"&quot;", "\""},
-                          {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}}) {
+                          {"&amp;", "&"},
+                          {"&lt;", "<"},
+                          {"&gt;", ">"}}) {
     for (size_t at; (at = line.find(from)) != std::string::npos;) line.replace(at, from.size(), to);
   }
   std::string spaced;
@@ -65,13 +67,14 @@ std::vector<std::string> Tokenize13a(std::string_view in) {
 }
 
 double Bleu(std::string_view hypothesis, std::string_view reference) {
-  std::vector<std::string> hyp = Tokenize13a(hypothesis), ref = Tokenize13a(reference);
-  std::vector<std::string_view> h(hyp.begin(), hyp.end()), r(ref.begin(), ref.end());
+  std::vector<uint64_t> h, r;
+  for (const std::string& t : Tokenize13a(hypothesis)) h.push_back(HashToken(t));
+  for (const std::string& t : Tokenize13a(reference)) r.push_back(HashToken(t));
   constexpr size_t kOrder = 4;
   size_t correct[kOrder], total[kOrder];
   bool any = false;
   for (size_t n = 1; n <= kOrder; ++n) {
-    std::vector<uint64_t> hn = NgramHashes(h, n), rn = NgramHashes(r, n);
+    std::vector<uint64_t> hn = NgramHashesFromUnits(h, n), rn = NgramHashesFromUnits(r, n);
     correct[n - 1] = ClippedMatches(hn, rn);
     total[n - 1] = hn.size();
     any = any || correct[n - 1] > 0;
@@ -109,8 +112,9 @@ const MetricInfo& BleuInfo() {
   static const MetricInfo kInfo{.name = "bleu",
                                 .aliases = {"bleu_score"},
                                 .required_fields = Field::kResponse | Field::kReference,
-                                .summary = "sacreBLEU-style BLEU (13a, exp smoothing) of the "
-                                           "response against the reference, 0-1"};
+                                .summary =
+                                    "sacreBLEU-style BLEU (13a, exp smoothing) of the "
+                                    "response against the reference, 0-1"};
   return kInfo;
 }
 

@@ -4,20 +4,20 @@
 #include <vector>
 
 #include "metrics/ngram_counts.h"
+#include "metrics/string_distance.h"
 
 namespace tala::metrics {
 
 namespace {
 constexpr int kCharOrder = 6;
 
-// Code points as UTF-8 pieces, whitespace removed.
-std::vector<std::string> Characters(std::string_view s) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
-    if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r')) out.emplace_back(s.substr(i, len));
-    i += len;
+// Code points (as hash units), whitespace removed.
+std::vector<uint64_t> Characters(std::string_view s) {
+  std::vector<uint64_t> out;
+  out.reserve(s.size());
+  for (char32_t cp : CodePoints(s)) {
+    if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r') continue;
+    out.push_back(0x9E3779B97F4A7C15ull * (static_cast<uint64_t>(cp) + 1));
   }
   return out;
 }
@@ -59,11 +59,16 @@ struct OrderStats {
   size_t hyp = 0, ref = 0, match = 0;
 };
 
-void AddOrders(const std::vector<std::string>& h, const std::vector<std::string>& r, int orders,
+std::vector<uint64_t> Units(const std::vector<std::string>& words) {
+  std::vector<uint64_t> out;
+  for (const std::string& w : words) out.push_back(HashToken(w));
+  return out;
+}
+
+void AddOrders(const std::vector<uint64_t>& h, const std::vector<uint64_t>& r, int orders,
                std::vector<OrderStats>& stats) {
-  std::vector<std::string_view> hv(h.begin(), h.end()), rv(r.begin(), r.end());
   for (int n = 1; n <= orders; ++n) {
-    std::vector<uint64_t> hn = NgramHashes(hv, n), rn = NgramHashes(rv, n);
+    std::vector<uint64_t> hn = NgramHashesFromUnits(h, n), rn = NgramHashesFromUnits(r, n);
     stats.push_back({hn.size(), rn.size(), ClippedMatches(hn, rn)});
   }
 }
@@ -72,7 +77,8 @@ void AddOrders(const std::vector<std::string>& h, const std::vector<std::string>
 double Chrf(std::string_view hypothesis, std::string_view reference, int word_order, double beta) {
   std::vector<OrderStats> stats;
   AddOrders(Characters(hypothesis), Characters(reference), kCharOrder, stats);
-  if (word_order > 0) AddOrders(Words(hypothesis), Words(reference), word_order, stats);
+  if (word_order > 0)
+    AddOrders(Units(Words(hypothesis)), Units(Words(reference)), word_order, stats);
   double precision = 0, recall = 0;
   int effective = 0;
   for (const OrderStats& s : stats) {
@@ -108,8 +114,9 @@ const MetricInfo& ChrfInfo() {
   static const MetricInfo kInfo{.name = "chrf",
                                 .aliases = {"chrf_score"},
                                 .required_fields = Field::kResponse | Field::kReference,
-                                .summary = "character n-gram F-score (chrF, or chrF++ with "
-                                           "word_order=2) of the response against the reference"};
+                                .summary =
+                                    "character n-gram F-score (chrF, or chrF++ with "
+                                    "word_order=2) of the response against the reference"};
   return kInfo;
 }
 

@@ -13,8 +13,8 @@ constexpr FieldSet kFields = Field::kRetrievedContextIds | Field::kReferenceCont
 enum class Kind { kHitRate, kPrecision, kRecall, kMrr, kAveragePrecision, kNdcg, kRPrecision };
 
 MetricInfo Info(const char* name, std::vector<std::string> aliases, const char* summary) {
-  return MetricInfo{.name = name, .aliases = std::move(aliases), .required_fields = kFields,
-                    .summary = summary};
+  return MetricInfo{
+      .name = name, .aliases = std::move(aliases), .required_fields = kFields, .summary = summary};
 }
 
 // The relevance grade of an id (0: not relevant).
@@ -39,7 +39,9 @@ class IrMetric : public MetricBase {
   MetricValue Score(const Sample& s, const Verdicts&) const override {
     // Grades of the ranking, duplicates dropped at their later ranks.
     std::vector<double> grades;
+    grades.reserve(s.retrieved_context_ids->size());
     std::vector<std::string_view> seen;
+    seen.reserve(s.retrieved_context_ids->size());
     for (const std::string& id : *s.retrieved_context_ids) {
       if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
       seen.push_back(id);
@@ -51,10 +53,10 @@ class IrMetric : public MetricBase {
         if (g > 0) ideal.push_back(g);
       }
     } else {
-      std::vector<std::string> ref = *s.reference_context_ids;
+      std::vector<std::string_view> ref(s.reference_context_ids->begin(),
+                                        s.reference_context_ids->end());
       std::sort(ref.begin(), ref.end());
-      ref.erase(std::unique(ref.begin(), ref.end()), ref.end());
-      ideal.assign(ref.size(), 1.0);
+      ideal.assign(std::unique(ref.begin(), ref.end()) - ref.begin(), 1.0);
     }
     std::sort(ideal.rbegin(), ideal.rend());
     const size_t relevant = ideal.size();
@@ -65,7 +67,8 @@ class IrMetric : public MetricBase {
     size_t hits = 0;
     for (size_t i = 0; i < cut; ++i) hits += grades[i] > 0 ? 1 : 0;
     switch (kind_) {
-      case Kind::kHitRate: return MetricValue::Number(hits > 0 ? 1.0 : 0.0);
+      case Kind::kHitRate:
+        return MetricValue::Number(hits > 0 ? 1.0 : 0.0);
       case Kind::kPrecision: {
         size_t denom = k_ ? *k_ : grades.size();
         if (denom == 0) return MetricValue::Undefined("no retrieved ids");
@@ -77,7 +80,9 @@ class IrMetric : public MetricBase {
                                    Ratio(hits, relevant, "relevant ids retrieved"));
       case Kind::kMrr:
         for (size_t i = 0; i < grades.size(); ++i) {
-          if (grades[i] > 0) return MetricValue::Number(1.0 / (i + 1), "first relevant at rank " + std::to_string(i + 1));
+          if (grades[i] > 0)
+            return MetricValue::Number(1.0 / (i + 1),
+                                       "first relevant at rank " + std::to_string(i + 1));
         }
         return MetricValue::Number(0.0, "no relevant id retrieved");
       case Kind::kAveragePrecision: {
@@ -114,14 +119,16 @@ class IrMetric : public MetricBase {
 
 Result<std::unique_ptr<Metric>> Make(const MetricInfo& info, const MetricOptions& options,
                                      Kind kind, bool takes_k, const char* short_name) {
-  TALA_RETURN_IF_ERROR(CheckOptionNames(info.name, options, takes_k ? std::initializer_list<const char*>{"k"}
-                                                                    : std::initializer_list<const char*>{}));
+  TALA_RETURN_IF_ERROR(CheckOptionNames(
+      info.name, options,
+      takes_k ? std::initializer_list<const char*>{"k"} : std::initializer_list<const char*>{}));
   std::optional<size_t> k;
   if (auto it = options.find("k"); it != options.end()) {
     size_t v = 0;
     auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
     if (ec != std::errc() || end != it->second.data() + it->second.size() || v == 0) {
-      return InvalidArgument("metric " + info.name + ": k must be an integer >= 1, got " + it->second);
+      return InvalidArgument("metric " + info.name + ": k must be an integer >= 1, got " +
+                             it->second);
     }
     k = v;
   }
@@ -129,7 +136,6 @@ Result<std::unique_ptr<Metric>> Make(const MetricInfo& info, const MetricOptions
 }
 
 }  // namespace
-
 
 const MetricInfo& HitRateInfo() {
   static const MetricInfo kInfo = Info("hit_rate", {}, "1 when a relevant id is in the top k");
@@ -166,13 +172,27 @@ const MetricInfo& RPrecisionInfo() {
   return kInfo;
 }
 
-Result<std::unique_ptr<Metric>> MakeHitRate(const MetricOptions& o) { return Make(HitRateInfo(), o, Kind::kHitRate, true, "hit_rate"); }
-Result<std::unique_ptr<Metric>> MakePrecisionAtK(const MetricOptions& o) { return Make(PrecisionAtKInfo(), o, Kind::kPrecision, true, "precision"); }
-Result<std::unique_ptr<Metric>> MakeRecallAtK(const MetricOptions& o) { return Make(RecallAtKInfo(), o, Kind::kRecall, true, "recall"); }
-Result<std::unique_ptr<Metric>> MakeMrr(const MetricOptions& o) { return Make(MrrInfo(), o, Kind::kMrr, false, "mrr"); }
-Result<std::unique_ptr<Metric>> MakeAveragePrecision(const MetricOptions& o) { return Make(AveragePrecisionInfo(), o, Kind::kAveragePrecision, false, "average_precision"); }
-Result<std::unique_ptr<Metric>> MakeNdcg(const MetricOptions& o) { return Make(NdcgInfo(), o, Kind::kNdcg, true, "ndcg"); }
-Result<std::unique_ptr<Metric>> MakeRPrecision(const MetricOptions& o) { return Make(RPrecisionInfo(), o, Kind::kRPrecision, false, "r_precision"); }
+Result<std::unique_ptr<Metric>> MakeHitRate(const MetricOptions& o) {
+  return Make(HitRateInfo(), o, Kind::kHitRate, true, "hit_rate");
+}
+Result<std::unique_ptr<Metric>> MakePrecisionAtK(const MetricOptions& o) {
+  return Make(PrecisionAtKInfo(), o, Kind::kPrecision, true, "precision");
+}
+Result<std::unique_ptr<Metric>> MakeRecallAtK(const MetricOptions& o) {
+  return Make(RecallAtKInfo(), o, Kind::kRecall, true, "recall");
+}
+Result<std::unique_ptr<Metric>> MakeMrr(const MetricOptions& o) {
+  return Make(MrrInfo(), o, Kind::kMrr, false, "mrr");
+}
+Result<std::unique_ptr<Metric>> MakeAveragePrecision(const MetricOptions& o) {
+  return Make(AveragePrecisionInfo(), o, Kind::kAveragePrecision, false, "average_precision");
+}
+Result<std::unique_ptr<Metric>> MakeNdcg(const MetricOptions& o) {
+  return Make(NdcgInfo(), o, Kind::kNdcg, true, "ndcg");
+}
+Result<std::unique_ptr<Metric>> MakeRPrecision(const MetricOptions& o) {
+  return Make(RPrecisionInfo(), o, Kind::kRPrecision, false, "r_precision");
+}
 
 bool TakesCutoff(const std::string& name) {
   return name == "hit_rate" || name == "precision_at_k" || name == "recall_at_k" || name == "ndcg";

@@ -10,6 +10,9 @@ namespace tala::metrics {
 
 // Sorted hashes of every n-gram of `tokens` (n >= 1); empty when there are fewer than n tokens.
 std::vector<uint64_t> NgramHashes(const std::vector<std::string_view>& tokens, size_t n);
+// The same from per-token hashes (callers hashing tokens once for every order).
+std::vector<uint64_t> NgramHashesFromUnits(const std::vector<uint64_t>& units, size_t n);
+uint64_t HashToken(std::string_view token);
 // Size of the multiset intersection of two sorted hash lists (clipped matches).
 size_t ClippedMatches(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b);
 

@@ -13,7 +13,10 @@ class NonLlmContext : public MetricBase {
  public:
   NonLlmContext(const MetricInfo& info, MetricOptions options, bool recall, double threshold,
                 Distance d)
-      : MetricBase(info, std::move(options)), recall_(recall), threshold_(threshold), distance_(d) {}
+      : MetricBase(info, std::move(options)),
+        recall_(recall),
+        threshold_(threshold),
+        distance_(d) {}
   MetricValue Score(const Sample& s, const Verdicts&) const override {
     const auto& retrieved = *s.retrieved_contexts;
     const auto& reference = *s.reference_contexts;
@@ -35,7 +38,8 @@ class NonLlmContext : public MetricBase {
     std::vector<bool> relevant;
     for (const auto& r : ret_cp) relevant.push_back(best(r, ref_cp) >= threshold_);
     size_t n = std::count(relevant.begin(), relevant.end(), true);
-    return MetricValue::Number(AveragePrecision(relevant), Ratio(n, relevant.size(), "chunks match a reference context"));
+    return MetricValue::Number(AveragePrecision(relevant),
+                               Ratio(n, relevant.size(), "chunks match a reference context"));
   }
 
  private:
@@ -56,16 +60,18 @@ const MetricInfo& NonLlmContextPrecisionInfo() {
   static const MetricInfo kInfo{
       .name = "non_llm_context_precision_with_reference",
       .required_fields = kFields,
-      .summary = "context precision with chunks matched to reference contexts by string "
-                 "similarity (no judge)"};
+      .summary =
+          "context precision with chunks matched to reference contexts by string "
+          "similarity (no judge)"};
   return kInfo;
 }
 const MetricInfo& NonLlmContextRecallInfo() {
   static const MetricInfo kInfo{
       .name = "non_llm_context_recall",
       .required_fields = kFields,
-      .summary = "share of reference contexts matched by a retrieved chunk's string similarity "
-                 "(no judge)"};
+      .summary =
+          "share of reference contexts matched by a retrieved chunk's string similarity "
+          "(no judge)"};
   return kInfo;
 }
 Result<std::unique_ptr<Metric>> MakeNonLlmContextPrecision(const MetricOptions& o) {

@@ -5,19 +5,19 @@
 #include "metrics/answer_correctness.h"
 #include "metrics/bleu.h"
 #include "metrics/chrf.h"
-#include "metrics/ir.h"
-#include "metrics/non_llm_context.h"
-#include "metrics/rouge.h"
-#include "metrics/string_distance.h"
 #include "metrics/context_entity_recall.h"
 #include "metrics/context_precision.h"
 #include "metrics/context_recall.h"
 #include "metrics/factual_correctness.h"
 #include "metrics/faithfulness.h"
 #include "metrics/id_based.h"
+#include "metrics/ir.h"
 #include "metrics/noise_sensitivity.h"
+#include "metrics/non_llm_context.h"
 #include "metrics/response_relevancy.h"
+#include "metrics/rouge.h"
 #include "metrics/semantic_similarity.h"
+#include "metrics/string_distance.h"
 
 namespace tala::metrics {
 

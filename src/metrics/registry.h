@@ -26,12 +26,14 @@ struct MetricSpec {
 };
 
 // Splits a --metrics list. A comma-separated piece with '=' and no ':' continues the options of
-// the metric before it; "name@k" is short for "name:k=k". kInvalidArgument on an empty name or a malformed option.
+// the metric before it; "name@k" is short for "name:k=k". kInvalidArgument on an empty name or a
+// malformed option.
 Result<std::vector<MetricSpec>> ParseMetricSpecs(const std::string& list);
 
 // Each cut-off metric (hit_rate, precision_at_k, recall_at_k, ndcg) without an explicit k
 // becomes one spec per k in `ks` (`tala eval --k 1,3,5`); other specs pass through.
-std::vector<MetricSpec> ExpandCutoffs(const std::vector<MetricSpec>& specs, const std::vector<int>& ks);
+std::vector<MetricSpec> ExpandCutoffs(const std::vector<MetricSpec>& specs,
+                                      const std::vector<int>& ks);
 
 // Builds the metrics of a spec list; kNotFound names an unknown metric and lists the known ones.
 Result<std::vector<std::unique_ptr<Metric>>> CreateMetrics(const std::vector<MetricSpec>& specs);

@@ -47,14 +47,14 @@ RougeScore FromCounts(size_t overlap, size_t candidate, size_t reference) {
   RougeScore s;
   s.precision = candidate ? static_cast<double>(overlap) / candidate : 0.0;
   s.recall = reference ? static_cast<double>(overlap) / reference : 0.0;
-  s.fmeasure = s.precision + s.recall > 0
-                   ? 2 * s.precision * s.recall / (s.precision + s.recall)
-                   : 0.0;
+  s.fmeasure =
+      s.precision + s.recall > 0 ? 2 * s.precision * s.recall / (s.precision + s.recall) : 0.0;
   return s;
 }
 }  // namespace
 
-RougeScore Rouge(std::string_view candidate, std::string_view reference, RougeType type, bool stem) {
+RougeScore Rouge(std::string_view candidate, std::string_view reference, RougeType type,
+                 bool stem) {
   std::vector<std::string> c = RougeTokens(candidate, stem), r = RougeTokens(reference, stem);
   if (type == RougeType::kRougeL) return FromCounts(LcsLength(r, c), c.size(), r.size());
   size_t n = type == RougeType::kRouge1 ? 1 : 2;
@@ -72,8 +72,9 @@ class RougeMetric : public MetricBase {
       : MetricBase(RougeInfo(), std::move(o)), type_(type), mode_(mode), stem_(stem) {}
   MetricValue Score(const Sample& s, const Verdicts&) const override {
     RougeScore r = Rouge(*s.response, *s.reference, type_, stem_);
-    return MetricValue::Number(mode_ == Mode::kF ? r.fmeasure
-                               : mode_ == Mode::kPrecision ? r.precision : r.recall);
+    return MetricValue::Number(mode_ == Mode::kF           ? r.fmeasure
+                               : mode_ == Mode::kPrecision ? r.precision
+                                                           : r.recall);
   }
 
  private:
@@ -87,8 +88,9 @@ const MetricInfo& RougeInfo() {
   static const MetricInfo kInfo{.name = "rouge",
                                 .aliases = {"rouge_score"},
                                 .required_fields = Field::kResponse | Field::kReference,
-                                .summary = "ROUGE-1/2/L precision, recall or F of the response "
-                                           "against the reference (default rougeL F, stemmed)"};
+                                .summary =
+                                    "ROUGE-1/2/L precision, recall or F of the response "
+                                    "against the reference (default rougeL F, stemmed)"};
   return kInfo;
 }
 
@@ -97,19 +99,26 @@ Result<std::unique_ptr<Metric>> MakeRouge(const MetricOptions& o) {
   TALA_RETURN_IF_ERROR(CheckOptionNames(name, o, {"type", "mode", "stem"}));
   RougeType type = RougeType::kRougeL;
   if (auto it = o.find("type"); it != o.end()) {
-    if (it->second == "rouge1") type = RougeType::kRouge1;
-    else if (it->second == "rouge2") type = RougeType::kRouge2;
-    else if (it->second != "rougeL") return InvalidArgument("metric rouge: type must be rouge1, rouge2 or rougeL");
+    if (it->second == "rouge1")
+      type = RougeType::kRouge1;
+    else if (it->second == "rouge2")
+      type = RougeType::kRouge2;
+    else if (it->second != "rougeL")
+      return InvalidArgument("metric rouge: type must be rouge1, rouge2 or rougeL");
   }
   Mode mode = Mode::kF;
   if (auto it = o.find("mode"); it != o.end()) {
-    if (it->second == "precision") mode = Mode::kPrecision;
-    else if (it->second == "recall") mode = Mode::kRecall;
-    else if (it->second != "fmeasure" && it->second != "f1") return InvalidArgument("metric rouge: mode must be fmeasure, precision or recall");
+    if (it->second == "precision")
+      mode = Mode::kPrecision;
+    else if (it->second == "recall")
+      mode = Mode::kRecall;
+    else if (it->second != "fmeasure" && it->second != "f1")
+      return InvalidArgument("metric rouge: mode must be fmeasure, precision or recall");
   }
   bool stem = true;
   if (auto it = o.find("stem"); it != o.end()) {
-    if (it->second != "true" && it->second != "false") return InvalidArgument("metric rouge: stem must be true or false");
+    if (it->second != "true" && it->second != "false")
+      return InvalidArgument("metric rouge: stem must be true or false");
     stem = it->second == "true";
   }
   return std::unique_ptr<Metric>(new RougeMetric(o, type, mode, stem));

@@ -19,21 +19,66 @@ std::vector<char32_t> CodePoints(std::string_view s) {
 }
 
 size_t LevenshteinDistance(const std::vector<char32_t>& a, const std::vector<char32_t>& b) {
-  // Two-row dynamic programme over the shorter string: O(|a|·|b|) time, O(min) memory.
-  const auto& s = a.size() < b.size() ? b : a;
-  const auto& t = a.size() < b.size() ? a : b;
-  std::vector<size_t> row(t.size() + 1);
-  for (size_t j = 0; j <= t.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= s.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= t.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (s[i - 1] == t[j - 1] ? 0 : 1)});
-      diag = up;
+  // Myers' bit-vector algorithm in Hyyrö's multi-block form: 64 cells of the dynamic programme
+  // per machine word, O(⌈m/64⌉·n). The pattern is the shorter string.
+  const auto& text = a.size() < b.size() ? b : a;
+  const auto& pattern = a.size() < b.size() ? a : b;
+  const size_t m = pattern.size();
+  if (m == 0) return text.size();
+  const size_t blocks = (m + 63) / 64;
+  // Match masks: ASCII in a table, other code points in a small sorted list.
+  std::vector<uint64_t> ascii(128 * blocks, 0);
+  std::vector<std::pair<char32_t, std::vector<uint64_t>>> other;
+  for (size_t i = 0; i < m; ++i) {
+    char32_t c = pattern[i];
+    uint64_t bit = 1ull << (i % 64);
+    if (c < 128) {
+      ascii[c * blocks + i / 64] |= bit;
+      continue;
+    }
+    auto it = std::find_if(other.begin(), other.end(), [c](const auto& p) { return p.first == c; });
+    if (it == other.end()) {
+      other.emplace_back(c, std::vector<uint64_t>(blocks, 0));
+      it = other.end() - 1;
+    }
+    it->second[i / 64] |= bit;
+  }
+  static const std::vector<uint64_t> kNone;
+  std::vector<uint64_t> pv(blocks, ~0ull), mv(blocks, 0);
+  const uint64_t last = 1ull << ((m - 1) % 64);
+  size_t score = m;
+  for (char32_t c : text) {
+    const uint64_t* eq = nullptr;
+    if (c < 128) {
+      eq = &ascii[c * blocks];
+    } else {
+      auto it =
+          std::find_if(other.begin(), other.end(), [c](const auto& p) { return p.first == c; });
+      eq = it == other.end() ? nullptr : it->second.data();
+    }
+    uint64_t hp_carry = 1, hn_carry = 0;  // the top row of the matrix grows by one per column
+    for (size_t blk = 0; blk < blocks; ++blk) {
+      uint64_t e = eq ? eq[blk] : 0;
+      uint64_t p = pv[blk], n = mv[blk];
+      uint64_t x = e | n;
+      e |= hn_carry;
+      uint64_t d0 = (((e & p) + p) ^ p) | e | n;
+      uint64_t hp = n | ~(d0 | p);
+      uint64_t hn = p & d0;
+      if (blk == blocks - 1) {
+        if (hp & last) ++score;
+        if (hn & last) --score;
+      }
+      uint64_t hp_out = hp >> 63, hn_out = hn >> 63;
+      hp = (hp << 1) | hp_carry;
+      hn = (hn << 1) | hn_carry;
+      hp_carry = hp_out;
+      hn_carry = hn_out;
+      pv[blk] = hn | ~(x | hp);
+      mv[blk] = hp & x;
     }
   }
-  return row[t.size()];
+  return score;
 }
 
 namespace {
@@ -65,7 +110,8 @@ double Jaro(const std::vector<char32_t>& a, const std::vector<char32_t>& b) {
 }
 }  // namespace
 
-double StringSimilarity(const std::vector<char32_t>& a, const std::vector<char32_t>& b, Distance d) {
+double StringSimilarity(const std::vector<char32_t>& a, const std::vector<char32_t>& b,
+                        Distance d) {
   const size_t longest = std::max(a.size(), b.size());
   switch (d) {
     case Distance::kLevenshtein:
@@ -76,11 +122,13 @@ double StringSimilarity(const std::vector<char32_t>& a, const std::vector<char32
       for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) mismatches += a[i] != b[i];
       return 1.0 - static_cast<double>(mismatches) / longest;
     }
-    case Distance::kJaro: return Jaro(a, b);
+    case Distance::kJaro:
+      return Jaro(a, b);
     case Distance::kJaroWinkler: {
       double j = Jaro(a, b);
       size_t prefix = 0;
-      while (prefix < 4 && prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix]) ++prefix;
+      while (prefix < 4 && prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix])
+        ++prefix;
       return j + prefix * 0.1 * (1.0 - j);
     }
   }
@@ -97,8 +145,10 @@ Result<Distance> ParseDistance(const std::string& metric, const MetricOptions& o
   if (it->second == "hamming") return Distance::kHamming;
   if (it->second == "jaro") return Distance::kJaro;
   if (it->second == "jaro_winkler") return Distance::kJaroWinkler;
-  return InvalidArgument("metric " + metric + ": distance must be levenshtein, hamming, jaro or "
-                         "jaro_winkler, got " + it->second);
+  return InvalidArgument("metric " + metric +
+                         ": distance must be levenshtein, hamming, jaro or "
+                         "jaro_winkler, got " +
+                         it->second);
 }
 
 namespace {
@@ -114,8 +164,10 @@ class StringMetric : public MetricBase {
     const std::string& response = *s.response;
     const std::string& reference = *s.reference;
     switch (kind_) {
-      case Kind::kSimilarity: return MetricValue::Number(StringSimilarity(response, reference, distance_));
-      case Kind::kExact: return MetricValue::Number(response == reference ? 1.0 : 0.0);
+      case Kind::kSimilarity:
+        return MetricValue::Number(StringSimilarity(response, reference, distance_));
+      case Kind::kExact:
+        return MetricValue::Number(response == reference ? 1.0 : 0.0);
       case Kind::kPresence:
         return MetricValue::Number(response.find(reference) != std::string::npos ? 1.0 : 0.0);
     }
@@ -132,17 +184,20 @@ const MetricInfo& StringSimilarityInfo() {
   static const MetricInfo kInfo{.name = "non_llm_string_similarity",
                                 .aliases = {"string_similarity"},
                                 .required_fields = kFields,
-                                .summary = "1 - normalised string distance between response and "
-                                           "reference (levenshtein, hamming, jaro, jaro_winkler)"};
+                                .summary =
+                                    "1 - normalised string distance between response and "
+                                    "reference (levenshtein, hamming, jaro, jaro_winkler)"};
   return kInfo;
 }
 const MetricInfo& ExactMatchInfo() {
-  static const MetricInfo kInfo{.name = "exact_match", .required_fields = kFields,
+  static const MetricInfo kInfo{.name = "exact_match",
+                                .required_fields = kFields,
                                 .summary = "1 when the response equals the reference"};
   return kInfo;
 }
 const MetricInfo& StringPresenceInfo() {
-  static const MetricInfo kInfo{.name = "string_presence", .required_fields = kFields,
+  static const MetricInfo kInfo{.name = "string_presence",
+                                .required_fields = kFields,
                                 .summary = "1 when the reference occurs in the response"};
   return kInfo;
 }
@@ -155,11 +210,13 @@ Result<std::unique_ptr<Metric>> MakeStringSimilarity(const MetricOptions& o) {
 }
 Result<std::unique_ptr<Metric>> MakeExactMatch(const MetricOptions& o) {
   TALA_RETURN_IF_ERROR(CheckOptionNames(ExactMatchInfo().name, o, {}));
-  return std::unique_ptr<Metric>(new StringMetric(ExactMatchInfo(), o, Kind::kExact, Distance::kLevenshtein));
+  return std::unique_ptr<Metric>(
+      new StringMetric(ExactMatchInfo(), o, Kind::kExact, Distance::kLevenshtein));
 }
 Result<std::unique_ptr<Metric>> MakeStringPresence(const MetricOptions& o) {
   TALA_RETURN_IF_ERROR(CheckOptionNames(StringPresenceInfo().name, o, {}));
-  return std::unique_ptr<Metric>(new StringMetric(StringPresenceInfo(), o, Kind::kPresence, Distance::kLevenshtein));
+  return std::unique_ptr<Metric>(
+      new StringMetric(StringPresenceInfo(), o, Kind::kPresence, Distance::kLevenshtein));
 }
 
 }  // namespace tala::metrics

@@ -70,7 +70,8 @@ TEST(EvalCommandTest, ReplayRunWritesOneResultPerRowAndASummary) {
   std::string results = dir.Read(out);
   std::ifstream golden(kGolden);
   std::string all((std::istreambuf_iterator<char>(golden)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(std::count(results.begin(), results.end(), '\n'), std::count(all.begin(), all.end(), '\n'));
+  EXPECT_EQ(std::count(results.begin(), results.end(), '\n'),
+            std::count(all.begin(), all.end(), '\n'));
   EXPECT_NE(results.find("{\"id\":\"cp-ranks-1-2-4\",\"scores\":{\"faithfulness\":null,"
                          "\"context_precision\":0.9166666666666666}"),
             std::string::npos);

@@ -1,0 +1,67 @@
+// Non-LLM metrics: N rows (default 1M) of 10 ranked ids for the IR metrics, and N
+// response/reference pairs of 40 words for the string metrics. Prints rows/s per metric on one
+// core (CPU time) and peak RSS. Usage: bench_non_llm [ROWS].
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "bench_util.h"
+#include "metrics/registry.h"
+
+namespace {
+
+std::vector<tala::Sample> MakePool(size_t n) {
+  std::mt19937 rng(42);
+  static const char* kWords[] = {"the", "retriever", "returned", "chunks", "about", "the", "magazine",
+                                 "founded", "in", "1844", "Philadelphia", "literary", "periodical",
+                                 "women", "published", "by", "Bauer", "Media", "Group", "answer"};
+  std::vector<tala::Sample> pool;
+  for (size_t i = 0; i < n; ++i) {
+    tala::Sample s;
+    std::string a, b;
+    for (int w = 0; w < 40; ++w) {
+      a += (w ? " " : "") + std::string(kWords[rng() % 20]);
+      b += (w ? " " : "") + std::string(kWords[rng() % 20]);
+    }
+    s.response = a;
+    s.reference = b;
+    std::vector<std::string> ids, ref;
+    for (int k = 0; k < 10; ++k) ids.push_back("doc" + std::to_string(rng() % 40));
+    for (int k = 0; k < 3; ++k) ref.push_back("doc" + std::to_string(rng() % 40));
+    s.retrieved_context_ids = ids;
+    s.reference_context_ids = ref;
+    pool.push_back(std::move(s));
+  }
+  return pool;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long rows = argc > 1 ? std::atol(argv[1]) : 1000000;
+  std::vector<tala::Sample> pool = MakePool(256);
+  const char* lists[] = {"hit_rate@5", "precision@5", "recall@5", "mrr", "average_precision",
+                         "ndcg@10", "r_precision", "non_llm_string_similarity",
+                         "non_llm_string_similarity:distance=hamming",
+                         "non_llm_string_similarity:distance=jaro_winkler", "exact_match",
+                         "bleu", "rouge", "rouge:type=rouge2", "chrf"};
+  std::printf("| metric | rows | rows/s (one core) |\n|---|---|---|\n");
+  for (const char* list : lists) {
+    auto metrics = tala::metrics::CreateMetrics(*tala::metrics::ParseMetricSpecs(list));
+    if (!metrics) return 1;
+    const tala::Metric& m = *(*metrics)[0];
+    // String metrics are far slower than IR ones: time them on a tenth of the rows.
+    long n = std::string(list).find("@") != std::string::npos || std::string(list) == "mrr" ||
+                     std::string(list) == "average_precision" || std::string(list) == "r_precision"
+                 ? rows
+                 : rows / 10;
+    double sum = 0;
+    double t0 = tala::bench::CpuSeconds();
+    for (long i = 0; i < n; ++i) sum += m.Score(pool[i & 255], tala::Verdicts{}).value.value_or(0);
+    double cpu = tala::bench::CpuSeconds() - t0;
+    std::printf("| %s | %ld | %.0f |  (checksum %.1f)\n", m.key().c_str(), n, n / cpu, sum);
+  }
+  std::printf("peak RSS %.1f MiB\n", tala::bench::PeakRssMiB());
+  return 0;
+}
