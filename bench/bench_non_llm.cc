@@ -13,9 +13,10 @@ namespace {
 
 std::vector<tala::Sample> MakePool(size_t n) {
   std::mt19937 rng(42);
-  static const char* kWords[] = {"the", "retriever", "returned", "chunks", "about", "the", "magazine",
-                                 "founded", "in", "1844", "Philadelphia", "literary", "periodical",
-                                 "women", "published", "by", "Bauer", "Media", "Group", "answer"};
+  static const char* kWords[] = {"the",          "retriever", "returned",   "chunks", "about",
+                                 "the",          "magazine",  "founded",    "in",     "1844",
+                                 "Philadelphia", "literary",  "periodical", "women",  "published",
+                                 "by",           "Bauer",     "Media",      "Group",  "answer"};
   std::vector<tala::Sample> pool;
   for (size_t i = 0; i < n; ++i) {
     tala::Sample s;
@@ -41,11 +42,21 @@ std::vector<tala::Sample> MakePool(size_t n) {
 int main(int argc, char** argv) {
   const long rows = argc > 1 ? std::atol(argv[1]) : 1000000;
   std::vector<tala::Sample> pool = MakePool(256);
-  const char* lists[] = {"hit_rate@5", "precision@5", "recall@5", "mrr", "average_precision",
-                         "ndcg@10", "r_precision", "non_llm_string_similarity",
+  const char* lists[] = {"hit_rate@5",
+                         "precision@5",
+                         "recall@5",
+                         "mrr",
+                         "average_precision",
+                         "ndcg@10",
+                         "r_precision",
+                         "non_llm_string_similarity",
                          "non_llm_string_similarity:distance=hamming",
-                         "non_llm_string_similarity:distance=jaro_winkler", "exact_match",
-                         "bleu", "rouge", "rouge:type=rouge2", "chrf"};
+                         "non_llm_string_similarity:distance=jaro_winkler",
+                         "exact_match",
+                         "bleu",
+                         "rouge",
+                         "rouge:type=rouge2",
+                         "chrf"};
   std::printf("| metric | rows | rows/s (one core) |\n|---|---|---|\n");
   for (const char* list : lists) {
     auto metrics = tala::metrics::CreateMetrics(*tala::metrics::ParseMetricSpecs(list));

@@ -12,3 +12,7 @@ echo "## offline judge on HaluEval-sized rows (shared/data, beside the checkout)
 data=../shared/data/halueval-qa-dev.jsonl
 [ -f "$data" ] || data=examples/data/interactions.jsonl
 "$build/bench/bench_offline" "$data" 50000
+echo "## non-LLM metrics (IR rows: 10 ranked ids; string pairs: 40 words)"
+"$build/bench/bench_non_llm" 1000000
+echo "## the same through Python libraries, when installed (rows/s, one core)"
+/usr/bin/python3 bench/compare_python.py 20000 || true

@@ -29,24 +29,37 @@ std::vector<uint64_t> NgramHashesFromUnits(const std::vector<uint64_t>& unit, si
     for (size_t k = 0; k < n; ++k) h = (h ^ unit[i + k]) * 0x100000001B3ull + (h >> 29);
     out.push_back(h);
   }
-  std::sort(out.begin(), out.end());
   return out;
 }
 
 size_t ClippedMatches(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
-  size_t i = 0, j = 0, m = 0;
-  while (i < a.size() && j < b.size()) {
-    if (a[i] < b[j]) {
-      ++i;
-    } else if (b[j] < a[i]) {
-      ++j;
-    } else {
-      ++m;
-      ++i;
-      ++j;
+  // Counts of b in an open-addressing table (linear probing, load <= 1/2), then a's n-grams take
+  // from it: O(|a| + |b|), no sort. Key 0 marks an empty slot, so 0 is stored as 1.
+  if (a.empty() || b.empty()) return 0;
+  size_t capacity = 16;
+  while (capacity < 2 * b.size()) capacity <<= 1;
+  const size_t mask = capacity - 1;
+  std::vector<std::pair<uint64_t, uint32_t>> table(capacity, {0, 0});
+  auto find = [&](uint64_t key) {  // the slot holding key, or the empty slot where it belongs
+    key = key == 0 ? 1 : key;
+    size_t i = (key ^ (key >> 29)) & mask;
+    while (table[i].first != 0 && table[i].first != key) i = (i + 1) & mask;
+    return std::make_pair(i, key);
+  };
+  for (uint64_t key : b) {
+    auto [i, k] = find(key);
+    table[i].first = k;
+    ++table[i].second;
+  }
+  size_t matches = 0;
+  for (uint64_t key : a) {
+    auto [i, k] = find(key);
+    if (table[i].first == k && table[i].second > 0) {  // lookups never insert: the load stays low
+      --table[i].second;
+      ++matches;
     }
   }
-  return m;
+  return matches;
 }
 
 }  // namespace tala::metrics

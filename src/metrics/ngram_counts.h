@@ -1,6 +1,6 @@
 #pragma once
-// N-gram multisets as sorted 64-bit hashes, for the reference-string metrics (BLEU, ROUGE-N,
-// chrF): counting and clipped matching are a sort and a merge. Pure.
+// N-gram multisets as 64-bit hashes, for the reference-string metrics (BLEU, ROUGE-N, chrF):
+// clipped matching is one pass through a small hash table. Pure.
 
 #include <cstdint>
 #include <string_view>
@@ -8,12 +8,13 @@
 
 namespace tala::metrics {
 
-// Sorted hashes of every n-gram of `tokens` (n >= 1); empty when there are fewer than n tokens.
+// Hashes of every n-gram (in text order) of `tokens` (n >= 1); empty when there are fewer than n
+// tokens.
 std::vector<uint64_t> NgramHashes(const std::vector<std::string_view>& tokens, size_t n);
 // The same from per-token hashes (callers hashing tokens once for every order).
 std::vector<uint64_t> NgramHashesFromUnits(const std::vector<uint64_t>& units, size_t n);
 uint64_t HashToken(std::string_view token);
-// Size of the multiset intersection of two sorted hash lists (clipped matches).
+// Size of the multiset intersection of two hash lists (clipped matches), in any order.
 size_t ClippedMatches(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b);
 
 }  // namespace tala::metrics

@@ -117,6 +117,24 @@ TEST(EvalCommandTest, UnknownMetricIsAUsageError) {
   EXPECT_NE(r.out.find("unknown metric \"faithfullness\""), std::string::npos);
 }
 
+TEST(EvalCommandTest, Issue6_IrCheckMeansOverARun) {
+  TempDir dir;
+  std::string data = dir.Write(
+      "ir.jsonl",
+      "{\"retrieved_context_ids\":[\"c5\",\"c1\",\"c4\"],\"reference_context_ids\":[\"c1\",\"c2\"]}"
+      "\n"
+      "{\"retrieved_context_ids\":[\"c3\",\"c6\"],\"reference_context_ids\":[\"c3\"]}\n"
+      "{\"retrieved_context_ids\":[\"c2\",\"c5\",\"c4\"],\"reference_context_ids\":[\"c5\"]}\n");
+  auto r = RunTala("eval " + data + " --metrics recall,mrr --k 1,3 --json -q -o /dev/null");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("{\"metric\":\"recall@3\",\"mean\":0.8333333333333334"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("{\"metric\":\"recall@1\",\"mean\":0.3333333333333333"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("{\"metric\":\"mrr\",\"mean\":0.6666666666666666"), std::string::npos)
+      << r.out;
+}
+
 TEST(EvalCommandTest, HelpExplainsTheFlags) {
   auto r = RunTala("eval --help");
   EXPECT_EQ(r.exit_code, 0);

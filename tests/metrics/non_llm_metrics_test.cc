@@ -14,8 +14,9 @@ namespace {
 using Strings = std::vector<std::string>;
 
 TEST(Tokenize13aTest, SplitsPunctuationButKeepsNumbers) {
-  EXPECT_EQ(Tokenize13a("Hello, world! It costs $3.50 (approx.)"),
-            (Strings{"Hello", ",", "world", "!", "It", "costs", "$", "3.50", "(", "approx", ".", ")"}));
+  EXPECT_EQ(
+      Tokenize13a("Hello, world! It costs $3.50 (approx.)"),
+      (Strings{"Hello", ",", "world", "!", "It", "costs", "$", "3.50", "(", "approx", ".", ")"}));
   EXPECT_EQ(Tokenize13a("1,000 people in 2019-2020 &amp; more"),
             (Strings{"1,000", "people", "in", "2019", "-", "2020", "&", "more"}));
 }
@@ -49,7 +50,8 @@ TEST(CutoffTest, BadKIsRejected) {
 // Property: every non-LLM metric lies in [0, 1] on random inputs.
 TEST(NonLlmPropertyTest, EveryScoreLiesInTheUnitInterval) {
   std::mt19937 rng(7);
-  const Strings words = {"the", "cat", "sat", "on", "mat", "Paris", "café", "日本", "1,000", "3.5", ",", "."};
+  const Strings words = {"the",  "cat",  "sat",   "on",  "mat", "Paris",
+                         "café", "日本", "1,000", "3.5", ",",   "."};
   auto text = [&](size_t max_words) {
     std::string s;
     size_t n = rng() % (max_words + 1);
@@ -81,7 +83,8 @@ TEST(NonLlmPropertyTest, EveryScoreLiesInTheUnitInterval) {
       MetricValue v = m->Score(s, Verdicts{});
       if (!v.value) continue;
       EXPECT_GE(*v.value, 0.0) << m->key();
-      EXPECT_LE(*v.value, 1.0 + 1e-12) << m->key() << " on '" << *s.response << "' / '" << *s.reference << "'";
+      EXPECT_LE(*v.value, 1.0 + 1e-12)
+          << m->key() << " on '" << *s.response << "' / '" << *s.reference << "'";
     }
   }
 }
@@ -98,7 +101,8 @@ size_t ReferenceLevenshtein(const std::vector<char32_t>& a, const std::vector<ch
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
     }
   }
   return d[a.size()][b.size()];
@@ -115,9 +119,14 @@ TEST(StringDistanceTest, BitParallelLevenshteinMatchesTheDynamicProgramme) {
     for (int edits = rng() % 40; edits > 0; --edits) {
       size_t at = b.empty() ? 0 : rng() % b.size();
       switch (rng() % 3) {
-        case 0: b.insert(b.begin() + at, alphabet[rng() % alphabet.size()]); break;
-        case 1: if (!b.empty()) b.erase(b.begin() + at); break;
-        default: if (!b.empty()) b[at] = alphabet[rng() % alphabet.size()];
+        case 0:
+          b.insert(b.begin() + at, alphabet[rng() % alphabet.size()]);
+          break;
+        case 1:
+          if (!b.empty()) b.erase(b.begin() + at);
+          break;
+        default:
+          if (!b.empty()) b[at] = alphabet[rng() % alphabet.size()];
       }
     }
     if (trial % 4 == 0) b.resize(rng() % 150, U'x');
