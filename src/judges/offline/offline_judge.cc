@@ -149,127 +149,145 @@ std::vector<std::string> OfflineJudge::Entities(const std::string& text) {
   return out;
 }
 
-Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
-  const Sample& s = query.sample;
-  const TaskSet tasks = query.tasks;
-  Verdicts v;
-  const std::string question = QuestionOf(s);
-  TextProfile question_profile(question, stemmer_);
-  std::vector<TextProfile> chunks;
-  if (s.retrieved_contexts) {
-    for (const std::string& c : *s.retrieved_contexts) chunks.emplace_back(c, stemmer_);
+OfflineJudge::RowTexts::RowTexts(const Sample& s, text::Stemmer& stemmer)
+    : question(QuestionOf(s)), question_profile(question, stemmer) {
+  if (!s.retrieved_contexts) return;
+  for (const std::string& c : *s.retrieved_contexts) {
+    chunks.emplace_back(c, stemmer);
+    joined_context += c + "\n";
   }
-  std::string joined_context;
-  if (s.retrieved_contexts) {
-    for (const std::string& c : *s.retrieved_contexts) joined_context += c + "\n";
-  }
-  // The whole context as one text, profiled once and only when needed (one chunk: itself).
-  std::optional<TextProfile> whole_context;
-  auto WholeContext = [&]() -> const TextProfile& {
-    if (chunks.size() == 1) return chunks[0];
-    if (!whole_context) whole_context.emplace(joined_context, stemmer_);
-    return *whole_context;
-  };
-  const bool need_response_claims = Contains(tasks, JudgeTask::kVerifyResponseClaims) ||
-                                    Contains(tasks, JudgeTask::kCheckClaimsAgainstReference);
-  const bool need_reference_claims = Contains(tasks, JudgeTask::kAttributeReferenceClaims) ||
-                                     Contains(tasks, JudgeTask::kFindReferenceClaimsInResponse);
+}
 
-  if (need_response_claims && s.response) {
-    std::vector<Claim> claims = ExtractClaims(*s.response, question);
-    TextProfile reference_profile;
-    if (s.reference) reference_profile = TextProfile(*s.reference, stemmer_);
-    std::vector<ClaimVerdict> out;
-    for (const Claim& claim : claims) {
-      ClaimVerdict cv;
-      cv.text = claim.text;
-      if (Contains(tasks, JudgeTask::kVerifyResponseClaims)) {
-        SupportVerdict best;
-        for (size_t chunk_idx = 0; chunk_idx < chunks.size(); ++chunk_idx) {
-          SupportVerdict sv = support_.Check(claim.profile, question_profile, chunks[chunk_idx],
-                                             GivenWords::kMustMatch, "context");
-          if (sv.supported) cv.supported_by.push_back(static_cast<int>(chunk_idx));
-          if (sv.score > best.score || best.reason.empty()) best = std::move(sv);
-        }
-        if (chunks.size() > 1 && !best.supported) {
-          // A claim may combine facts from two chunks.
-          SupportVerdict sv = support_.Check(claim.profile, question_profile, WholeContext(),
-                                             GivenWords::kMustMatch, "context");
-          if (sv.score > best.score) best = std::move(sv);
-        }
-        cv.supported = best.supported;
-        cv.support_score = best.score;
-        cv.reason = best.reason;
-      }
-      if (Contains(tasks, JudgeTask::kCheckClaimsAgainstReference) && s.reference) {
-        SupportVerdict sv = support_.Check(claim.profile, question_profile, reference_profile,
-                                           GivenWords::kCountAsMatch, "reference");
-        cv.correct = sv.supported;
-        if (cv.reason.empty()) cv.reason = sv.reason;
-      }
-      out.push_back(std::move(cv));
+const TextProfile& OfflineJudge::RowTexts::WholeContext(text::Stemmer& stemmer) {
+  if (chunks.size() == 1) return chunks[0];
+  if (!whole_context) whole_context.emplace(joined_context, stemmer);
+  return *whole_context;
+}
+
+ClaimVerdict OfflineJudge::VerifyAgainstContext(const Claim& claim, RowTexts& row) {
+  ClaimVerdict cv;
+  SupportVerdict best;
+  for (size_t chunk_idx = 0; chunk_idx < row.chunks.size(); ++chunk_idx) {
+    SupportVerdict sv = support_.Check(claim.profile, row.question_profile, row.chunks[chunk_idx],
+                                       GivenWords::kMustMatch, "context");
+    if (sv.supported) cv.supported_by.push_back(static_cast<int>(chunk_idx));
+    if (sv.score > best.score || best.reason.empty()) best = std::move(sv);
+  }
+  if (row.chunks.size() > 1 && !best.supported) {
+    // A claim may combine facts from two chunks.
+    SupportVerdict sv =
+        support_.Check(claim.profile, row.question_profile, row.WholeContext(stemmer_),
+                       GivenWords::kMustMatch, "context");
+    if (sv.score > best.score) best = std::move(sv);
+  }
+  cv.supported = best.supported;
+  cv.support_score = best.score;
+  cv.reason = best.reason;
+  return cv;
+}
+
+std::vector<ClaimVerdict> OfflineJudge::JudgeResponseClaims(const Sample& s, TaskSet tasks,
+                                                            RowTexts& row) {
+  TextProfile reference;
+  if (s.reference) reference = TextProfile(*s.reference, stemmer_);
+  std::vector<ClaimVerdict> out;
+  for (Claim& claim : ExtractClaims(*s.response, row.question)) {
+    ClaimVerdict cv;
+    if (Contains(tasks, JudgeTask::kVerifyResponseClaims)) cv = VerifyAgainstContext(claim, row);
+    cv.text = std::move(claim.text);
+    if (Contains(tasks, JudgeTask::kCheckClaimsAgainstReference) && s.reference) {
+      SupportVerdict sv = support_.Check(claim.profile, row.question_profile, reference,
+                                         GivenWords::kCountAsMatch, "reference");
+      cv.correct = sv.supported;
+      if (cv.reason.empty()) cv.reason = sv.reason;
     }
-    v.response_claims = std::move(out);
+    out.push_back(std::move(cv));
   }
+  return out;
+}
 
-  if (need_reference_claims && s.reference) {
-    std::vector<Claim> claims = ExtractClaims(*s.reference, question);
-    const TextProfile& context_profile = WholeContext();
-    TextProfile response_profile;
-    if (s.response) response_profile = TextProfile(*s.response, stemmer_);
-    std::vector<ReferenceClaim> out;
-    for (const Claim& claim : claims) {
-      ReferenceClaim rc;
-      rc.text = claim.text;
-      if (Contains(tasks, JudgeTask::kAttributeReferenceClaims)) {
-        SupportVerdict sv = support_.Check(claim.profile, question_profile, context_profile,
-                                           GivenWords::kMustMatch, "context");
-        rc.attributed = sv.supported;
-        rc.reason = sv.reason;
-      }
-      if (Contains(tasks, JudgeTask::kFindReferenceClaimsInResponse) && s.response) {
-        SupportVerdict sv = support_.Check(claim.profile, question_profile, response_profile,
-                                           GivenWords::kCountAsMatch, "response");
-        rc.in_response = sv.supported;
-      }
-      out.push_back(std::move(rc));
+std::vector<ReferenceClaim> OfflineJudge::JudgeReferenceClaims(const Sample& s, TaskSet tasks,
+                                                               RowTexts& row) {
+  TextProfile response;
+  if (s.response) response = TextProfile(*s.response, stemmer_);
+  std::vector<ReferenceClaim> out;
+  for (Claim& claim : ExtractClaims(*s.reference, row.question)) {
+    ReferenceClaim rc;
+    if (Contains(tasks, JudgeTask::kAttributeReferenceClaims)) {
+      SupportVerdict sv =
+          support_.Check(claim.profile, row.question_profile, row.WholeContext(stemmer_),
+                         GivenWords::kMustMatch, "context");
+      rc.attributed = sv.supported;
+      rc.reason = sv.reason;
     }
-    v.reference_claims = std::move(out);
+    if (Contains(tasks, JudgeTask::kFindReferenceClaimsInResponse) && s.response) {
+      rc.in_response = support_
+                           .Check(claim.profile, row.question_profile, response,
+                                  GivenWords::kCountAsMatch, "response")
+                           .supported;
+    }
+    rc.text = std::move(claim.text);
+    out.push_back(std::move(rc));
   }
+  return out;
+}
 
-  if (Contains(tasks, JudgeTask::kRateChunksForReference) && s.reference) {
-    v.chunk_relevant = RateChunks(chunks, TextProfile(*s.reference, stemmer_), question_profile);
-  }
-  if (Contains(tasks, JudgeTask::kRateChunksForResponse) && s.response) {
-    v.chunk_relevant_to_response =
-        RateChunks(chunks, TextProfile(*s.response, stemmer_), question_profile);
-  }
-  if (Contains(tasks, JudgeTask::kExtractEntities) && s.reference) {
-    v.reference_entities = Entities(*s.reference);
-    v.context_entities = Entities(joined_context);
-  }
+Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTexts& row,
+                                     Verdicts& v) {
   const bool need_questions = Contains(tasks, JudgeTask::kGenerateQuestions) && s.response;
   const bool need_similarity =
       Contains(tasks, JudgeTask::kEmbedResponseAndReference) && s.response && s.reference;
-  if (need_questions || need_similarity) {
-    // One embedding batch per row, so the IDF comes from all of the sample's texts.
-    std::string answered = *s.response;
-    if (WordCount(answered) <= kShortAnswerWords) answered = question + " " + answered;
-    std::vector<std::string> texts = {question, answered, *s.response,
-                                      s.reference.value_or(std::string())};
-    if (s.retrieved_contexts)
-      texts.insert(texts.end(), s.retrieved_contexts->begin(), s.retrieved_contexts->end());
-    TALA_ASSIGN_OR_RETURN(auto vectors, embedder_.Embed(texts));
-    if (need_questions) {
-      GeneratedQuestion q;
-      q.text = "offline estimate: question-response similarity (no question generation)";
-      q.noncommittal = IsNoncommittal(*s.response);
-      q.cosine = Cosine(vectors[0], vectors[1]).value_or(0.0);
-      v.generated_questions = std::vector<GeneratedQuestion>{q};
-    }
-    if (need_similarity)
-      v.response_reference_similarity = Cosine(vectors[2], vectors[3]).value_or(0.0);
+  if (!need_questions && !need_similarity) return OkStatus();
+  // One embedding batch per row, so the IDF comes from all of the sample's texts.
+  std::string answered = *s.response;
+  if (WordCount(answered) <= kShortAnswerWords) answered = row.question + " " + answered;
+  std::vector<std::string> texts = {row.question, answered, *s.response,
+                                    s.reference.value_or(std::string())};
+  if (s.retrieved_contexts) {
+    texts.insert(texts.end(), s.retrieved_contexts->begin(), s.retrieved_contexts->end());
   }
+  TALA_ASSIGN_OR_RETURN(auto vectors, embedder_.Embed(texts));
+  if (need_questions) {
+    GeneratedQuestion q;
+    q.text = "offline estimate: question-response similarity (no question generation)";
+    q.noncommittal = IsNoncommittal(*s.response);
+    q.cosine = Cosine(vectors[0], vectors[1]).value_or(0.0);
+    v.generated_questions = std::vector<GeneratedQuestion>{q};
+  }
+  if (need_similarity) {
+    v.response_reference_similarity = Cosine(vectors[2], vectors[3]).value_or(0.0);
+  }
+  return OkStatus();
+}
+
+Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
+  const Sample& s = query.sample;
+  const TaskSet tasks = query.tasks;
+  RowTexts row(s, stemmer_);
+  Verdicts v;
+  if ((Contains(tasks, JudgeTask::kVerifyResponseClaims) ||
+       Contains(tasks, JudgeTask::kCheckClaimsAgainstReference)) &&
+      s.response) {
+    v.response_claims = JudgeResponseClaims(s, tasks, row);
+  }
+  if ((Contains(tasks, JudgeTask::kAttributeReferenceClaims) ||
+       Contains(tasks, JudgeTask::kFindReferenceClaimsInResponse)) &&
+      s.reference) {
+    v.reference_claims = JudgeReferenceClaims(s, tasks, row);
+  }
+  if (Contains(tasks, JudgeTask::kRateChunksForReference) && s.reference) {
+    v.chunk_relevant =
+        RateChunks(row.chunks, TextProfile(*s.reference, stemmer_), row.question_profile);
+  }
+  if (Contains(tasks, JudgeTask::kRateChunksForResponse) && s.response) {
+    v.chunk_relevant_to_response =
+        RateChunks(row.chunks, TextProfile(*s.response, stemmer_), row.question_profile);
+  }
+  if (Contains(tasks, JudgeTask::kExtractEntities) && s.reference) {
+    v.reference_entities = Entities(*s.reference);
+    v.context_entities = Entities(row.joined_context);
+  }
+  TALA_RETURN_IF_ERROR(AddSimilarities(s, tasks, row, v));
   return v;
 }
 

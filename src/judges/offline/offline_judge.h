@@ -6,6 +6,8 @@
 // generation needs a model, so response relevancy is estimated from question-response
 // similarity and a noncommittal check. Not thread-safe: one judge per thread.
 
+#include <optional>
+
 #include "judges/offline/claim_support.h"
 #include "judges/offline/hashed_embedder.h"
 #include "tala/judge.h"
@@ -30,6 +32,21 @@ class OfflineJudge : public Judge {
     std::string text;
     TextProfile profile;
   };
+  // One row's texts, analysed once and shared by every task.
+  struct RowTexts {
+    RowTexts(const Sample& s, text::Stemmer& stemmer);
+    // The whole context as one text, profiled on first use (one chunk: the chunk itself).
+    const TextProfile& WholeContext(text::Stemmer& stemmer);
+    std::string question;
+    TextProfile question_profile;
+    std::vector<TextProfile> chunks;
+    std::string joined_context;
+    std::optional<TextProfile> whole_context;
+  };
+  ClaimVerdict VerifyAgainstContext(const Claim& claim, RowTexts& row);
+  std::vector<ClaimVerdict> JudgeResponseClaims(const Sample& s, TaskSet tasks, RowTexts& row);
+  std::vector<ReferenceClaim> JudgeReferenceClaims(const Sample& s, TaskSet tasks, RowTexts& row);
+  Status AddSimilarities(const Sample& s, TaskSet tasks, const RowTexts& row, Verdicts& v);
   std::vector<Claim> ExtractClaims(const std::string& text, const std::string& question);
   std::vector<bool> RateChunks(const std::vector<TextProfile>& chunks, const TextProfile& target,
                                const TextProfile& question);

@@ -26,6 +26,12 @@ class TextProfile {
  public:
   TextProfile() = default;
   TextProfile(std::string_view text, text::Stemmer& stemmer);
+  // The sorted lookups are views into tokens_: a move keeps them valid (the token buffer moves
+  // whole), a copy would not, so copies are forbidden.
+  TextProfile(TextProfile&&) = default;
+  TextProfile& operator=(TextProfile&&) = default;
+  TextProfile(const TextProfile&) = delete;
+  TextProfile& operator=(const TextProfile&) = delete;
 
   const std::vector<ProfiledToken>& tokens() const { return tokens_; }
   int sentence_count() const { return sentence_count_; }
