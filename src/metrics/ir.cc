@@ -37,28 +37,28 @@ class IrMetric : public MetricBase {
   const std::string& key() const override { return key_; }
 
   MetricValue Score(const Sample& s, const Verdicts&) const override {
-    // Grades of the ranking, duplicates dropped at their later ranks.
-    std::vector<double> grades;
-    grades.reserve(s.retrieved_context_ids->size());
-    std::vector<std::string_view> seen;
-    seen.reserve(s.retrieved_context_ids->size());
+    // Grades of the ranking, duplicates dropped at their later ranks. Scratch buffers are per
+    // thread and reused: this runs millions of times, and rankings are short.
+    thread_local std::vector<double> grades, ideal;
+    thread_local std::vector<std::string_view> seen;
+    grades.clear();
+    ideal.clear();
+    seen.clear();
     for (const std::string& id : *s.retrieved_context_ids) {
       if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
       seen.push_back(id);
       grades.push_back(Grade(s, id));
     }
-    std::vector<double> ideal;
     if (!s.reference_context_grades.empty()) {
       for (const auto& [id, g] : s.reference_context_grades) {
         if (g > 0) ideal.push_back(g);
       }
+      std::sort(ideal.rbegin(), ideal.rend());
     } else {
-      std::vector<std::string_view> ref(s.reference_context_ids->begin(),
-                                        s.reference_context_ids->end());
-      std::sort(ref.begin(), ref.end());
-      ideal.assign(std::unique(ref.begin(), ref.end()) - ref.begin(), 1.0);
+      seen.assign(s.reference_context_ids->begin(), s.reference_context_ids->end());
+      std::sort(seen.begin(), seen.end());
+      ideal.assign(std::unique(seen.begin(), seen.end()) - seen.begin(), 1.0);
     }
-    std::sort(ideal.rbegin(), ideal.rend());
     const size_t relevant = ideal.size();
     if (relevant == 0 && kind_ != Kind::kPrecision) {
       return MetricValue::Undefined("no relevant reference id");
