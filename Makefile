@@ -7,7 +7,7 @@ TALA := $(BUILD_DIR)/tala
 
 # Every Debian package the build, the tests, the demo and the benchmarks use.
 DEB_PACKAGES := cmake ninja-build g++ pkg-config make \
-  libgtest-dev libgmock-dev libbenchmark-dev \
+  libgtest-dev libgmock-dev \
   libsimdjson-dev libcli11-dev libfmt-dev libutf8proc-dev libstemmer-dev wordnet-base
 
 .PHONY: all deps configure build test demo bench format clean
