@@ -15,7 +15,9 @@ bool Is13aPunct(unsigned char c) {
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
-std::vector<std::string> Tokenize13a(std::string_view in) {
+namespace {
+// 13a's normalisation and punctuation splitting; tokens are then the space-separated pieces.
+std::string Spaced13a(std::string_view in) {
   std::string line;
   for (size_t i = 0; i < in.size(); ++i) {
     if (in[i] == '-' && i + 1 < in.size() && in[i + 1] == '\n') {
@@ -52,24 +54,38 @@ std::vector<std::string> Tokenize13a(std::string_view in) {
       spaced += c;
     }
   }
-  std::vector<std::string> tokens;
-  std::string cur;
-  for (char c : spaced) {
-    if (c == ' ' || c == '\t' || c == '\r') {
-      if (!cur.empty()) tokens.push_back(std::move(cur));
-      cur.clear();
-    } else {
-      cur += c;
+  return spaced;
+}
+
+// Calls fn(token) for each space-separated piece of `spaced`.
+template <typename Fn>
+void ForEachToken(std::string_view spaced, Fn fn) {
+  size_t start = std::string_view::npos;
+  for (size_t i = 0; i <= spaced.size(); ++i) {
+    bool space = i == spaced.size() || spaced[i] == ' ' || spaced[i] == '\t' || spaced[i] == '\r';
+    if (!space && start == std::string_view::npos) start = i;
+    if (space && start != std::string_view::npos) {
+      fn(spaced.substr(start, i - start));
+      start = std::string_view::npos;
     }
   }
-  if (!cur.empty()) tokens.push_back(std::move(cur));
+}
+
+std::vector<uint64_t> TokenHashes13a(std::string_view text) {
+  std::vector<uint64_t> out;
+  ForEachToken(Spaced13a(text), [&](std::string_view t) { out.push_back(HashToken(t)); });
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> Tokenize13a(std::string_view in) {
+  std::vector<std::string> tokens;
+  ForEachToken(Spaced13a(in), [&](std::string_view t) { tokens.emplace_back(t); });
   return tokens;
 }
 
 double Bleu(std::string_view hypothesis, std::string_view reference) {
-  std::vector<uint64_t> h, r;
-  for (const std::string& t : Tokenize13a(hypothesis)) h.push_back(HashToken(t));
-  for (const std::string& t : Tokenize13a(reference)) r.push_back(HashToken(t));
+  std::vector<uint64_t> h = TokenHashes13a(hypothesis), r = TokenHashes13a(reference);
   constexpr size_t kOrder = 4;
   size_t correct[kOrder], total[kOrder];
   bool any = false;

@@ -39,7 +39,8 @@ size_t ClippedMatches(const std::vector<uint64_t>& a, const std::vector<uint64_t
   size_t capacity = 16;
   while (capacity < 2 * b.size()) capacity <<= 1;
   const size_t mask = capacity - 1;
-  std::vector<std::pair<uint64_t, uint32_t>> table(capacity, {0, 0});
+  thread_local std::vector<std::pair<uint64_t, uint32_t>> table;  // reused: no allocation per call
+  table.assign(capacity, {0, 0});
   auto find = [&](uint64_t key) {  // the slot holding key, or the empty slot where it belongs
     key = key == 0 ? 1 : key;
     size_t i = (key ^ (key >> 29)) & mask;

@@ -30,7 +30,8 @@ std::vector<std::string> RougeTokens(std::string_view text, bool stem) {
 }
 
 namespace {
-size_t LcsLength(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+// Longest common subsequence over token hashes (comparing integers, not strings).
+size_t LcsLength(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
   std::vector<size_t> row(b.size() + 1, 0);
   for (size_t i = 1; i <= a.size(); ++i) {
     size_t diag = 0;
@@ -55,11 +56,12 @@ RougeScore FromCounts(size_t overlap, size_t candidate, size_t reference) {
 
 RougeScore Rouge(std::string_view candidate, std::string_view reference, RougeType type,
                  bool stem) {
-  std::vector<std::string> c = RougeTokens(candidate, stem), r = RougeTokens(reference, stem);
+  std::vector<uint64_t> c, r;
+  for (const std::string& t : RougeTokens(candidate, stem)) c.push_back(HashToken(t));
+  for (const std::string& t : RougeTokens(reference, stem)) r.push_back(HashToken(t));
   if (type == RougeType::kRougeL) return FromCounts(LcsLength(r, c), c.size(), r.size());
   size_t n = type == RougeType::kRouge1 ? 1 : 2;
-  std::vector<std::string_view> cv(c.begin(), c.end()), rv(r.begin(), r.end());
-  std::vector<uint64_t> cn = NgramHashes(cv, n), rn = NgramHashes(rv, n);
+  std::vector<uint64_t> cn = NgramHashesFromUnits(c, n), rn = NgramHashesFromUnits(r, n);
   return FromCounts(ClippedMatches(cn, rn), cn.size(), rn.size());
 }
 

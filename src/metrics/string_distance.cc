@@ -7,6 +7,11 @@ namespace tala::metrics {
 std::vector<char32_t> CodePoints(std::string_view s) {
   std::vector<char32_t> out;
   out.reserve(s.size());
+  if (std::all_of(s.begin(), s.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    out.assign(s.begin(), s.end());  // ASCII: one code point a byte
+    return out;
+  }
   for (size_t i = 0; i < s.size();) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
@@ -27,7 +32,8 @@ size_t LevenshteinDistance(const std::vector<char32_t>& a, const std::vector<cha
   if (m == 0) return text.size();
   const size_t blocks = (m + 63) / 64;
   // Match masks: ASCII in a table, other code points in a small sorted list.
-  std::vector<uint64_t> ascii(128 * blocks, 0);
+  thread_local std::vector<uint64_t> ascii;  // reused across calls: no allocation per pair
+  ascii.assign(128 * blocks, 0);
   std::vector<std::pair<char32_t, std::vector<uint64_t>>> other;
   for (size_t i = 0; i < m; ++i) {
     char32_t c = pattern[i];
@@ -44,7 +50,9 @@ size_t LevenshteinDistance(const std::vector<char32_t>& a, const std::vector<cha
     it->second[i / 64] |= bit;
   }
   static const std::vector<uint64_t> kNone;
-  std::vector<uint64_t> pv(blocks, ~0ull), mv(blocks, 0);
+  thread_local std::vector<uint64_t> pv, mv;
+  pv.assign(blocks, ~0ull);
+  mv.assign(blocks, 0);
   const uint64_t last = 1ull << ((m - 1) % 64);
   size_t score = m;
   for (char32_t c : text) {
