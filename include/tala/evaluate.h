@@ -25,6 +25,7 @@ struct EvalOptions {
   std::string out = "results.jsonl";  // results file ("-": stdout)
   OnError on_error = OnError::kFail;  // bad rows: stop before scoring, or skip and count
   int max_errors_shown = 20;          // errors kept for the report
+  double diagnosis_threshold = 0.7;   // a diagnostic metric below this fails its stage
   // Called after each scored row with (rows done, rows to do); may be empty.
   std::function<void(int64_t, int64_t)> progress;
 };
@@ -37,6 +38,16 @@ struct MetricSummary {
   int64_t failed = 0;     // rows where the judge failed
   double sum = 0;
   double mean() const { return scored > 0 ? sum / static_cast<double>(scored) : 0.0; }
+  // Over the scored rows (valid when scored > 0): median, sample standard deviation, and the
+  // 95% interval of the mean (Wilson for 0/1 metrics, else a seeded bootstrap).
+  double median = 0, stddev = 0, ci_low = 0, ci_high = 0;
+  std::string interval = "bootstrap";  // wilson (0/1 values), bootstrap, or normal (huge runs)
+};
+
+struct DiagnosedRow {
+  std::string id;
+  std::string diagnosis;
+  double score = 0;  // the value of the metric that decided the diagnosis
 };
 
 struct RunSummary {
@@ -48,6 +59,11 @@ struct RunSummary {
   int64_t rows_failed = 0;     // rows whose judge call failed
   std::vector<Status> errors;  // the first max_errors_shown data errors
   std::vector<MetricSummary> metrics;
+  // Diagnosis name -> rows, in pipeline order; the most frequent failure; its worst rows.
+  std::vector<std::pair<std::string, int64_t>> diagnoses;
+  std::string principal_failure;  // empty when no row failed
+  std::vector<DiagnosedRow> worst_rows;
+  std::vector<std::string> notes;  // caveats the summary prints under the table
 };
 
 // kDataError (with `errors` filled) when rows are bad under OnError::kFail; kInvalidArgument for

@@ -135,6 +135,22 @@ TEST(EvalCommandTest, Issue6_IrCheckMeansOverARun) {
       << r.out;
 }
 
+TEST(EvalCommandTest, DemoRunDiagnosesRowsAndReportsIntervals) {
+  TempDir dir;
+  std::string out = dir.path() + "/r.jsonl";
+  auto r = RunTala("eval " + std::string(TALA_SOURCE_DIR) +
+                   "/examples/data/interactions.jsonl "
+                   "--metrics faithfulness,context_recall,context_precision --json -q -o " +
+                   out);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"ci95\":["), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"principal_failure\":\"ranking noise\""), std::string::npos) << r.out;
+  std::string results = dir.Read(out);
+  EXPECT_NE(results.find("\"id\":\"demo-05\""), std::string::npos);
+  size_t row5 = results.find("\"id\":\"demo-05\"");
+  EXPECT_NE(results.find("\"diagnosis\":\"retriever miss\"", row5), std::string::npos);
+}
+
 TEST(EvalCommandTest, HelpExplainsTheFlags) {
   auto r = RunTala("eval --help");
   EXPECT_EQ(r.exit_code, 0);

@@ -40,6 +40,10 @@ std::string FormatResultLine(const RowResult& row) {
     AppendJsonString(out, reason);
   }
   out += '}';
+  if (!row.diagnosis.empty()) {
+    out += ",\"diagnosis\":";
+    AppendJsonString(out, row.diagnosis);
+  }
   if (!row.status.ok()) {
     out += ",\"error\":";
     AppendJsonString(out, row.status.ToString());

@@ -22,7 +22,8 @@ struct RowScore {
 struct RowResult {
   const Sample& sample;
   std::vector<RowScore> scores;
-  Status status;  // a judge failure for the whole row; scores are then all null
+  Status status;          // a judge failure for the whole row; scores are then all null
+  std::string diagnosis;  // which stage failed ("retriever miss"); empty: not written
 };
 
 // Builds the JSON line for one row (without the newline).

@@ -28,12 +28,12 @@ std::string_view ClaimSupport::Match(const ProfiledToken& t, const TextProfile& 
   if (evidence.HasStem(t.stem)) return t.stem;
   if (evidence.HasFolded(t.folded)) return t.stem;
   if (t.number) return {};
-  if (const auto* bases = wordnet_.BaseForms(t.folded)) {
+  if (const auto* bases = wordnet().BaseForms(t.folded)) {
     for (const std::string& b : *bases) {
       if (evidence.HasFolded(b)) return b;
     }
   }
-  for (std::string_view syn : wordnet_.Synonyms(t.folded)) {
+  for (std::string_view syn : wordnet().Synonyms(t.folded)) {
     if (evidence.HasFolded(syn)) return syn;
   }
   return {};
@@ -104,7 +104,7 @@ SupportVerdict ClaimSupport::Check(const TextProfile& claim, const TextProfile& 
     } else if (t.capitalised) {
       score *= kMissingName;
       if (why.empty()) why = "'" + t.folded + "' not in " + evidence_name;
-    } else if (const auto* antonyms = wordnet_.Antonyms(t.folded)) {
+    } else if (const auto* antonyms = wordnet().Antonyms(t.folded)) {
       for (const std::string& a : *antonyms) {
         if (EvidenceHasWord(evidence, a)) {
           score *= kAntonym;

@@ -29,7 +29,9 @@ struct SupportVerdict {
 
 class ClaimSupport {
  public:
-  explicit ClaimSupport(const WordNet& wordnet) : wordnet_(wordnet) {}
+  // WordNet is loaded on the first check that needs it, not at construction: runs that never
+  // verify a claim (ids only, string metrics) do not pay its second and 50 MiB.
+  ClaimSupport() = default;
   SupportVerdict Check(const TextProfile& claim, const TextProfile& question,
                        const TextProfile& evidence, GivenWords given,
                        const char* evidence_name) const;
@@ -38,7 +40,7 @@ class ClaimSupport {
   // The evidence stem that matches the token (itself, an irregular base, or a synonym), or "".
   std::string_view Match(const ProfiledToken& t, const TextProfile& evidence,
                          text::Stemmer* stemmer) const;
-  const WordNet& wordnet_;
+  static const WordNet& wordnet() { return WordNet::Get(); }
 };
 
 }  // namespace tala::judges::offline

@@ -55,7 +55,7 @@ bool IsNoncommittal(std::string_view response) {
   return false;
 }
 
-OfflineJudge::OfflineJudge() : support_(WordNet::Get()) {}
+OfflineJudge::OfflineJudge() = default;
 
 std::vector<OfflineJudge::Claim> OfflineJudge::ExtractClaims(const std::string& text,
                                                              const std::string& question) {

@@ -1,0 +1,78 @@
+#include "analysis/diagnosis.h"
+
+#include "metrics/context_precision.h"
+#include "metrics/context_recall.h"
+#include "metrics/faithfulness.h"
+#include "metrics/response_relevancy.h"
+
+namespace tala::analysis {
+
+const std::vector<Diagnosis>& AllDiagnoses() {
+  static const std::vector<Diagnosis> kAll = {
+      Diagnosis::kRetrieverMiss, Diagnosis::kRankingNoise, Diagnosis::kGeneratorNotGrounded,
+      Diagnosis::kOffTopic,      Diagnosis::kHealthy,      Diagnosis::kNotDiagnosed};
+  return kAll;
+}
+
+std::string_view DiagnosisName(Diagnosis d) {
+  switch (d) {
+    case Diagnosis::kRetrieverMiss: return "retriever miss";
+    case Diagnosis::kRankingNoise: return "ranking noise";
+    case Diagnosis::kGeneratorNotGrounded: return "generator not grounded";
+    case Diagnosis::kOffTopic: return "off-topic answer";
+    case Diagnosis::kHealthy: return "healthy";
+    case Diagnosis::kNotDiagnosed: return "not diagnosed";
+  }
+  return "?";
+}
+
+std::string_view DiagnosisAdvice(Diagnosis d) {
+  switch (d) {
+    case Diagnosis::kRetrieverMiss:
+      return "the needed information was not retrieved: fix retrieval or chunking first (a miss "
+             "often causes low faithfulness too)";
+    case Diagnosis::kRankingNoise:
+      return "useful chunks are ranked below noise: add a reranker or filter";
+    case Diagnosis::kGeneratorNotGrounded:
+      return "the answer says what the context does not: tighten the prompt, lower the "
+             "temperature, require citations";
+    case Diagnosis::kOffTopic: return "the answer does not address the question";
+    case Diagnosis::kHealthy: return "no metric below its threshold";
+    case Diagnosis::kNotDiagnosed: return "none of the diagnostic metrics was scored";
+  }
+  return "";
+}
+
+std::string DecidingMetric(Diagnosis d) {
+  switch (d) {
+    case Diagnosis::kRetrieverMiss: return metrics::ContextRecallInfo().name;
+    case Diagnosis::kRankingNoise: return metrics::ContextPrecisionInfo().name;
+    case Diagnosis::kGeneratorNotGrounded: return metrics::FaithfulnessInfo().name;
+    case Diagnosis::kOffTopic: return metrics::ResponseRelevancyInfo().name;
+    default: return {};
+  }
+}
+
+Diagnosis Diagnose(const std::map<std::string, double>& scores, const DiagnosisRule& rule) {
+  const std::string& recall = metrics::ContextRecallInfo().name;
+  const std::string& precision = metrics::ContextPrecisionInfo().name;
+  const std::string& faithfulness = metrics::FaithfulnessInfo().name;
+  const std::string& relevancy = metrics::ResponseRelevancyInfo().name;
+  auto low = [&](const std::string& metric) {
+    auto it = scores.find(metric);
+    return it != scores.end() && it->second < rule.threshold;
+  };
+  bool any = false;
+  for (const std::string* m : {&recall, &precision, &faithfulness, &relevancy}) {
+    any = any || scores.count(*m) > 0;
+  }
+  if (!any) return Diagnosis::kNotDiagnosed;
+  // Pipeline order: a retrieval failure explains the generator's symptoms, not the reverse.
+  if (low(recall)) return Diagnosis::kRetrieverMiss;
+  if (low(precision)) return Diagnosis::kRankingNoise;
+  if (low(faithfulness)) return Diagnosis::kGeneratorNotGrounded;
+  if (low(relevancy)) return Diagnosis::kOffTopic;
+  return Diagnosis::kHealthy;
+}
+
+}  // namespace tala::analysis

@@ -1,0 +1,36 @@
+#pragma once
+// Per-row diagnosis: which half of the RAG pipeline failed, read in pipeline order from the
+// row's scores with a threshold per metric (default 0.7, respecting each metric's direction):
+//   context_recall low                      -> retriever miss (the needed information was not retrieved)
+//   context_precision low, recall fine      -> ranking noise (useful chunks ranked below noise)
+//   faithfulness low, retrieval fine        -> generator not grounded
+//   response_relevancy low                  -> off-topic answer
+//   otherwise                               -> healthy
+// A metric missing from the row is skipped; a row with none of the four is "not diagnosed".
+// Pure; thread-safe.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tala::analysis {
+
+enum class Diagnosis { kRetrieverMiss, kRankingNoise, kGeneratorNotGrounded, kOffTopic, kHealthy, kNotDiagnosed };
+
+struct DiagnosisRule {
+  double threshold = 0.7;
+};
+
+const std::vector<Diagnosis>& AllDiagnoses();
+std::string_view DiagnosisName(Diagnosis d);    // "retriever miss"
+std::string_view DiagnosisAdvice(Diagnosis d);  // what to fix first
+
+// The metric whose low value gives the diagnosis; empty for healthy and not diagnosed.
+std::string DecidingMetric(Diagnosis d);
+
+// `scores` maps metric wire names to the row's defined values.
+Diagnosis Diagnose(const std::map<std::string, double>& scores, const DiagnosisRule& rule = {});
+
+}  // namespace tala::analysis
