@@ -16,12 +16,18 @@ const std::vector<Diagnosis>& AllDiagnoses() {
 
 std::string_view DiagnosisName(Diagnosis d) {
   switch (d) {
-    case Diagnosis::kRetrieverMiss: return "retriever miss";
-    case Diagnosis::kRankingNoise: return "ranking noise";
-    case Diagnosis::kGeneratorNotGrounded: return "generator not grounded";
-    case Diagnosis::kOffTopic: return "off-topic answer";
-    case Diagnosis::kHealthy: return "healthy";
-    case Diagnosis::kNotDiagnosed: return "not diagnosed";
+    case Diagnosis::kRetrieverMiss:
+      return "retriever miss";
+    case Diagnosis::kRankingNoise:
+      return "ranking noise";
+    case Diagnosis::kGeneratorNotGrounded:
+      return "generator not grounded";
+    case Diagnosis::kOffTopic:
+      return "off-topic answer";
+    case Diagnosis::kHealthy:
+      return "healthy";
+    case Diagnosis::kNotDiagnosed:
+      return "not diagnosed";
   }
   return "?";
 }
@@ -36,20 +42,28 @@ std::string_view DiagnosisAdvice(Diagnosis d) {
     case Diagnosis::kGeneratorNotGrounded:
       return "the answer says what the context does not: tighten the prompt, lower the "
              "temperature, require citations";
-    case Diagnosis::kOffTopic: return "the answer does not address the question";
-    case Diagnosis::kHealthy: return "no metric below its threshold";
-    case Diagnosis::kNotDiagnosed: return "none of the diagnostic metrics was scored";
+    case Diagnosis::kOffTopic:
+      return "the answer does not address the question";
+    case Diagnosis::kHealthy:
+      return "no metric below its threshold";
+    case Diagnosis::kNotDiagnosed:
+      return "none of the diagnostic metrics was scored";
   }
   return "";
 }
 
 std::string DecidingMetric(Diagnosis d) {
   switch (d) {
-    case Diagnosis::kRetrieverMiss: return metrics::ContextRecallInfo().name;
-    case Diagnosis::kRankingNoise: return metrics::ContextPrecisionInfo().name;
-    case Diagnosis::kGeneratorNotGrounded: return metrics::FaithfulnessInfo().name;
-    case Diagnosis::kOffTopic: return metrics::ResponseRelevancyInfo().name;
-    default: return {};
+    case Diagnosis::kRetrieverMiss:
+      return metrics::ContextRecallInfo().name;
+    case Diagnosis::kRankingNoise:
+      return metrics::ContextPrecisionInfo().name;
+    case Diagnosis::kGeneratorNotGrounded:
+      return metrics::FaithfulnessInfo().name;
+    case Diagnosis::kOffTopic:
+      return metrics::ResponseRelevancyInfo().name;
+    default:
+      return {};
   }
 }
 

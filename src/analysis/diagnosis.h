@@ -1,11 +1,10 @@
 #pragma once
 // Per-row diagnosis: which half of the RAG pipeline failed, read in pipeline order from the
 // row's scores with a threshold per metric (default 0.7, respecting each metric's direction):
-//   context_recall low                      -> retriever miss (the needed information was not retrieved)
-//   context_precision low, recall fine      -> ranking noise (useful chunks ranked below noise)
-//   faithfulness low, retrieval fine        -> generator not grounded
-//   response_relevancy low                  -> off-topic answer
-//   otherwise                               -> healthy
+//   context_recall low                      -> retriever miss (the needed information was not
+//   retrieved) context_precision low, recall fine      -> ranking noise (useful chunks ranked below
+//   noise) faithfulness low, retrieval fine        -> generator not grounded response_relevancy low
+//   -> off-topic answer otherwise                               -> healthy
 // A metric missing from the row is skipped; a row with none of the four is "not diagnosed".
 // Pure; thread-safe.
 
@@ -17,7 +16,14 @@
 
 namespace tala::analysis {
 
-enum class Diagnosis { kRetrieverMiss, kRankingNoise, kGeneratorNotGrounded, kOffTopic, kHealthy, kNotDiagnosed };
+enum class Diagnosis {
+  kRetrieverMiss,
+  kRankingNoise,
+  kGeneratorNotGrounded,
+  kOffTopic,
+  kHealthy,
+  kNotDiagnosed
+};
 
 struct DiagnosisRule {
   double threshold = 0.7;

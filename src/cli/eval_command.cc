@@ -98,6 +98,11 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
                   "bad rows: fail (report up to 20 errors, score nothing) or skip (count them)")
       ->capture_default_str()
       ->check(CLI::IsMember({"fail", "skip"}));
+  cmd->add_option("--diagnosis-threshold", o.diagnosis_threshold,
+                  "a row fails a pipeline stage when its context_recall, context_precision, "
+                  "faithfulness or response_relevancy is below this")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--json", flags->json, "print the summary as JSON");
   cmd->add_flag("--quiet,-q", flags->quiet, "no progress on stderr");
   cmd->callback([flags, exit_code] { *exit_code = RunEval(*flags); });
