@@ -17,5 +17,6 @@ void AddMetricsCommand(CLI::App& app, int* exit_code);
 void AddJudgesCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);
 void AddCalibrateCommand(CLI::App& app, int* exit_code);
+void AddPowerCommand(CLI::App& app, int* exit_code);
 
 }  // namespace tala::cli

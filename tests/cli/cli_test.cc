@@ -151,6 +151,16 @@ TEST(EvalCommandTest, DemoRunDiagnosesRowsAndReportsIntervals) {
   EXPECT_NE(results.find("\"diagnosis\":\"retriever miss\"", row5), std::string::npos);
 }
 
+TEST(PowerCommandTest, IssueChecksFromTheBinary) {
+  EXPECT_NE(RunTala("power --p 0.8 --n 50").out.find("±0.111"), std::string::npos);
+  EXPECT_NE(RunTala("power --p1 0.80 --p2 0.85").out.find("906 rows per system"),
+            std::string::npos);
+  EXPECT_NE(RunTala("power --p1 0.80 --p2 0.85 --paired --discordant 0.10").out.find("312 rows"),
+            std::string::npos);
+  EXPECT_EQ(RunTala("power --p1 0.8 --p2 0.85 --paired 2>&1").exit_code, 2);
+  EXPECT_EQ(RunTala("power 2>&1").exit_code, 2);
+}
+
 TEST(EvalCommandTest, HelpExplainsTheFlags) {
   auto r = RunTala("eval --help");
   EXPECT_EQ(r.exit_code, 0);
@@ -173,7 +183,7 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
   size_t section = readme.find("## CLI reference");
   ASSERT_NE(section, std::string::npos);
   std::string reference = readme.substr(section, readme.find("\n## ", section + 1) - section);
-  for (const char* cmd : {"eval", "validate", "calibrate", "metrics", "judges"}) {
+  for (const char* cmd : {"eval", "validate", "calibrate", "power", "metrics", "judges"}) {
     EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
     auto help = testing::RunTala(std::string(cmd) + " --help");
     std::regex flag("--[a-z][a-z-]+");
