@@ -18,5 +18,6 @@ void AddJudgesCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);
 void AddCalibrateCommand(CLI::App& app, int* exit_code);
 void AddPowerCommand(CLI::App& app, int* exit_code);
+void AddCompareCommand(CLI::App& app, int* exit_code);
 
 }  // namespace tala::cli

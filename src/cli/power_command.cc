@@ -31,30 +31,35 @@ int RunPower(const PowerFlags& f) {
     }
     if (f.paired) {
       if (!f.discordant) {
-        std::fprintf(stderr, "tala power: --paired needs --discordant (the expected share of rows "
-                             "on which the two systems disagree)\n");
+        std::fprintf(stderr,
+                     "tala power: --paired needs --discordant (the expected share of rows "
+                     "on which the two systems disagree)\n");
         return 2;
       }
       auto rows = analysis::RowsForPairedProportions(*f.p1, *f.p2, *f.discordant, f.alpha, f.power);
       if (!rows) {
-        std::fprintf(stderr, "tala power: a difference of %.3f needs at least that share of "
-                             "discordant rows; --discordant %.3f is too small\n",
+        std::fprintf(stderr,
+                     "tala power: a difference of %.3f needs at least that share of "
+                     "discordant rows; --discordant %.3f is too small\n",
                      std::abs(*f.p2 - *f.p1), *f.discordant);
         return 2;
       }
-      std::printf("paired (the same rows scored by both systems, %.0f%% discordant): %.0f rows to "
-                  "tell %.3f from %.3f at alpha %.2f with power %.2f\n",
-                  100 * *f.discordant, std::ceil(*rows), *f.p1, *f.p2, f.alpha, f.power);
+      std::printf(
+          "paired (the same rows scored by both systems, %.0f%% discordant): %.0f rows to "
+          "tell %.3f from %.3f at alpha %.2f with power %.2f\n",
+          100 * *f.discordant, std::ceil(*rows), *f.p1, *f.p2, f.alpha, f.power);
       return 0;
     }
     double rows = analysis::RowsForTwoProportions(*f.p1, *f.p2, f.alpha, f.power);
-    std::printf("independent samples: %.0f rows per system to tell %.3f from %.3f at alpha %.2f "
-                "with power %.2f\n",
-                std::ceil(rows), *f.p1, *f.p2, f.alpha, f.power);
+    std::printf(
+        "independent samples: %.0f rows per system to tell %.3f from %.3f at alpha %.2f "
+        "with power %.2f\n",
+        std::ceil(rows), *f.p1, *f.p2, f.alpha, f.power);
     return 0;
   }
-  std::fprintf(stderr, "tala power: give --p and --n (margin of error) or --p1 and --p2 (rows "
-                       "needed); see tala power --help\n");
+  std::fprintf(stderr,
+               "tala power: give --p and --n (margin of error) or --p1 and --p2 (rows "
+               "needed); see tala power --help\n");
   return 2;
 }
 }  // namespace
@@ -62,9 +67,10 @@ int RunPower(const PowerFlags& f) {
 void AddPowerCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<PowerFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "power", "Sample sizes for evaluation sets: the margin of error of a score (--p, --n), or "
-               "the rows needed to tell two systems apart (--p1, --p2; --paired --discordant D "
-               "when both score the same rows).");
+      "power",
+      "Sample sizes for evaluation sets: the margin of error of a score (--p, --n), or "
+      "the rows needed to tell two systems apart (--p1, --p2; --paired --discordant D "
+      "when both score the same rows).");
   auto unit = CLI::Range(0.0, 1.0);
   cmd->add_option("--p", f->p, "a score (a proportion), with --n")->check(unit);
   cmd->add_option("--n", f->n, "rows the score is measured on")->check(CLI::PositiveNumber);

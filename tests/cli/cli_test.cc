@@ -161,6 +161,34 @@ TEST(PowerCommandTest, IssueChecksFromTheBinary) {
   EXPECT_EQ(RunTala("power 2>&1").exit_code, 2);
 }
 
+std::string ResultsFile(const TempDir& dir, const char* name, double faithfulness, double noise,
+                        double jitter) {
+  std::string content;
+  for (int i = 0; i < 30; ++i) {
+    double j = ((i * 7919) % 11 - 5) * jitter;
+    content += "{\"id\":\"r" + std::to_string(i) +
+               "\",\"scores\":{\"faithfulness\":" + std::to_string(faithfulness + j) +
+               ",\"noise_sensitivity\":" + std::to_string(noise) + ",\"bleu\":null}}\n";
+  }
+  return dir.Write(name, content);
+}
+
+TEST(CompareCommandTest, ARealDropIsCaughtAndNoiseIsNot) {
+  TempDir dir;
+  std::string base = ResultsFile(dir, "base.jsonl", 0.85, 0.30, 0.01);
+  std::string drop = ResultsFile(dir, "drop.jsonl", 0.60, 0.10, 0.01);
+  std::string same = ResultsFile(dir, "same.jsonl", 0.85, 0.30, 0.0);
+  auto r = RunTala("compare " + base + " " + drop + " --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"metric\":\"faithfulness\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"verdict\":\"worse\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"verdict\":\"better\""), std::string::npos) << r.out;  // noise fell
+  auto n = RunTala("compare " + base + " " + same + " --json");
+  EXPECT_EQ(n.out.find("\"verdict\":\"worse\""), std::string::npos) << n.out;
+  EXPECT_EQ(n.out.find("\"verdict\":\"better\""), std::string::npos) << n.out;
+  EXPECT_EQ(RunTala("compare " + base + " /nonexistent.jsonl 2>&1").exit_code, 2);
+}
+
 TEST(EvalCommandTest, HelpExplainsTheFlags) {
   auto r = RunTala("eval --help");
   EXPECT_EQ(r.exit_code, 0);
@@ -183,7 +211,8 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
   size_t section = readme.find("## CLI reference");
   ASSERT_NE(section, std::string::npos);
   std::string reference = readme.substr(section, readme.find("\n## ", section + 1) - section);
-  for (const char* cmd : {"eval", "validate", "calibrate", "power", "metrics", "judges"}) {
+  for (const char* cmd :
+       {"eval", "validate", "calibrate", "compare", "power", "metrics", "judges"}) {
     EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
     auto help = testing::RunTala(std::string(cmd) + " --help");
     std::regex flag("--[a-z][a-z-]+");

@@ -1,0 +1,27 @@
+#pragma once
+// Reads a tala results file (JSON Lines of {"id", "scores", ...}) back for `tala compare` and
+// `tala gate`. Re-reading never re-runs a judge.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tala/status.h"
+
+namespace tala::io {
+
+struct ResultRow {
+  std::string id;
+  std::map<std::string, std::optional<double>> scores;  // null scores are nullopt
+};
+
+struct ResultsFile {
+  std::vector<ResultRow> rows;
+  std::vector<std::string> metric_keys;  // in first-seen order
+};
+
+// kDataError names file:line and the field for a row without an id or scores.
+Result<ResultsFile> ReadResults(const std::string& path);
+
+}  // namespace tala::io
