@@ -8,9 +8,12 @@ namespace tala::analysis {
 
 const char* VerdictName(PairedResult::Verdict v) {
   switch (v) {
-    case PairedResult::Verdict::kBetter: return "better";
-    case PairedResult::Verdict::kWorse: return "worse";
-    case PairedResult::Verdict::kNoDetectableChange: return "no detectable change";
+    case PairedResult::Verdict::kBetter:
+      return "better";
+    case PairedResult::Verdict::kWorse:
+      return "worse";
+    case PairedResult::Verdict::kNoDetectableChange:
+      return "no detectable change";
   }
   return "?";
 }
@@ -41,7 +44,9 @@ PairedResult ComparePaired(const std::vector<double>& base, const std::vector<do
     means.push_back(s / n);
   }
   std::sort(means.begin(), means.end());
-  auto at = [&](double q) { return means[static_cast<size_t>(std::floor(q * (means.size() - 1) + 0.5))]; };
+  auto at = [&](double q) {
+    return means[static_cast<size_t>(std::floor(q * (means.size() - 1) + 0.5))];
+  };
   r.ci_low = at(0.025);
   r.ci_high = at(0.975);
   // Sign-flip permutation test: under "no change" each row's difference is as likely negated.

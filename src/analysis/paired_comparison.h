@@ -16,7 +16,11 @@ struct PairedResult {
   double mean_difference = 0;  // candidate − base
   double ci_low = 0, ci_high = 0;
   double p_value = 1;
-  enum class Verdict { kBetter, kWorse, kNoDetectableChange } verdict = Verdict::kNoDetectableChange;
+  enum class Verdict {
+    kBetter,
+    kWorse,
+    kNoDetectableChange
+  } verdict = Verdict::kNoDetectableChange;
 };
 
 struct PairedOptions {

@@ -19,5 +19,6 @@ void AddEvalCommand(CLI::App& app, int* exit_code);
 void AddCalibrateCommand(CLI::App& app, int* exit_code);
 void AddPowerCommand(CLI::App& app, int* exit_code);
 void AddCompareCommand(CLI::App& app, int* exit_code);
+void AddGateCommand(CLI::App& app, int* exit_code);
 
 }  // namespace tala::cli

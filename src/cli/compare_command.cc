@@ -64,8 +64,9 @@ int RunCompare(const CompareFlags& f) {
     out.push_back(std::move(mc));
   }
   if (out.empty()) {
-    std::fprintf(stderr, "tala compare: no metric is scored on rows common to both files (pairs "
-                         "by id)\n");
+    std::fprintf(stderr,
+                 "tala compare: no metric is scored on rows common to both files (pairs "
+                 "by id)\n");
     return 2;
   }
   if (f.json) {
@@ -84,24 +85,27 @@ int RunCompare(const CompareFlags& f) {
     std::printf("%s]}\n", s.c_str());
     return 0;
   }
-  std::printf("%-30s %6s %8s %8s %9s %21s %8s  %s\n", "metric", "pairs", "base", "cand",
-              "diff", "95% interval", "p", "verdict");
+  std::printf("%-30s %6s %8s %8s %9s %21s %8s  %s\n", "metric", "pairs", "base", "cand", "diff",
+              "95% interval", "p", "verdict");
   for (const MetricComparison& mc : out) {
     const auto& r = mc.result;
     std::printf("%-30s %6ld %8.4f %8.4f %+9.4f [%+8.4f, %+8.4f] %8.4f  %s\n", mc.key.c_str(), r.n,
                 r.base_mean, r.candidate_mean, r.mean_difference, r.ci_low, r.ci_high, r.p_value,
                 analysis::VerdictName(r.verdict));
   }
-  if (unmatched > 0) std::printf("\n%ld candidate rows have no row of the same id in the base\n", unmatched);
+  if (unmatched > 0)
+    std::printf("\n%ld candidate rows have no row of the same id in the base\n", unmatched);
   for (const MetricComparison& mc : out) {
     if (mc.moves.front().first == 0 && mc.moves.back().first == 0) continue;
     std::printf("\n%s moved most:", mc.key.c_str());
     int shown = 0;
-    for (auto it = mc.moves.rbegin(); it != mc.moves.rend() && shown < f.top && it->first > 0; ++it, ++shown) {
+    for (auto it = mc.moves.rbegin(); it != mc.moves.rend() && shown < f.top && it->first > 0;
+         ++it, ++shown) {
       std::printf(" %s (%+.3f)", it->second.c_str(), it->first);
     }
     shown = 0;
-    for (auto it = mc.moves.begin(); it != mc.moves.end() && shown < f.top && it->first < 0; ++it, ++shown) {
+    for (auto it = mc.moves.begin(); it != mc.moves.end() && shown < f.top && it->first < 0;
+         ++it, ++shown) {
       std::printf(" %s (%+.3f)", it->second.c_str(), it->first);
     }
   }
@@ -113,13 +117,16 @@ int RunCompare(const CompareFlags& f) {
 void AddCompareCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<CompareFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "compare", "Compare two results files row by row (paired by id): per metric the mean "
-                 "difference, a paired bootstrap 95% interval, a sign-flip permutation p-value, "
-                 "a verdict (better / worse / no detectable change, respecting each metric's "
-                 "direction), and the rows that moved most.");
+      "compare",
+      "Compare two results files row by row (paired by id): per metric the mean "
+      "difference, a paired bootstrap 95% interval, a sign-flip permutation p-value, "
+      "a verdict (better / worse / no detectable change, respecting each metric's "
+      "direction), and the rows that moved most.");
   cmd->add_option("BASE", f->base, "results file of the baseline run")->required();
   cmd->add_option("CANDIDATE", f->candidate, "results file of the candidate run")->required();
-  cmd->add_option("--top", f->top, "rows to list per direction")->capture_default_str()->check(CLI::Range(0, 1000));
+  cmd->add_option("--top", f->top, "rows to list per direction")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
   cmd->add_flag("--json", f->json, "print the comparison as JSON");
   cmd->callback([f, exit_code] { *exit_code = RunCompare(*f); });
 }

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
     tala::cli::AddValidateCommand(app, &exit_code);
     tala::cli::AddCalibrateCommand(app, &exit_code);
     tala::cli::AddCompareCommand(app, &exit_code);
+    tala::cli::AddGateCommand(app, &exit_code);
     tala::cli::AddPowerCommand(app, &exit_code);
     tala::cli::AddMetricsCommand(app, &exit_code);
     tala::cli::AddJudgesCommand(app, &exit_code);

@@ -189,6 +189,31 @@ TEST(CompareCommandTest, ARealDropIsCaughtAndNoiseIsNot) {
   EXPECT_EQ(RunTala("compare " + base + " /nonexistent.jsonl 2>&1").exit_code, 2);
 }
 
+TEST(GateCommandTest, ExitCodesForMinimumsAndDrops) {
+  TempDir dir;
+  std::string base = ResultsFile(dir, "base.jsonl", 0.85, 0.30, 0.01);
+  std::string drop = ResultsFile(dir, "drop.jsonl", 0.60, 0.10, 0.01);
+  std::string noisy = ResultsFile(dir, "noisy.jsonl", 0.84, 0.30, 0.012);
+  EXPECT_EQ(RunTala("gate " + base + " --min faithfulness=0.8").exit_code, 0);
+  auto fail = RunTala("gate " + base + " --min faithfulness=0.9");
+  EXPECT_EQ(fail.exit_code, 1);
+  EXPECT_NE(fail.out.find("FAIL  faithfulness >= 0.9000"), std::string::npos) << fail.out;
+  EXPECT_EQ(RunTala("gate " + base + " --min noise_sensitivity=0.2").exit_code,
+            1);  // lower is better
+  EXPECT_EQ(
+      RunTala("gate " + drop + " --baseline " + base + " --max-drop faithfulness=0.05").exit_code,
+      1);
+  EXPECT_EQ(
+      RunTala("gate " + noisy + " --baseline " + base + " --max-drop faithfulness=0.05").exit_code,
+      0);
+  EXPECT_EQ(RunTala("gate " + drop + " --baseline " + base + " --max-drop noise_sensitivity=0.0")
+                .exit_code,
+            0);
+  EXPECT_EQ(RunTala("gate " + base + " --min faithfulness 2>&1").exit_code, 2);
+  EXPECT_EQ(RunTala("gate " + base + " --max-drop faithfulness=0.1 2>&1").exit_code, 2);
+  EXPECT_EQ(RunTala("gate " + base + " 2>&1").exit_code, 2);
+}
+
 TEST(EvalCommandTest, HelpExplainsTheFlags) {
   auto r = RunTala("eval --help");
   EXPECT_EQ(r.exit_code, 0);

@@ -19,7 +19,8 @@ Result<ResultsFile> ReadResults(const std::string& path) {
     auto st = input.NextLine(&line, 64u << 20);
     if (st == BufferedInput::LineStatus::kEnd) break;
     const int64_t line_no = input.line_number();
-    if (st != BufferedInput::LineStatus::kLine) return DataError({path, line_no, 0, ""}, "unreadable line");
+    if (st != BufferedInput::LineStatus::kLine)
+      return DataError({path, line_no, 0, ""}, "unreadable line");
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     simdjson::dom::element root;
     if (auto err = parser.parse(line.data(), line.size(), false).get(root)) {
@@ -27,14 +28,19 @@ Result<ResultsFile> ReadResults(const std::string& path) {
     }
     FieldContext ctx{path, line_no};
     simdjson::dom::element id, scores;
-    if (root["id"].get(id)) return DataError({path, line_no, 0, "id"}, "missing: is this a tala results file?");
-    if (root["scores"].get(scores)) return DataError({path, line_no, 0, "scores"}, "missing: is this a tala results file?");
+    if (root["id"].get(id))
+      return DataError({path, line_no, 0, "id"}, "missing: is this a tala results file?");
+    if (root["scores"].get(scores))
+      return DataError({path, line_no, 0, "scores"}, "missing: is this a tala results file?");
     ResultRow row;
     std::string_view sid;
     int64_t nid;
-    if (!id.get_string().get(sid)) row.id = std::string(sid);
-    else if (!id.get_int64().get(nid)) row.id = std::to_string(nid);
-    else return Expected(ctx, "id", "a string or an integer", id);
+    if (!id.get_string().get(sid))
+      row.id = std::string(sid);
+    else if (!id.get_int64().get(nid))
+      row.id = std::to_string(nid);
+    else
+      return Expected(ctx, "id", "a string or an integer", id);
     TALA_ASSIGN_OR_RETURN(simdjson::dom::object obj, ReadObject(ctx, "scores", scores));
     for (auto [key, value] : obj) {
       std::string k(key);
