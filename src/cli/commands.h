@@ -20,5 +20,6 @@ void AddCalibrateCommand(CLI::App& app, int* exit_code);
 void AddPowerCommand(CLI::App& app, int* exit_code);
 void AddCompareCommand(CLI::App& app, int* exit_code);
 void AddGateCommand(CLI::App& app, int* exit_code);
+void AddReportCommand(CLI::App& app, int* exit_code);
 
 }  // namespace tala::cli

@@ -73,7 +73,8 @@ int RunGate(const GateFlags& f) {
   for (const auto& [key, bound] : *mins) {
     auto st = analysis::Summarise(Defined(*run, key));
     if (!st) {
-      std::fprintf(stderr, "tala gate: %s has no scored row in %s\n", key.c_str(), f.results.c_str());
+      std::fprintf(stderr, "tala gate: %s has no scored row in %s\n", key.c_str(),
+                   f.results.c_str());
       return 2;
     }
     bool lower = LowerIsBetter(key);
@@ -96,12 +97,14 @@ int RunGate(const GateFlags& f) {
         auto it = by_id.find(r.id);
         if (it == by_id.end()) continue;
         auto bs = it->second->scores.find(key), cs = r.scores.find(key);
-        if (bs == it->second->scores.end() || cs == r.scores.end() || !bs->second || !cs->second) continue;
+        if (bs == it->second->scores.end() || cs == r.scores.end() || !bs->second || !cs->second)
+          continue;
         b.push_back(*bs->second);
         c.push_back(*cs->second);
       }
       if (b.empty()) {
-        std::fprintf(stderr, "tala gate: %s has no row scored in both runs (paired by id)\n", key.c_str());
+        std::fprintf(stderr, "tala gate: %s has no row scored in both runs (paired by id)\n",
+                     key.c_str());
         return 2;
       }
       auto r = analysis::ComparePaired(b, c);
@@ -112,9 +115,10 @@ int RunGate(const GateFlags& f) {
       double drop_high = lower ? r.ci_high : -r.ci_low;
       bool pass = drop_low <= allowed;
       failed += pass ? 0 : 1;
-      std::printf("%s  %s drop <= %.4f: drop %.4f, 95%% interval [%.4f, %.4f] over %ld paired rows\n",
-                  pass ? "PASS" : "FAIL", key.c_str(), allowed, lower ? r.mean_difference : -r.mean_difference,
-                  drop_low, drop_high, r.n);
+      std::printf(
+          "%s  %s drop <= %.4f: drop %.4f, 95%% interval [%.4f, %.4f] over %ld paired rows\n",
+          pass ? "PASS" : "FAIL", key.c_str(), allowed,
+          lower ? r.mean_difference : -r.mean_difference, drop_low, drop_high, r.n);
     }
   }
   return failed > 0 ? 1 : 0;
@@ -124,10 +128,11 @@ int RunGate(const GateFlags& f) {
 void AddGateCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<GateFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "gate", "Pass/fail gates on a results file for CI: --min METRIC=V fails when the mean is on "
-              "the wrong side of V (direction-aware); with --baseline, --max-drop METRIC=D fails "
-              "only when the whole 95% interval of the paired drop exceeds D. Exit 0 pass, 1 fail, "
-              "2 usage or input error.");
+      "gate",
+      "Pass/fail gates on a results file for CI: --min METRIC=V fails when the mean is on "
+      "the wrong side of V (direction-aware); with --baseline, --max-drop METRIC=D fails "
+      "only when the whole 95% interval of the paired drop exceeds D. Exit 0 pass, 1 fail, "
+      "2 usage or input error.");
   cmd->add_option("RESULTS", f->results, "results file to gate")->required();
   cmd->add_option("--min", f->min, "METRIC=VALUE (repeatable)");
   cmd->add_option("--baseline", f->baseline, "results file of the baseline run");

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
     tala::cli::AddCalibrateCommand(app, &exit_code);
     tala::cli::AddCompareCommand(app, &exit_code);
     tala::cli::AddGateCommand(app, &exit_code);
+    tala::cli::AddReportCommand(app, &exit_code);
     tala::cli::AddPowerCommand(app, &exit_code);
     tala::cli::AddMetricsCommand(app, &exit_code);
     tala::cli::AddJudgesCommand(app, &exit_code);

@@ -214,6 +214,16 @@ TEST(GateCommandTest, ExitCodesForMinimumsAndDrops) {
   EXPECT_EQ(RunTala("gate " + base + " 2>&1").exit_code, 2);
 }
 
+TEST(ReportCommandTest, RendersWithoutAJudge) {
+  TempDir dir;
+  std::string base = ResultsFile(dir, "base.jsonl", 0.85, 0.30, 0.01);
+  auto r = RunTala("report " + base + " --markdown - --csv " + dir.path() + "/r.csv");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("| faithfulness | 0.8"), std::string::npos) << r.out;
+  EXPECT_EQ(dir.Read("r.csv").rfind("id,faithfulness,noise_sensitivity,bleu,diagnosis\n", 0), 0u);
+  EXPECT_EQ(RunTala("report " + base + " 2>&1").exit_code, 2);
+}
+
 TEST(EvalCommandTest, HelpExplainsTheFlags) {
   auto r = RunTala("eval --help");
   EXPECT_EQ(r.exit_code, 0);

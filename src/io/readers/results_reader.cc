@@ -41,6 +41,11 @@ Result<ResultsFile> ReadResults(const std::string& path) {
       row.id = std::to_string(nid);
     else
       return Expected(ctx, "id", "a string or an integer", id);
+    simdjson::dom::element diagnosis;
+    std::string_view diagnosis_text;
+    if (!root["diagnosis"].get(diagnosis) && !diagnosis.get_string().get(diagnosis_text)) {
+      row.diagnosis = std::string(diagnosis_text);
+    }
     TALA_ASSIGN_OR_RETURN(simdjson::dom::object obj, ReadObject(ctx, "scores", scores));
     for (auto [key, value] : obj) {
       std::string k(key);

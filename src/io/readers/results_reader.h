@@ -14,6 +14,7 @@ namespace tala::io {
 struct ResultRow {
   std::string id;
   std::map<std::string, std::optional<double>> scores;  // null scores are nullopt
+  std::string diagnosis;                                // empty when the row has none
 };
 
 struct ResultsFile {
