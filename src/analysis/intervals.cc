@@ -25,6 +25,27 @@ std::pair<double, double> WilsonInterval(double k, double n, double confidence) 
   return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
+std::pair<double, double> BootstrapMeanInterval(const std::vector<double>& values, int resamples,
+                                                uint64_t seed, double confidence) {
+  const size_t n = values.size();
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  std::vector<double> means;
+  means.reserve(resamples);
+  for (int r = 0; r < resamples; ++r) {
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) s += values[pick(rng)];
+    means.push_back(s / n);
+  }
+  std::sort(means.begin(), means.end());
+  auto at = [&](double q) {
+    size_t idx = static_cast<size_t>(std::floor(q * (means.size() - 1) + 0.5));
+    return means[std::min(idx, means.size() - 1)];
+  };
+  double tail = (1 - confidence) / 2;
+  return {at(tail), at(1 - tail)};
+}
+
 std::optional<MetricStatistics> Summarise(std::vector<double> values, const IntervalOptions& o) {
   if (values.empty()) return std::nullopt;
   const size_t n = values.size();
@@ -54,23 +75,8 @@ std::optional<MetricStatistics> Summarise(std::vector<double> values, const Inte
     st.ci_high = st.mean + half;
     return st;
   }
-  std::mt19937_64 rng(o.seed);
-  std::uniform_int_distribution<size_t> pick(0, n - 1);
-  std::vector<double> means;
-  means.reserve(o.resamples);
-  for (int r = 0; r < o.resamples; ++r) {
-    double s = 0;
-    for (size_t i = 0; i < n; ++i) s += values[pick(rng)];
-    means.push_back(s / n);
-  }
-  std::sort(means.begin(), means.end());
-  double tail = (1 - o.confidence) / 2;
-  auto at = [&](double q) {
-    size_t idx = static_cast<size_t>(std::floor(q * (means.size() - 1) + 0.5));
-    return means[std::min(idx, means.size() - 1)];
-  };
-  st.ci_low = at(tail);
-  st.ci_high = at(1 - tail);
+  std::tie(st.ci_low, st.ci_high) =
+      BootstrapMeanInterval(values, o.resamples, o.seed, o.confidence);
   return st;
 }
 

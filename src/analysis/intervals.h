@@ -32,6 +32,10 @@ struct IntervalOptions {
 std::optional<MetricStatistics> Summarise(std::vector<double> values,
                                           const IntervalOptions& options = {});
 
+// Percentile bootstrap interval of the mean of `values` (REQUIRES: non-empty), seeded.
+std::pair<double, double> BootstrapMeanInterval(const std::vector<double>& values, int resamples,
+                                                uint64_t seed, double confidence);
+
 // Wilson score interval for `successes` of `n` at the given two-sided confidence.
 std::pair<double, double> WilsonInterval(double successes, double n, double confidence);
 

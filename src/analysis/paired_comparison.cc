@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <tuple>
+
+#include "analysis/intervals.h"
 
 namespace tala::analysis {
 
@@ -33,22 +36,9 @@ PairedResult ComparePaired(const std::vector<double>& base, const std::vector<do
   r.base_mean /= n;
   r.candidate_mean /= n;
   r.mean_difference /= n;
-  std::mt19937_64 rng(o.seed);
-  // Paired bootstrap: resample rows, keeping each row's two scores together.
-  std::uniform_int_distribution<size_t> pick(0, n - 1);
-  std::vector<double> means;
-  means.reserve(o.resamples);
-  for (int k = 0; k < o.resamples; ++k) {
-    double s = 0;
-    for (size_t i = 0; i < n; ++i) s += diff[pick(rng)];
-    means.push_back(s / n);
-  }
-  std::sort(means.begin(), means.end());
-  auto at = [&](double q) {
-    return means[static_cast<size_t>(std::floor(q * (means.size() - 1) + 0.5))];
-  };
-  r.ci_low = at(0.025);
-  r.ci_high = at(0.975);
+  // Paired bootstrap: resampling the per-row differences keeps each row's two scores together.
+  std::tie(r.ci_low, r.ci_high) = BootstrapMeanInterval(diff, o.resamples, o.seed, 0.95);
+  std::mt19937_64 rng(o.seed + 1);
   // Sign-flip permutation test: under "no change" each row's difference is as likely negated.
   const double observed = std::abs(r.mean_difference);
   long extreme = 0;

@@ -50,9 +50,10 @@ int RunReport(const ReportFlags& f) {
 void AddReportCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<ReportFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "report", "Render a results file without re-running the judge: a Markdown summary (metric "
-                "means with 95% intervals, diagnosis counts; suited to a CI job summary) and a CSV "
-                "of every row's scores.");
+      "report",
+      "Render a results file without re-running the judge: a Markdown summary (metric "
+      "means with 95% intervals, diagnosis counts; suited to a CI job summary) and a CSV "
+      "of every row's scores.");
   cmd->add_option("RESULTS", f->results, "results file written by tala eval")->required();
   cmd->add_option("--markdown", f->markdown, "write the Markdown summary here (- for stdout)");
   cmd->add_option("--csv", f->csv, "write the per-row CSV here (- for stdout)");
