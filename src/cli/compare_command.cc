@@ -20,9 +20,7 @@ struct CompareFlags {
 };
 
 bool LowerIsBetter(const std::string& key) {
-  std::string name = key.substr(0, key.find_first_of("(@"));
-  const metrics::RegistryEntry* e = metrics::FindMetric(name);
-  return e != nullptr && e->info().direction == Direction::kLowerIsBetter;
+  return metrics::DirectionOfKey(key) == Direction::kLowerIsBetter;
 }
 
 struct MetricComparison {
@@ -46,20 +44,14 @@ int RunCompare(const CompareFlags& f) {
   for (const io::ResultRow& row : candidate->rows) unmatched += by_id.count(row.id) ? 0 : 1;
   std::vector<MetricComparison> out;
   for (const std::string& key : candidate->metric_keys) {
-    std::vector<double> b, c;
+    io::PairedScores pairs = io::PairById(*base, *candidate, key);
     MetricComparison mc{key, {}, {}};
-    for (const io::ResultRow& row : candidate->rows) {
-      auto it = by_id.find(row.id);
-      if (it == by_id.end()) continue;
-      auto bs = it->second->scores.find(key);
-      auto cs = row.scores.find(key);
-      if (bs == it->second->scores.end() || !bs->second || !cs->second) continue;
-      b.push_back(*bs->second);
-      c.push_back(*cs->second);
-      mc.moves.emplace_back(*cs->second - *bs->second, row.id);
+    for (size_t i = 0; i < pairs.ids.size(); ++i) {
+      mc.moves.emplace_back(pairs.candidate[i] - pairs.base[i], pairs.ids[i]);
     }
-    if (b.empty()) continue;
-    mc.result = analysis::ComparePaired(b, c, {.lower_is_better = LowerIsBetter(key)});
+    if (pairs.ids.empty()) continue;
+    mc.result = analysis::ComparePaired(pairs.base, pairs.candidate,
+                                        {.lower_is_better = LowerIsBetter(key)});
     std::sort(mc.moves.begin(), mc.moves.end());
     out.push_back(std::move(mc));
   }

@@ -19,8 +19,7 @@ struct GateFlags {
 };
 
 bool LowerIsBetter(const std::string& key) {
-  const metrics::RegistryEntry* e = metrics::FindMetric(key.substr(0, key.find_first_of("(@")));
-  return e != nullptr && e->info().direction == Direction::kLowerIsBetter;
+  return metrics::DirectionOfKey(key) == Direction::kLowerIsBetter;
 }
 
 Result<std::map<std::string, double>> ParseGates(const std::vector<std::string>& items,
@@ -89,25 +88,14 @@ int RunGate(const GateFlags& f) {
       std::fprintf(stderr, "tala gate: %s\n", base.error().ToString().c_str());
       return 2;
     }
-    std::map<std::string, const io::ResultRow*> by_id;
-    for (const auto& r : base->rows) by_id[r.id] = &r;
     for (const auto& [key, allowed] : *drops) {
-      std::vector<double> b, c;
-      for (const auto& r : run->rows) {
-        auto it = by_id.find(r.id);
-        if (it == by_id.end()) continue;
-        auto bs = it->second->scores.find(key), cs = r.scores.find(key);
-        if (bs == it->second->scores.end() || cs == r.scores.end() || !bs->second || !cs->second)
-          continue;
-        b.push_back(*bs->second);
-        c.push_back(*cs->second);
-      }
-      if (b.empty()) {
+      io::PairedScores pairs = io::PairById(*base, *run, key);
+      if (pairs.ids.empty()) {
         std::fprintf(stderr, "tala gate: %s has no row scored in both runs (paired by id)\n",
                      key.c_str());
         return 2;
       }
-      auto r = analysis::ComparePaired(b, c);
+      auto r = analysis::ComparePaired(pairs.base, pairs.candidate);
       // A drop is a fall, or a rise for lower-is-better metrics. The gate fails only when the
       // whole interval of the drop lies beyond the allowed drop, so judge noise does not flake it.
       bool lower = LowerIsBetter(key);

@@ -115,6 +115,11 @@ Result<std::vector<MetricSpec>> ParseMetricSpecs(const std::string& list) {
   return specs;
 }
 
+Direction DirectionOfKey(const std::string& key) {
+  const RegistryEntry* e = FindMetric(key.substr(0, key.find_first_of("(@")));
+  return e == nullptr ? Direction::kHigherIsBetter : e->info().direction;
+}
+
 std::vector<MetricSpec> ExpandCutoffs(const std::vector<MetricSpec>& specs,
                                       const std::vector<int>& ks) {
   if (ks.empty()) return specs;

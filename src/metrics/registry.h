@@ -30,6 +30,10 @@ struct MetricSpec {
 // malformed option.
 Result<std::vector<MetricSpec>> ParseMetricSpecs(const std::string& list);
 
+// The direction of the metric behind a results key ("rouge(type=rouge2)", "precision@5");
+// higher is better for keys no metric owns.
+Direction DirectionOfKey(const std::string& results_key);
+
 // Each cut-off metric (hit_rate, precision_at_k, recall_at_k, ndcg) without an explicit k
 // becomes one spec per k in `ks` (`tala eval --k 1,3,5`); other specs pass through.
 std::vector<MetricSpec> ExpandCutoffs(const std::vector<MetricSpec>& specs,

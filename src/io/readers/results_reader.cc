@@ -3,12 +3,33 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <map>
 
 #include "io/readers/buffered_input.h"
 #include "io/readers/json_fields.h"
 #include "io/readers/row_parser.h"
 
 namespace tala::io {
+
+PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
+                      const std::string& key) {
+  std::map<std::string_view, const ResultRow*> by_id;
+  for (const ResultRow& row : base.rows) by_id[row.id] = &row;
+  PairedScores out;
+  for (const ResultRow& row : candidate.rows) {
+    auto it = by_id.find(row.id);
+    if (it == by_id.end()) continue;
+    auto bs = it->second->scores.find(key);
+    auto cs = row.scores.find(key);
+    if (bs == it->second->scores.end() || cs == row.scores.end() || !bs->second || !cs->second) {
+      continue;
+    }
+    out.base.push_back(*bs->second);
+    out.candidate.push_back(*cs->second);
+    out.ids.push_back(row.id);
+  }
+  return out;
+}
 
 Result<ResultsFile> ReadResults(const std::string& path) {
   TALA_ASSIGN_OR_RETURN(BufferedInput input, BufferedInput::Open(path));

@@ -22,6 +22,14 @@ struct ResultsFile {
   std::vector<std::string> metric_keys;  // in first-seen order
 };
 
+// Rows of `candidate` whose id is also in `base`, with both scores of `key` defined.
+struct PairedScores {
+  std::vector<double> base, candidate;
+  std::vector<std::string> ids;
+};
+PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
+                      const std::string& key);
+
 // kDataError names file:line and the field for a row without an id or scores.
 Result<ResultsFile> ReadResults(const std::string& path);
 
