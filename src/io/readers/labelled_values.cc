@@ -2,7 +2,7 @@
 
 #include <simdjson.h>
 
-#include "io/readers/buffered_input.h"
+#include "io/readers/json_lines.h"
 #include "io/readers/row_parser.h"
 
 namespace tala::io {
@@ -43,56 +43,43 @@ bool IsPositive(simdjson::dom::element v, const std::string& positive) {
 
 Result<LabelledValues> ReadLabelledValues(const std::string& path,
                                           const LabelledValuesOptions& options) {
-  TALA_ASSIGN_OR_RETURN(BufferedInput input, BufferedInput::Open(path));
-  simdjson::dom::parser parser;
   LabelledValues out;
-  std::string_view line;
-  for (;;) {
-    auto st = input.NextLine(&line, 64u << 20);
-    if (st == BufferedInput::LineStatus::kEnd) break;
-    if (st == BufferedInput::LineStatus::kError) return IoError("reading " + path);
-    const int64_t line_no = input.line_number();
-    if (st == BufferedInput::LineStatus::kTooLong) {
-      return DataError({path, line_no, 0, ""}, "line too long");
-    }
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    simdjson::dom::element root;
-    if (auto err = parser.parse(line.data(), line.size(), false).get(root)) {
-      return JsonSyntaxError(err, path, line_no);
-    }
-    simdjson::dom::element human;
-    if (AtPath(root, options.human_path).get(human) || human.is_null()) {
-      ++out.skipped_missing_human;
-      continue;
-    }
-    LabelledRow row;
-    row.human_positive = IsPositive(human, options.positive);
-    simdjson::dom::element judge;
-    if (AtPath(root, options.judge_path).get(judge)) {
-      return DataError({path, line_no, 0, options.judge_path}, "missing");
-    }
-    if (!judge.is_null()) {
-      double d;
-      bool b;
-      if (!judge.get_double().get(d)) {
-        row.judge = d;
-      } else if (!judge.get_bool().get(b)) {
-        row.judge = b ? 1.0 : 0.0;
-      } else {
-        return DataError(
-            {path, line_no, 0, options.judge_path},
-            std::string("expected a number or a boolean, got ") + JsonTypeName(judge.type()));
-      }
-    }
-    if (!options.group_path.empty()) {
-      simdjson::dom::element group;
-      if (AtPath(root, options.group_path).get(group)) {
-        return DataError({path, line_no, 0, options.group_path}, "missing");
-      }
-      row.group = AsText(group);
-    }
-    out.rows.push_back(std::move(row));
-  }
+  TALA_RETURN_IF_ERROR(
+      ForEachJsonLine(path, [&](simdjson::dom::element root, int64_t line_no) -> Status {
+        simdjson::dom::element human;
+        if (AtPath(root, options.human_path).get(human) || human.is_null()) {
+          ++out.skipped_missing_human;
+          return OkStatus();
+        }
+        LabelledRow row;
+        row.human_positive = IsPositive(human, options.positive);
+        simdjson::dom::element judge;
+        if (AtPath(root, options.judge_path).get(judge)) {
+          return DataError({path, line_no, 0, options.judge_path}, "missing");
+        }
+        if (!judge.is_null()) {
+          double d;
+          bool b;
+          if (!judge.get_double().get(d)) {
+            row.judge = d;
+          } else if (!judge.get_bool().get(b)) {
+            row.judge = b ? 1.0 : 0.0;
+          } else {
+            return DataError(
+                {path, line_no, 0, options.judge_path},
+                std::string("expected a number or a boolean, got ") + JsonTypeName(judge.type()));
+          }
+        }
+        if (!options.group_path.empty()) {
+          simdjson::dom::element group;
+          if (AtPath(root, options.group_path).get(group)) {
+            return DataError({path, line_no, 0, options.group_path}, "missing");
+          }
+          row.group = AsText(group);
+        }
+        out.rows.push_back(std::move(row));
+        return OkStatus();
+      }));
   return out;
 }
 
