@@ -8,7 +8,8 @@ TALA := $(BUILD_DIR)/tala
 # Every Debian package the build, the tests, the demo and the benchmarks use.
 DEB_PACKAGES := cmake ninja-build g++ pkg-config make \
   libgtest-dev libgmock-dev \
-  libsimdjson-dev libcli11-dev libfmt-dev libutf8proc-dev libstemmer-dev wordnet-base
+  libsimdjson-dev libcli11-dev libfmt-dev libutf8proc-dev libstemmer-dev wordnet-base \
+  libcurl4-openssl-dev libsqlite3-dev libcpp-httplib-dev nlohmann-json3-dev libtomlplusplus-dev
 
 .PHONY: all deps configure build test demo bench format clean
 

@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   double arithmetic = tala::bench::CpuSeconds() - t0;
 
   tala::judges::ReplayJudge judge;
-  tala::RowScorer scorer(*metrics, judge);
+  tala::RowScorer scorer(*metrics, &judge, judge.name());
   t0 = tala::bench::CpuSeconds();
   for (long i = 0; i < rows; ++i) {
     auto row = scorer.Score(pool[i & 63]);

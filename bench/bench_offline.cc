@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     if (*list) specs = *tala::metrics::ParseMetricSpecs(list);
     auto metrics = tala::metrics::CreateMetrics(specs);
     tala::judges::offline::OfflineJudge judge;
-    tala::RowScorer scorer(*metrics, judge);
+    tala::RowScorer scorer(*metrics, &judge, judge.name());
     long done = 0;
     double sum = 0;
     double c0 = tala::bench::CpuSeconds();

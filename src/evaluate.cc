@@ -2,19 +2,24 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
-#include <random>
+#include <set>
+#include <unordered_map>
 
-#include "analysis/diagnosis.h"
-#include "analysis/intervals.h"
 #include "io/readers/dataset_reader.h"
+#include "io/readers/results_reader.h"
 #include "io/writers/results_jsonl_writer.h"
+#include "io/writers/run_records.h"
+#include "judges/llm/prompts.h"
 #include "judges/registry.h"
+#include "judges/task_plan.h"
+#include "llm_setup.h"
 #include "metrics/registry.h"
 #include "row_scorer.h"
+#include "run_tally.h"
 
 namespace tala {
 
@@ -76,112 +81,242 @@ std::vector<metrics::MetricSpec> DefaultSpecs(FieldSet fields) {
   return specs;
 }
 
-// Run-level accumulators beside the summary: every scored value (for intervals) and the rows
-// that failed a stage (for the worst-rows list).
-// At most this many values per metric are kept for the median, sd and interval: beyond it a
-// seeded reservoir sample stands in, so memory stays bounded however many rows a run has.
-constexpr size_t kValuesKept = 100000;
-
-struct Accumulators {
-  std::vector<std::vector<double>> values;
-  std::vector<int64_t> seen;  // values offered per metric (the reservoir's n)
-  std::mt19937_64 rng{7};
-  // Metrics this judge only estimates (the offline judge's response relevancy): shown, but not
-  // trusted to diagnose a row.
-  std::vector<std::string> estimated;
-  std::map<analysis::Diagnosis, int64_t> diagnoses;
-  std::vector<std::pair<analysis::Diagnosis, DiagnosedRow>> failing;
+// Everything one run needs, set up once and shared by its repeats.
+struct Run {
+  const EvalOptions& options;
+  std::string path;
+  io::ReaderOptions reader_options;
+  std::vector<std::unique_ptr<Metric>> metrics;
+  std::unique_ptr<Judge> judge;        // offline or replay
+  std::optional<LlmSetup> llm;         // openai:... or anthropic:...
+  std::vector<std::string> estimated;  // metrics this judge only estimates
+  std::set<std::string> kept_ids;      // --resume: rows already in the results file
+  int64_t to_do = 0;
 };
 
-void DiagnoseRow(io::RowResult& row, const EvalOptions& options, Accumulators& acc) {
-  std::map<std::string, double> scores;
-  for (const io::RowScore& s : row.scores) {
-    if (!s.value.value) continue;
-    if (std::find(acc.estimated.begin(), acc.estimated.end(), s.key) != acc.estimated.end())
-      continue;
-    scores.emplace(std::string(s.key), *s.value.value);
+io::RunManifest MakeManifest(const Run& run, const std::string& judge) {
+  io::RunManifest m;
+  m.tala_version = TALA_VERSION;
+  m.created = io::UtcNow();
+  m.dataset = run.options.dataset;
+  m.judge = judge;
+  for (const auto& metric : run.metrics) m.metrics[metric->key()] = metric->info().version;
+  if (run.llm) {
+    m.embeddings = run.llm->embeddings_name;
+    for (const auto& p : judges::llm::Prompts()) m.prompts[p.name] = p.version;
+    const auto& chat = run.llm->backends.chat;
+    const LlmOptions& o = run.options.llm;
+    m.settings = {{"base_url", chat.base_url},
+                  {"temperature", chat.send_temperature ? std::to_string(o.temperature) : "unset"},
+                  {"seed", chat.seed ? std::to_string(*chat.seed) : "unset"},
+                  {"max_tokens", std::to_string(o.max_tokens)},
+                  {"batching", o.batching},
+                  {"questions", std::to_string(o.questions)},
+                  {"structured_output", o.structured_output ? "true" : "false"}};
   }
-  analysis::Diagnosis d = analysis::Diagnose(scores, {options.diagnosis_threshold});
-  ++acc.diagnoses[d];
-  row.diagnosis = std::string(analysis::DiagnosisName(d));
-  std::string metric = analysis::DecidingMetric(d);
-  if (!metric.empty()) acc.failing.push_back({d, {row.sample.id, row.diagnosis, scores[metric]}});
+  return m;
 }
 
-void Finish(Accumulators& acc, RunSummary& summary) {
-  for (size_t i = 0; i < summary.metrics.size(); ++i) {
-    auto st = analysis::Summarise(std::move(acc.values[i]));
-    if (!st) continue;
-    MetricSummary& m = summary.metrics[i];
-    if (m.scored > static_cast<int64_t>(kValuesKept)) {  // a sample: centre on the exact mean
-      double half = (st->ci_high - st->ci_low) / 2 * std::sqrt(double(kValuesKept) / m.scored);
-      st->ci_low = m.mean() - half;
-      st->ci_high = m.mean() + half;
-    }
-    m.median = st->median;
-    m.stddev = st->stddev;
-    m.ci_low = st->ci_low;
-    m.ci_high = st->ci_high;
-    m.interval = st->method == analysis::MetricStatistics::Method::kWilson   ? "wilson"
-                 : st->method == analysis::MetricStatistics::Method::kNormal ? "normal"
-                                                                             : "bootstrap";
-  }
-  int64_t most = 0;
-  analysis::Diagnosis principal = analysis::Diagnosis::kHealthy;
-  for (analysis::Diagnosis d : analysis::AllDiagnoses()) {
-    auto it = acc.diagnoses.find(d);
-    if (it == acc.diagnoses.end()) continue;
-    summary.diagnoses.emplace_back(std::string(analysis::DiagnosisName(d)), it->second);
-    if (!analysis::DecidingMetric(d).empty() && it->second > most) {
-      most = it->second;
-      principal = d;
-    }
-  }
-  if (most == 0) return;
-  summary.principal_failure = std::string(analysis::DiagnosisName(principal));
-  std::vector<DiagnosedRow> rows;
-  for (auto& [d, row] : acc.failing) {
-    if (d == principal) rows.push_back(row);
-  }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const DiagnosedRow& a, const DiagnosedRow& b) { return a.score < b.score; });
-  if (rows.size() > 5) rows.resize(5);
-  summary.worst_rows = std::move(rows);
+// A resumed file must come from the same judge, metrics and prompts, or its rows would mix.
+Status CheckResumable(const io::ResultsFile& kept, const io::RunManifest& now,
+                      const std::string& out) {
+  if (!kept.manifest) return OkStatus();
+  const io::RunManifest& was = *kept.manifest;
+  auto refuse = [&](const std::string& what) {
+    return InvalidArgument("--resume: " + out + " was made with " + what +
+                           "; resume with the same settings, or write to a new -o file");
+  };
+  if (was.judge != now.judge) return refuse("judge " + was.judge + ", not " + now.judge);
+  if (was.metrics != now.metrics) return refuse("other metrics (or metric versions)");
+  if (was.prompts != now.prompts) return refuse("other prompt versions");
+  return OkStatus();
 }
 
-void Tally(const io::RowResult& row, RunSummary& summary, Accumulators& acc) {
-  ++summary.rows_scored;
-  if (!row.status.ok()) ++summary.rows_failed;
-  for (size_t i = 0; i < row.scores.size(); ++i) {
-    MetricSummary& m = summary.metrics[i];
-    const io::RowScore& s = row.scores[i];
-    if (s.value.value) {
-      ++m.scored;
-      m.sum += *s.value.value;
-      // Reservoir sampling (Algorithm R): every value has the same chance to be kept.
-      int64_t seen = ++acc.seen[i];
-      if (acc.values[i].size() < kValuesKept) {
-        acc.values[i].push_back(*s.value.value);
-      } else if (auto j = static_cast<size_t>(acc.rng() % seen); j < kValuesKept) {
-        acc.values[i][j] = *s.value.value;
+// The dataset's valid rows, one at a time, without those already kept.
+class RowSource {
+ public:
+  RowSource(std::unique_ptr<io::DatasetReader> reader, const Run& run, RunSummary& summary)
+      : reader_(std::move(reader)), run_(run), summary_(summary) {}
+  Result<std::unique_ptr<Sample>> Next() {
+    while (auto row = reader_->Next()) {
+      if (!row->has_value()) {
+        if (row->error().code() != ErrorCode::kDataError) return row->error();
+        ++summary_.rows_skipped;
+        continue;
       }
-    } else if (s.failed) {
-      ++m.failed;
-    } else {
-      ++m.undefined;
+      if (run_.kept_ids.count((*row)->id)) continue;
+      return std::make_unique<Sample>(std::move(**row));
     }
+    return std::unique_ptr<Sample>();
   }
+
+ private:
+  std::unique_ptr<io::DatasetReader> reader_;
+  const Run& run_;
+  RunSummary& summary_;
+};
+
+void Report(const Run& run, const RunSummary& s, const Progress* llm) {
+  if (!run.options.progress) return;
+  Progress p = llm ? *llm : Progress{};
+  p.rows_done = s.rows_scored - s.rows_resumed;
+  p.rows_total = run.to_do;
+  run.options.progress(p);
 }
 
-Status Run(const EvalOptions& options, RunSummary& summary, std::string* spooled) {
-  io::ReaderOptions ro;
-  TALA_ASSIGN_OR_RETURN(ro.format, io::ParseDatasetFormat(options.format));
-  std::string path = options.dataset;
-  if (path == "-") {
-    if (ro.format == io::DatasetFormat::kAuto) ro.format = io::DatasetFormat::kJsonl;
-    TALA_ASSIGN_OR_RETURN(path, SpoolStdin(spooled));
+// One pass over the dataset. `writer` is null for --repeats passes.
+Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJsonlWriter* writer,
+                 bool read_cache, RunAccounting* accounting) {
+  TALA_ASSIGN_OR_RETURN(auto reader, io::OpenDataset(run.path, run.reader_options));
+  RowSource rows(std::move(reader), run, summary);
+  RowScorer scorer(run.metrics, run.judge.get(), summary.judge);
+  auto finish_row = [&](const Sample& sample, const Result<Verdicts>& verdicts) -> Status {
+    io::RowResult result = scorer.ScoreWith(sample, verdicts);
+    tally.Diagnose(result);
+    if (writer != nullptr) TALA_RETURN_IF_ERROR(writer->Write(result));
+    tally.Add(result);
+    return OkStatus();
+  };
+  if (!run.llm) {
+    while (true) {
+      if (run.options.stop && run.options.stop->load()) {
+        return {ErrorCode::kCancelled, "stopped by the user"};
+      }
+      TALA_ASSIGN_OR_RETURN(auto sample, rows.Next());
+      if (!sample) return OkStatus();
+      TaskSet tasks = judges::PlanTasks(*sample, run.metrics);
+      TALA_RETURN_IF_ERROR(finish_row(*sample, tasks == 0 ? Result<Verdicts>(Verdicts{})
+                                                          : run.judge->Answer({*sample, tasks})));
+      Report(run, summary, nullptr);
+    }
   }
-  TALA_ASSIGN_OR_RETURN(CheckPass pass, CheckRows(path, ro, options, summary));
+  runtime::RuntimeOptions options = run.llm->runtime;
+  options.read_cache = read_cache;
+  options.write_cache = read_cache;
+  TALA_ASSIGN_OR_RETURN(
+      auto runner, runtime::JudgeRunner::Create(run.llm->backends, options, run.llm->cache.get(),
+                                                runtime::SystemClock()));
+  // Rows come back in completion order; they are written in input order (so a rerun gives an
+  // identical file), held back at most kReorderWindow rows behind a slow one.
+  constexpr size_t kReorderWindow = 1024;
+  std::unordered_map<const Sample*, int64_t> order;
+  std::map<int64_t, std::pair<std::unique_ptr<Sample>, Verdicts>> held;
+  int64_t issued = 0, next_to_write = 0;
+  Status read_error;
+  auto next = [&]() -> std::unique_ptr<Sample> {
+    auto sample = rows.Next();
+    if (!sample) {
+      read_error = sample.error();
+      return nullptr;
+    }
+    if (*sample) order[sample->get()] = issued++;
+    return std::move(*sample);
+  };
+  auto write_held = [&](bool all) -> Status {
+    while (!held.empty() &&
+           (all || held.begin()->first <= next_to_write || held.size() > kReorderWindow)) {
+      auto it = held.begin();
+      next_to_write = std::max(next_to_write, it->first + 1);
+      Status s = finish_row(*it->second.first, it->second.second);
+      held.erase(it);
+      TALA_RETURN_IF_ERROR(s);
+    }
+    return OkStatus();
+  };
+  auto plan = [&](const Sample& s) { return judges::PlanTasks(s, run.metrics); };
+  auto done = [&](std::unique_ptr<Sample> s, Result<Verdicts> v) -> Status {
+    auto it = order.find(s.get());
+    int64_t seq = it->second;
+    order.erase(it);
+    held.emplace(seq, std::make_pair(std::move(s), std::move(*v)));
+    return write_held(false);
+  };
+  auto tick = [&](const runtime::RunnerProgress& p) {
+    Progress progress{0, 0, p.in_flight, p.cache_hits, p.failed_calls, p.retries, p.tokens};
+    Report(run, summary, &progress);
+  };
+  Status status = runner->Run(next, plan, done, run.options.stop, tick);
+  // Rows finished behind one that never will (Ctrl-C, a fatal error) are kept all the same.
+  Status flushed = write_held(true);
+  if (status.ok()) status = flushed;
+  if (accounting != nullptr) {
+    *accounting = ToRunAccounting(runner->accounting(), *run.llm, run.metrics);
+    accounting->rows = summary.rows_scored - summary.rows_resumed;
+  }
+  if (!read_error.ok()) return read_error;
+  return status;
+}
+
+Status DryRun(Run& run, RunSummary& summary) {
+  summary.accounting.estimated = true;
+  if (!run.llm) {
+    summary.notes.push_back("the " + summary.judge +
+                            " judge makes no model calls: nothing to estimate");
+    return OkStatus();
+  }
+  TALA_ASSIGN_OR_RETURN(auto runner,
+                        runtime::JudgeRunner::Create(run.llm->backends, run.llm->runtime,
+                                                     run.llm->cache.get(), runtime::SystemClock()));
+  TALA_ASSIGN_OR_RETURN(auto reader, io::OpenDataset(run.path, run.reader_options));
+  RowSource rows(std::move(reader), run, summary);
+  runtime::Accounting estimate;
+  int64_t n = 0;
+  while (true) {
+    TALA_ASSIGN_OR_RETURN(auto sample, rows.Next());
+    if (!sample) break;
+    EstimateRow(*sample, judges::PlanTasks(*sample, run.metrics), *runner, *run.llm, estimate);
+    ++n;
+  }
+  summary.accounting = ToRunAccounting(estimate, *run.llm, run.metrics);
+  summary.accounting.estimated = true;
+  summary.accounting.rows = n;
+  return OkStatus();
+}
+
+// --repeats: the spread of each metric's mean over R scorings is the judge's own noise.
+Status Repeat(Run& run, RunSummary& summary) {
+  std::vector<std::vector<double>> means(summary.metrics.size());
+  for (size_t i = 0; i < summary.metrics.size(); ++i) {
+    if (summary.metrics[i].scored > 0) means[i].push_back(summary.metrics[i].mean());
+  }
+  for (int r = 1; r < run.options.repeats; ++r) {
+    RunSummary again;
+    again.judge = summary.judge;
+    for (const auto& m : summary.metrics) again.metrics.push_back({m.key, m.direction});
+    RunTally tally(again, {}, run.estimated);
+    TALA_RETURN_IF_ERROR(ScorePass(run, again, tally, nullptr, /*read_cache=*/false, nullptr));
+    for (size_t i = 0; i < again.metrics.size(); ++i) {
+      if (again.metrics[i].scored > 0) means[i].push_back(again.metrics[i].mean());
+    }
+  }
+  for (size_t i = 0; i < summary.metrics.size(); ++i) {
+    MetricSummary& m = summary.metrics[i];
+    m.repeat_means = means[i];
+    if (means[i].size() < 2) continue;
+    double mean = 0, ss = 0;
+    for (double v : means[i]) mean += v;
+    mean /= static_cast<double>(means[i].size());
+    for (double v : means[i]) ss += (v - mean) * (v - mean);
+    m.repeat_stddev = std::sqrt(ss / static_cast<double>(means[i].size() - 1));
+    m.suggested_gate = m.direction == Direction::kHigherIsBetter ? mean - 2 * m.repeat_stddev
+                                                                 : mean + 2 * m.repeat_stddev;
+  }
+  if (run.llm) summary.notes.push_back("repeats bypassed the judge cache");
+  return OkStatus();
+}
+
+Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* spooled) {
+  Run run{options};
+  TALA_ASSIGN_OR_RETURN(run.reader_options.format, io::ParseDatasetFormat(options.format));
+  run.path = options.dataset;
+  if (run.path == "-") {
+    if (run.reader_options.format == io::DatasetFormat::kAuto) {
+      run.reader_options.format = io::DatasetFormat::kJsonl;
+    }
+    TALA_ASSIGN_OR_RETURN(run.path, SpoolStdin(spooled));
+  }
+  if (options.repeats < 1) return InvalidArgument("--repeats must be at least 1");
+  TALA_ASSIGN_OR_RETURN(CheckPass pass, CheckRows(run.path, run.reader_options, options, summary));
   summary.rows_read = pass.rows;
   if (pass.bad > 0 && options.on_error == OnError::kFail) {
     return DataError({options.dataset, 0, 0, ""},
@@ -198,41 +333,60 @@ Status Run(const EvalOptions& options, RunSummary& summary, std::string* spooled
   } else {
     TALA_ASSIGN_OR_RETURN(specs, metrics::ParseMetricSpecs(options.metrics));
   }
-  TALA_ASSIGN_OR_RETURN(auto metric_list,
+  TALA_ASSIGN_OR_RETURN(run.metrics,
                         metrics::CreateMetrics(metrics::ExpandCutoffs(specs, options.ks)));
-  TALA_ASSIGN_OR_RETURN(auto judge, judges::CreateJudge(options.judge));
-  summary.judge = judge->name();
-  for (const auto& m : metric_list) {
-    summary.metrics.push_back({m->key(), m->info().direction});
+  if (IsLlmJudge(options.judge)) {
+    TALA_ASSIGN_OR_RETURN(run.llm, SetUpLlm(options.judge, options.llm, &summary.warnings));
+    summary.judge = run.llm->judge_name;
+  } else {
+    TALA_ASSIGN_OR_RETURN(run.judge, judges::CreateJudge(options.judge));
+    summary.judge = run.judge->name();
   }
-  TALA_ASSIGN_OR_RETURN(auto writer, io::ResultsJsonlWriter::Open(
-                                         options.out, io::ResultsJsonlWriter::Mode::kTruncate));
-  summary.results_path = options.out;
-  TALA_ASSIGN_OR_RETURN(auto reader, io::OpenDataset(path, ro));
-  RowScorer scorer(metric_list, *judge);
-  const int64_t to_do = pass.rows - pass.bad;
-  Accumulators acc;
-  acc.values.resize(metric_list.size());
-  acc.seen.resize(metric_list.size());
-  for (const auto& m : metric_list) {
+  for (const auto& m : run.metrics) {
+    summary.metrics.push_back({m->key(), m->info().direction});
     if (summary.judge == "offline" && !m->info().offline_note.empty()) {
-      acc.estimated.push_back(m->key());
+      run.estimated.push_back(m->key());
       summary.notes.push_back(m->key() + " is an offline estimate and is not used for diagnosis");
     }
   }
-  while (auto row = reader->Next()) {
-    if (!row->has_value()) {
-      if (row->error().code() != ErrorCode::kDataError) return row->error();
-      ++summary.rows_skipped;
-      continue;
+  run.to_do = pass.rows - pass.bad;
+  if (options.dry_run) return DryRun(run, summary);
+
+  analysis::DiagnosisRule rule{options.diagnosis_threshold, options.diagnosis_thresholds};
+  RunTally tally(summary, rule, run.estimated);
+  io::RunManifest manifest = MakeManifest(run, summary.judge);
+  bool append = false;
+  if (options.resume && options.out != "-" && std::filesystem::exists(options.out)) {
+    TALA_ASSIGN_OR_RETURN(io::ResultsFile kept,
+                          io::ReadResults(options.out, io::EmptyResults::kAllowed));
+    TALA_RETURN_IF_ERROR(CheckResumable(kept, manifest, options.out));
+    for (const io::ResultRow& row : kept.rows) {
+      if (run.kept_ids.insert(row.id).second) tally.AddKept(row);
     }
-    io::RowResult result = scorer.Score(**row);
-    DiagnoseRow(result, options, acc);
-    TALA_RETURN_IF_ERROR(writer.Write(result));
-    Tally(result, summary, acc);
-    if (options.progress) options.progress(summary.rows_scored, to_do);
+    run.to_do -= static_cast<int64_t>(run.kept_ids.size());
+    append = true;
   }
-  Finish(acc, summary);
+  TALA_ASSIGN_OR_RETURN(
+      auto writer,
+      io::ResultsJsonlWriter::Open(options.out, append ? io::ResultsJsonlWriter::Mode::kAppend
+                                                       : io::ResultsJsonlWriter::Mode::kTruncate));
+  summary.results_path = options.out;
+  if (!append) TALA_RETURN_IF_ERROR(writer.WriteLine(io::FormatManifestLine(manifest)));
+  Status status = ScorePass(run, summary, tally, &writer, /*read_cache=*/true, &summary.accounting);
+  if (run.llm) {
+    std::string how = status.ok()                              ? "complete"
+                      : status.code() == ErrorCode::kCancelled ? "cancelled"
+                                                               : status.ToString();
+    Status written =
+        writer.WriteLine(io::FormatRunRecordLine(summary.accounting, how, io::UtcNow()));
+    if (status.ok()) status = written;
+    if (run.llm->cache && !run.llm->cache->last_error().empty()) {
+      summary.warnings.push_back(run.llm->cache->last_error());
+    }
+  }
+  tally.Finish();
+  TALA_RETURN_IF_ERROR(status);
+  if (options.repeats > 1) TALA_RETURN_IF_ERROR(Repeat(run, summary));
   return OkStatus();
 }
 
@@ -241,7 +395,7 @@ Status Run(const EvalOptions& options, RunSummary& summary, std::string* spooled
 Result<RunSummary> Evaluate(const EvalOptions& options, RunSummary* partial) {
   RunSummary summary;
   std::string spooled;
-  Status status = Run(options, summary, &spooled);
+  Status status = Evaluate(options, summary, &spooled);
   if (!spooled.empty()) std::remove(spooled.c_str());
   if (partial != nullptr) *partial = summary;
   if (!status.ok()) return status;

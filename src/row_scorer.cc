@@ -12,10 +12,13 @@ std::string MissingFields(const Sample& s, const Metric& m) {
 }  // namespace
 
 io::RowResult RowScorer::Score(const Sample& sample) {
-  io::RowResult row{sample, {}, OkStatus()};
   TaskSet tasks = judges::PlanTasks(sample, metrics_);
-  Result<Verdicts> verdicts = Verdicts{};
-  if (tasks != 0) verdicts = judge_.Answer({sample, tasks});
+  if (tasks == 0) return ScoreWith(sample, Verdicts{});
+  return ScoreWith(sample, judge_->Answer({sample, tasks}));
+}
+
+io::RowResult RowScorer::ScoreWith(const Sample& sample, const Result<Verdicts>& verdicts) {
+  io::RowResult row{sample, {}, OkStatus()};
   if (!verdicts) row.status = verdicts.error();
   for (const auto& metric : metrics_) {
     io::RowScore score{metric->key(), {}};
@@ -28,10 +31,11 @@ io::RowResult RowScorer::Score(const Sample& sample) {
       std::string missing;
       for (JudgeTask task : AllJudgeTasks()) {
         if (!Contains(metric->tasks(), task) || HasAnswer(*verdicts, task)) continue;
+        score.failed = verdicts->failed.count(JudgeTaskVerdictName(task)) > 0;
         auto it = verdicts->missing_reasons.find(JudgeTaskVerdictName(task));
         missing = it != verdicts->missing_reasons.end()
                       ? it->second
-                      : judge_.name() + ": no " + JudgeTaskVerdictName(task);
+                      : judge_name_ + ": no " + JudgeTaskVerdictName(task);
         break;
       }
       score.value =

@@ -14,14 +14,20 @@ namespace tala {
 
 class RowScorer {
  public:
-  RowScorer(const std::vector<std::unique_ptr<Metric>>& metrics, Judge& judge)
-      : metrics_(metrics), judge_(judge) {}
+  // `judge` may be null when verdicts come from elsewhere (the LLM runtime): use ScoreWith.
+  RowScorer(const std::vector<std::unique_ptr<Metric>>& metrics, Judge* judge,
+            std::string judge_name)
+      : metrics_(metrics), judge_(judge), judge_name_(std::move(judge_name)) {}
   // The row's scores, one per metric in order; status is the judge's failure, if any.
+  // REQUIRES: a judge was given.
   io::RowResult Score(const Sample& sample);
+  // The same, from verdicts already answered (or the row's judge failure).
+  io::RowResult ScoreWith(const Sample& sample, const Result<Verdicts>& verdicts);
 
  private:
   const std::vector<std::unique_ptr<Metric>>& metrics_;
-  Judge& judge_;
+  Judge* judge_;
+  std::string judge_name_;
 };
 
 }  // namespace tala

@@ -4,8 +4,11 @@
 // requested metrics through one judge, appends each row's result to the results file as soon as
 // it is scored, and returns the run summary. Call from one thread.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,42 @@
 namespace tala {
 
 enum class OnError { kFail, kSkip };
+
+// Settings of an LLM judge ("openai:MODEL", "anthropic:MODEL") and of its runtime. Ignored by
+// the offline and replay judges.
+struct LlmOptions {
+  std::string base_url;             // empty: OPENAI_BASE_URL, else the provider's API
+  std::string api_key;              // empty: OPENAI_API_KEY or ANTHROPIC_API_KEY (may be unset)
+  std::string embeddings = "auto";  // auto | offline | openai:MODEL (auto: openai judges use
+                                    // text-embedding-3-small on the same server, others offline)
+  std::string embeddings_base_url;  // empty: the judge's base URL
+  double temperature = 0;
+  bool send_temperature = true;      // some models reject a temperature
+  std::optional<int64_t> seed = 42;  // nullopt: not sent
+  int max_tokens = 2048;             // per call
+  bool structured_output = true;     // JSON schema response_format (OpenAI-compatible)
+  int max_in_flight = 32;            // HTTP requests at once
+  double requests_per_minute = 0;    // 0: no limit
+  double tokens_per_minute = 0;      // 0: no limit
+  int timeout_ms = 120000;           // per request
+  int max_retries = 6;               // per call, after the first try
+  std::string batching = "batched";  // batched | per-chunk (one chunk-rating call per chunk)
+  int questions = 3;                 // questions generated for response relevancy
+  std::string cache = ".tala/cache.sqlite";  // SQLite file, or "off"
+  std::optional<double> price_input;         // USD per 1M prompt tokens (overrides built-in)
+  std::optional<double> price_output;        // USD per 1M completion tokens
+};
+
+// What the progress line shows.
+struct Progress {
+  int64_t rows_done = 0;
+  int64_t rows_total = 0;
+  int in_flight = 0;
+  int64_t cache_hits = 0;
+  int64_t failed_calls = 0;
+  int64_t retries = 0;
+  int64_t tokens = 0;
+};
 
 struct EvalOptions {
   std::string dataset;                // path, or "-" for stdin
@@ -26,8 +65,15 @@ struct EvalOptions {
   OnError on_error = OnError::kFail;  // bad rows: stop before scoring, or skip and count
   int max_errors_shown = 20;          // errors kept for the report
   double diagnosis_threshold = 0.7;   // a diagnostic metric below this fails its stage
-  // Called after each scored row with (rows done, rows to do); may be empty.
-  std::function<void(int64_t, int64_t)> progress;
+  // Per-metric thresholds ("context_recall" -> 0.6) that override diagnosis_threshold.
+  std::map<std::string, double> diagnosis_thresholds;
+  LlmOptions llm;
+  bool resume = false;   // keep the rows already in `out` and score only the others
+  bool dry_run = false;  // estimate calls, tokens and cost; call nothing, write nothing
+  int repeats = 1;       // >1: score R times (repeats bypass the cache) to measure judge noise
+  const std::atomic<bool>* stop = nullptr;  // set (by a signal handler) to stop cleanly
+  // Called as rows are scored (and, for LLM judges, as calls progress); may be empty.
+  std::function<void(const Progress&)> progress;
 };
 
 struct MetricSummary {
@@ -42,6 +88,34 @@ struct MetricSummary {
   // 95% interval of the mean (Wilson for 0/1 metrics, else a seeded bootstrap).
   double median = 0, stddev = 0, ci_low = 0, ci_high = 0;
   std::string interval = "bootstrap";  // wilson (0/1 values), bootstrap, or normal (huge runs)
+  // --repeats: the mean of each repeat, their standard deviation (the judge's own noise) and
+  // the gate threshold it suggests (mean - 2 sd, for higher-is-better metrics).
+  std::vector<double> repeat_means;
+  double repeat_stddev = 0;
+  double suggested_gate = 0;
+};
+
+// Model calls and tokens, for a run or one part of it.
+struct CallTally {
+  int64_t calls = 0;       // logical calls answered by the model
+  int64_t cache_hits = 0;  // logical calls answered by the cache
+  int64_t requests = 0;    // HTTP requests, retries and repairs included
+  int64_t retries = 0;
+  int64_t repairs = 0;
+  int64_t failed = 0;
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+  std::optional<double> cost_usd;  // when the model's price is known
+};
+
+struct RunAccounting {
+  bool used = false;       // an LLM judge ran
+  bool estimated = false;  // --dry-run: calls not made, tokens estimated (4 chars a token)
+  CallTally total;
+  std::vector<std::pair<std::string, CallTally>> by_prompt;  // "rate_chunks@1", ...
+  // Shared calls are split evenly between the metrics that use them.
+  std::vector<std::pair<std::string, CallTally>> by_metric;
+  int64_t rows = 0;  // rows the calls were made for
 };
 
 struct DiagnosedRow {
@@ -64,6 +138,9 @@ struct RunSummary {
   std::string principal_failure;  // empty when no row failed
   std::vector<DiagnosedRow> worst_rows;
   std::vector<std::string> notes;  // caveats the summary prints under the table
+  int64_t rows_resumed = 0;        // rows kept from the results file (--resume)
+  RunAccounting accounting;
+  std::vector<std::string> warnings;  // e.g. a corrupt cache that was rebuilt
 };
 
 // kDataError (with `errors` filled) when rows are bad under OnError::kFail; kInvalidArgument for

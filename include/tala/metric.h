@@ -26,6 +26,9 @@ struct MetricInfo {
   Direction direction = Direction::kHigherIsBetter;
   std::string summary;       // one line for `tala metrics`
   std::string offline_note;  // how the offline judge answers it, when that differs
+  // The definition's version, recorded in every run manifest: bump it when the arithmetic
+  // changes, so `tala compare` refuses to set old and new numbers side by side.
+  std::string version = "1";
 };
 
 // A number, or undefined with the reason. Never NaN.

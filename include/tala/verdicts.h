@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ struct Verdicts {
   std::map<std::string, std::vector<double>> embeddings;
   // Why a verdict is absent, by task name, when the judge could not give it.
   std::map<std::string, std::string> missing_reasons;
+  // The verdicts (by task name) that are missing because a judge call failed (retries used up,
+  // a reply that stayed unreadable), not because of the data: counted as failed, not undefined.
+  std::set<std::string> failed;
 };
 
 }  // namespace tala

@@ -74,7 +74,7 @@ Diagnosis Diagnose(const std::map<std::string, double>& scores, const DiagnosisR
   const std::string& relevancy = metrics::ResponseRelevancyInfo().name;
   auto low = [&](const std::string& metric) {
     auto it = scores.find(metric);
-    return it != scores.end() && it->second < rule.threshold;
+    return it != scores.end() && it->second < rule.ThresholdFor(metric);
   };
   bool any = false;
   for (const std::string* m : {&recall, &precision, &faithfulness, &relevancy}) {

@@ -26,7 +26,12 @@ enum class Diagnosis {
 };
 
 struct DiagnosisRule {
-  double threshold = 0.7;
+  double threshold = 0.7;                    // the documented default for every metric
+  std::map<std::string, double> per_metric;  // overrides by metric name (or from a baseline)
+  double ThresholdFor(const std::string& metric) const {
+    auto it = per_metric.find(metric);
+    return it != per_metric.end() ? it->second : threshold;
+  }
 };
 
 const std::vector<Diagnosis>& AllDiagnoses();

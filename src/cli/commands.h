@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tala/evaluate.h"
 #include "tala/status.h"
 
 namespace tala::cli {
@@ -15,11 +16,20 @@ int ExitCodeFor(const Status& status);
 void AddValidateCommand(CLI::App& app, int* exit_code);
 void AddMetricsCommand(CLI::App& app, int* exit_code);
 void AddJudgesCommand(CLI::App& app, int* exit_code);
-void AddEvalCommand(CLI::App& app, int* exit_code);
+// `defaults` carry the config file's settings (flags and TALA_* variables override them).
+void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults);
+void AddCacheCommand(CLI::App& app, int* exit_code, const std::string& default_cache);
 void AddCalibrateCommand(CLI::App& app, int* exit_code);
 void AddPowerCommand(CLI::App& app, int* exit_code);
 void AddCompareCommand(CLI::App& app, int* exit_code);
 void AddGateCommand(CLI::App& app, int* exit_code);
 void AddReportCommand(CLI::App& app, int* exit_code);
+
+// The report files `tala report` and `tala eval` write (empty: not written; "-": stdout).
+struct ReportPaths {
+  std::string markdown, csv, junit;
+};
+// Renders the reports of a results file; the exit code (2 when a file cannot be read or written).
+int RenderReports(const std::string& results_path, const ReportPaths& paths, const char* who);
 
 }  // namespace tala::cli

@@ -17,6 +17,7 @@ struct CompareFlags {
   std::string base, candidate;
   int top = 3;
   bool json = false;
+  bool allow_version_mismatch = false;
 };
 
 bool LowerIsBetter(const std::string& key) {
@@ -29,6 +30,26 @@ struct MetricComparison {
   std::vector<std::pair<double, std::string>> moves;  // (candidate − base, id), sorted
 };
 
+// What differs between the two runs' metric and prompt versions (empty: nothing, or a file
+// without a manifest, which predates them).
+std::string VersionMismatch(const io::ResultsFile& base, const io::ResultsFile& candidate) {
+  if (!base.manifest || !candidate.manifest) return "";
+  std::string out;
+  auto check = [&](const char* what, const std::map<std::string, std::string>& a,
+                   const std::map<std::string, std::string>& b) {
+    for (const auto& [name, version] : a) {
+      auto it = b.find(name);
+      if (it != b.end() && it->second != version) {
+        out += (out.empty() ? "" : ", ") + std::string(what) + " " + name + " " + version + " vs " +
+               it->second;
+      }
+    }
+  };
+  check("metric", base.manifest->metrics, candidate.manifest->metrics);
+  check("prompt", base.manifest->prompts, candidate.manifest->prompts);
+  return out;
+}
+
 int RunCompare(const CompareFlags& f) {
   auto base = io::ReadResults(f.base);
   auto candidate = io::ReadResults(f.candidate);
@@ -37,6 +58,16 @@ int RunCompare(const CompareFlags& f) {
       std::fprintf(stderr, "tala compare: %s\n", r->error().ToString().c_str());
       return 2;
     }
+  }
+  if (std::string why = VersionMismatch(*base, *candidate); !why.empty()) {
+    if (!f.allow_version_mismatch) {
+      std::fprintf(stderr,
+                   "tala compare: the runs were made with different versions: %s; their numbers "
+                   "are not comparable (pass --allow-version-mismatch to compare anyway)\n",
+                   why.c_str());
+      return 2;
+    }
+    std::fprintf(stderr, "tala compare: warning: different versions: %s\n", why.c_str());
   }
   std::map<std::string, const io::ResultRow*> by_id;
   for (const io::ResultRow& row : base->rows) by_id[row.id] = &row;
@@ -120,6 +151,9 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
   cmd->add_flag("--json", f->json, "print the comparison as JSON");
+  cmd->add_flag("--allow-version-mismatch", f->allow_version_mismatch,
+                "compare even when the runs' metric or prompt versions differ (their manifests "
+                "say so)");
   cmd->callback([f, exit_code] { *exit_code = RunCompare(*f); });
 }
 

@@ -2,18 +2,35 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/config_file.h"
+#include "cli/progress_line.h"
+#include "io/readers/results_reader.h"
 #include "io/reports/console_summary.h"
+#include "io/reports/markdown_report.h"
 #include "tala/evaluate.h"
 
 namespace tala::cli {
 
 namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void OnInterrupt(int) {
+  // A second Ctrl-C ends at once; the first lets rows in progress be dropped cleanly.
+  if (g_stop.exchange(true)) std::_Exit(130);
+}
+
 struct EvalFlags {
   EvalOptions options;
   std::string on_error = "fail";
+  std::string config;
+  std::string seed = "42";
+  std::string markdown, csv, junit;
+  std::vector<std::string> thresholds;
   bool json = false;
   bool quiet = false;
 };
@@ -22,33 +39,72 @@ void PrintErrors(const RunSummary& partial) {
   for (const Status& e : partial.errors) std::fprintf(stderr, "%s\n", e.ToString().c_str());
 }
 
-int RunEval(EvalFlags& flags) {
-  flags.options.on_error = flags.on_error == "skip" ? OnError::kSkip : OnError::kFail;
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  if (!flags.quiet) {
-    flags.options.progress = [tty](int64_t done, int64_t total) {
-      if (tty) {
-        if (done == total || done % 64 == 0) {
-          std::fprintf(stderr, "\rscored %lld/%lld rows", static_cast<long long>(done),
-                       static_cast<long long>(total));
-          if (done == total) std::fprintf(stderr, "\n");
-        }
-      } else if (done == total || done % 1000 == 0) {
-        std::fprintf(stderr, "scored %lld/%lld rows\n", static_cast<long long>(done),
-                     static_cast<long long>(total));
-      }
-    };
+Status ParseFlags(EvalFlags& flags) {
+  EvalOptions& o = flags.options;
+  o.on_error = flags.on_error == "skip" ? OnError::kSkip : OnError::kFail;
+  if (flags.seed == "none") {
+    o.llm.seed.reset();
+  } else {
+    try {
+      o.llm.seed = std::stoll(flags.seed);
+    } catch (...) {
+      return InvalidArgument("--seed: expected an integer or none, got \"" + flags.seed + "\"");
+    }
   }
+  for (const std::string& t : flags.thresholds) {
+    size_t eq = t.find('=');
+    double v = -1;
+    try {
+      if (eq != std::string::npos) v = std::stod(t.substr(eq + 1));
+    } catch (...) {
+    }
+    if (eq == std::string::npos || v < 0 || v > 1) {
+      return InvalidArgument("--diagnose: expected METRIC=THRESHOLD in [0, 1], got \"" + t + "\"");
+    }
+    o.diagnosis_thresholds[t.substr(0, eq)] = v;
+  }
+  return OkStatus();
+}
+
+int WriteReports(const EvalFlags& flags, const RunSummary& summary) {
+  if (flags.markdown.empty() && flags.csv.empty() && flags.junit.empty()) {
+    return 0;
+  }
+  if (summary.results_path == "-") {
+    std::fprintf(stderr, "tala eval: reports need a results file (-o FILE), not stdout\n");
+    return 2;
+  }
+  return RenderReports(summary.results_path, {flags.markdown, flags.csv, flags.junit}, "tala eval");
+}
+
+int RunEval(EvalFlags& flags) {
+  if (Status s = ParseFlags(flags); !s.ok()) {
+    std::fprintf(stderr, "tala eval: %s\n", s.ToString().c_str());
+    return 2;
+  }
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  ProgressLine line(tty);
+  if (!flags.quiet && !flags.options.dry_run) {
+    flags.options.progress = [&line](const Progress& p) { line.Update(p); };
+  }
+  g_stop = false;
+  flags.options.stop = &g_stop;
+  auto previous = std::signal(SIGINT, OnInterrupt);
   RunSummary partial;
   auto summary = Evaluate(flags.options, &partial);
+  std::signal(SIGINT, previous);
+  line.Finish();
+  for (const std::string& w : partial.warnings)
+    std::fprintf(stderr, "tala eval: warning: %s\n", w.c_str());
   if (!summary) {
     PrintErrors(partial);
     std::fprintf(stderr, "tala eval: %s\n", summary.error().ToString().c_str());
     if (partial.rows_scored > 0) {
-      std::fprintf(stderr, "tala eval: %lld rows were scored and kept in %s\n",
-                   static_cast<long long>(partial.rows_scored), partial.results_path.c_str());
+      std::fprintf(stderr, "tala eval: %lld rows were scored and kept in %s%s\n",
+                   static_cast<long long>(partial.rows_scored), partial.results_path.c_str(),
+                   partial.results_path == "-" ? "" : " (finish with --resume)");
     }
-    return ExitCodeFor(summary.error());
+    return summary.error().code() == ErrorCode::kCancelled ? 130 : ExitCodeFor(summary.error());
   }
   if (summary->rows_skipped > 0) {
     PrintErrors(*summary);
@@ -57,24 +113,125 @@ int RunEval(EvalFlags& flags) {
   }
   if (flags.json) {
     std::printf("%s\n", io::FormatSummaryJson(*summary).c_str());
+  } else if (flags.options.dry_run) {
+    std::printf("%s", io::FormatEstimateTable(*summary).c_str());
+    return 0;
   } else {
     std::printf("%s", io::FormatSummaryTable(*summary).c_str());
     if (summary->results_path != "-") {
       std::printf("\nper-row results: %s\n", summary->results_path.c_str());
     }
   }
+  if (flags.options.dry_run) return 0;
+  if (int rc = WriteReports(flags, *summary); rc != 0) return rc;
   return summary->rows_failed > 0 ? 3 : 0;
 }
+
+void AddLlmOptions(CLI::App* cmd, EvalFlags& f) {
+  LlmOptions& l = f.options.llm;
+  const char* g = "LLM judge (openai:MODEL, anthropic:MODEL)";
+  cmd->add_option("--base-url", l.base_url,
+                  "judge server URL, e.g. http://localhost:8000/v1 for vLLM, Ollama, llama.cpp "
+                  "or LM Studio (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, else the "
+                  "provider's API)")
+      ->envname("TALA_BASE_URL")
+      ->group(g);
+  cmd->add_option("--embeddings", l.embeddings,
+                  "embeddings for response_relevancy and semantic similarity: auto (openai "
+                  "judges: openai:text-embedding-3-small on the same server; others: offline), "
+                  "offline, or openai:MODEL")
+      ->capture_default_str()
+      ->envname("TALA_EMBEDDINGS")
+      ->group(g);
+  cmd->add_option("--embeddings-base-url", l.embeddings_base_url,
+                  "embeddings server URL (default: the judge's)")
+      ->envname("TALA_EMBEDDINGS_BASE_URL")
+      ->group(g);
+  cmd->add_option("--temperature", l.temperature, "sampling temperature")
+      ->capture_default_str()
+      ->envname("TALA_TEMPERATURE")
+      ->check(CLI::Range(0.0, 2.0))
+      ->group(g);
+  cmd->add_flag("!--no-temperature", l.send_temperature,
+                "send no temperature (for models that reject one)")
+      ->group(g);
+  cmd->add_option("--seed", f.seed, "sampling seed sent to OpenAI-compatible servers, or none")
+      ->capture_default_str()
+      ->envname("TALA_SEED")
+      ->group(g);
+  cmd->add_option("--max-tokens", l.max_tokens, "completion token limit per call")
+      ->capture_default_str()
+      ->envname("TALA_MAX_TOKENS")
+      ->check(CLI::PositiveNumber)
+      ->group(g);
+  cmd->add_flag("!--no-structured-output", l.structured_output,
+                "do not send a JSON schema response_format (servers without structured output)")
+      ->group(g);
+  cmd->add_option("--max-in-flight", l.max_in_flight, "HTTP requests at once")
+      ->capture_default_str()
+      ->envname("TALA_MAX_IN_FLIGHT")
+      ->check(CLI::PositiveNumber)
+      ->group(g);
+  cmd->add_option("--rpm", l.requests_per_minute, "requests per minute limit (0: none)")
+      ->capture_default_str()
+      ->envname("TALA_RPM")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
+  cmd->add_option("--tpm", l.tokens_per_minute, "tokens per minute limit (0: none)")
+      ->capture_default_str()
+      ->envname("TALA_TPM")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
+  cmd->add_option("--timeout-ms", l.timeout_ms, "per-request timeout")
+      ->capture_default_str()
+      ->envname("TALA_TIMEOUT_MS")
+      ->check(CLI::PositiveNumber)
+      ->group(g);
+  cmd->add_option("--max-retries", l.max_retries,
+                  "retries per call on 429, 5xx, timeouts and dropped connections")
+      ->capture_default_str()
+      ->envname("TALA_MAX_RETRIES")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
+  cmd->add_option("--batching", l.batching,
+                  "batched (all chunks rated in one call) or per-chunk (one call per chunk, as "
+                  "Ragas does)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"batched", "per-chunk"}))
+      ->group(g);
+  cmd->add_option("--questions", l.questions, "questions generated for response_relevancy")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10))
+      ->group(g);
+  cmd->add_option("--cache", l.cache, "judge cache (SQLite file), or off")
+      ->capture_default_str()
+      ->envname("TALA_CACHE")
+      ->group(g);
+  cmd->add_option("--price-input", l.price_input,
+                  "USD per million prompt tokens (overrides the built-in price table)")
+      ->envname("TALA_PRICE_INPUT")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
+  cmd->add_option("--price-output", l.price_output, "USD per million completion tokens")
+      ->envname("TALA_PRICE_OUTPUT")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
+}
+
 }  // namespace
 
-void AddEvalCommand(CLI::App& app, int* exit_code) {
+void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) {
   auto flags = std::make_shared<EvalFlags>();
+  flags->options = defaults;
+  if (defaults.llm.seed) flags->seed = std::to_string(*defaults.llm.seed);
   EvalOptions& o = flags->options;
   CLI::App* cmd = app.add_subcommand(
       "eval",
       "Score every row of a dataset with the chosen metrics and judge; write per-row "
       "results (JSON Lines, flushed row by row) and print a summary. Exit 0 when the run "
-      "completed, 2 on usage or input errors, 3 when the judge failed on some rows.");
+      "completed, 2 on usage or input errors, 3 when the judge failed on some rows, 130 when "
+      "stopped by Ctrl-C (rows done are kept; finish with --resume). Every option can also be "
+      "set in tala.toml (same name, underscores) or a TALA_* variable.");
   cmd->add_option("DATA", o.dataset, "dataset file (.jsonl, .json, .csv) or - for stdin")
       ->required();
   cmd->add_option("--metrics,-m", o.metrics,
@@ -87,11 +244,13 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
                   "(default: the whole ranking)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--judge,-j", o.judge, "judge: offline or replay (see `tala judges`)")
+  cmd->add_option("--judge,-j", o.judge,
+                  "judge: offline, replay, openai:MODEL or anthropic:MODEL (see `tala judges`)")
       ->capture_default_str()
       ->envname("TALA_JUDGE");
   cmd->add_option("--out,-o", o.out, "results file (JSON Lines), - for stdout")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->envname("TALA_OUT");
   cmd->add_option("--format", o.format, "dataset format: auto, jsonl, json or csv")
       ->capture_default_str();
   cmd->add_option("--on-error", flags->on_error,
@@ -103,6 +262,26 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
                   "faithfulness or response_relevancy is below this")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--diagnose", flags->thresholds,
+                  "per-metric diagnosis threshold, METRIC=VALUE (repeatable), e.g. "
+                  "context_recall=0.6");
+  cmd->add_flag("--resume", o.resume,
+                "keep the rows already in the results file and score only the others (a run "
+                "stopped at 90% finishes from 90%)");
+  cmd->add_flag("--dry-run", o.dry_run,
+                "estimate model calls, tokens and cost (and cache hits) without calling or "
+                "writing anything");
+  cmd->add_option("--repeats", o.repeats,
+                  "score the dataset R times (repeats bypass the judge cache) and report each "
+                  "metric's run-to-run standard deviation and a suggested gate (mean - 2 sd)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--markdown", flags->markdown, "also write the Markdown summary here");
+  cmd->add_option("--csv", flags->csv, "also write the per-row CSV here");
+  cmd->add_option("--junit", flags->junit, "also write JUnit XML (one test case per metric) here");
+  cmd->add_option("--config", flags->config,
+                  "config file (default: $TALA_CONFIG, else ./tala.toml when present)");
+  AddLlmOptions(cmd, *flags);
   cmd->add_flag("--json", flags->json, "print the summary as JSON");
   cmd->add_flag("--quiet,-q", flags->quiet, "no progress on stderr");
   cmd->callback([flags, exit_code] { *exit_code = RunEval(*flags); });

@@ -1,5 +1,7 @@
 // tala gate RESULTS: pass/fail gates for CI jobs. Exit 0 pass, 1 a gate failed, 2 usage/input.
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -8,13 +10,14 @@
 #include "analysis/paired_comparison.h"
 #include "cli/commands.h"
 #include "io/readers/results_reader.h"
+#include "io/reports/junit_report.h"
 #include "metrics/registry.h"
 
 namespace tala::cli {
 
 namespace {
 struct GateFlags {
-  std::string results, baseline;
+  std::string results, baseline, junit;
   std::vector<std::string> min, max_drop;
 };
 
@@ -69,6 +72,8 @@ int RunGate(const GateFlags& f) {
     return 2;
   }
   int failed = 0;
+  std::vector<io::JunitCase> cases;
+  char line[512];
   for (const auto& [key, bound] : *mins) {
     auto st = analysis::Summarise(Defined(*run, key));
     if (!st) {
@@ -79,8 +84,10 @@ int RunGate(const GateFlags& f) {
     bool lower = LowerIsBetter(key);
     bool pass = lower ? st->mean <= bound : st->mean >= bound;
     failed += pass ? 0 : 1;
-    std::printf("%s  %s %s %.4f: mean %.4f, 95%% interval [%.4f, %.4f]\n", pass ? "PASS" : "FAIL",
-                key.c_str(), lower ? "<=" : ">=", bound, st->mean, st->ci_low, st->ci_high);
+    std::snprintf(line, sizeof line, "%s %s %.4f: mean %.4f, 95%% interval [%.4f, %.4f]",
+                  key.c_str(), lower ? "<=" : ">=", bound, st->mean, st->ci_low, st->ci_high);
+    std::printf("%s  %s\n", pass ? "PASS" : "FAIL", line);
+    cases.push_back({key + (lower ? " <= " : " >= ") + fmt::format("{:g}", bound), pass, line});
   }
   if (!drops->empty()) {
     auto base = io::ReadResults(f.baseline);
@@ -103,11 +110,22 @@ int RunGate(const GateFlags& f) {
       double drop_high = lower ? r.ci_high : -r.ci_low;
       bool pass = drop_low <= allowed;
       failed += pass ? 0 : 1;
-      std::printf(
-          "%s  %s drop <= %.4f: drop %.4f, 95%% interval [%.4f, %.4f] over %ld paired rows\n",
-          pass ? "PASS" : "FAIL", key.c_str(), allowed,
-          lower ? r.mean_difference : -r.mean_difference, drop_low, drop_high, r.n);
+      std::snprintf(line, sizeof line,
+                    "%s drop <= %.4f: drop %.4f, 95%% interval [%.4f, %.4f] over %ld paired rows",
+                    key.c_str(), allowed, lower ? r.mean_difference : -r.mean_difference, drop_low,
+                    drop_high, r.n);
+      std::printf("%s  %s\n", pass ? "PASS" : "FAIL", line);
+      cases.push_back({key + " drop <= " + fmt::format("{:g}", allowed), pass, line});
     }
+  }
+  if (!f.junit.empty()) {
+    std::string xml = io::RenderJunit("tala gate: " + f.results, cases);
+    std::FILE* out = f.junit == "-" ? stdout : std::fopen(f.junit.c_str(), "wb");
+    if (out == nullptr || std::fwrite(xml.data(), 1, xml.size(), out) != xml.size()) {
+      std::fprintf(stderr, "tala gate: cannot write %s\n", f.junit.c_str());
+      return 2;
+    }
+    if (out != stdout) std::fclose(out);
   }
   return failed > 0 ? 1 : 0;
 }
@@ -125,6 +143,8 @@ void AddGateCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--min", f->min, "METRIC=VALUE (repeatable)");
   cmd->add_option("--baseline", f->baseline, "results file of the baseline run");
   cmd->add_option("--max-drop", f->max_drop, "METRIC=DROP allowed against --baseline (repeatable)");
+  cmd->add_option("--junit", f->junit,
+                  "also write JUnit XML, one test case per gate (- for stdout)");
   cmd->callback([f, exit_code] { *exit_code = RunGate(*f); });
 }
 

@@ -91,7 +91,7 @@ void AddMetricsCommand(CLI::App& app, int* exit_code) {
 void AddJudgesCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("judges", "List the judges --judge accepts.");
   cmd->callback([exit_code] {
-    for (const auto& j : judges::JudgeRegistry()) std::printf("%-10s %s\n", j.name, j.summary);
+    for (const auto& j : judges::JudgeRegistry()) std::printf("%-16s %s\n", j.name, j.summary);
     *exit_code = 0;
   });
 }

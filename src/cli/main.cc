@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "cli/config_file.h"
 
 namespace tala::cli {
 
@@ -33,7 +34,19 @@ int main(int argc, char** argv) {
         "(faithfulness, context precision/recall, ...) and tells which half is failing."};
     app.require_subcommand(1);
     app.set_version_flag("--version", "tala 0.1.0");
-    tala::cli::AddEvalCommand(app, &exit_code);
+    // tala.toml is read before the flags, so that flags and TALA_* variables override it.
+    tala::EvalOptions defaults;
+    bool named = false;
+    std::string config = tala::cli::FindConfigFile(argc, argv, &named);
+    if (!config.empty()) {
+      tala::Status s = tala::cli::ApplyConfigFile(config, defaults);
+      if (!s.ok()) {
+        std::fprintf(stderr, "tala: %s\n", s.ToString().c_str());
+        return 2;
+      }
+    }
+    tala::cli::AddEvalCommand(app, &exit_code, defaults);
+    tala::cli::AddCacheCommand(app, &exit_code, defaults.llm.cache);
     tala::cli::AddValidateCommand(app, &exit_code);
     tala::cli::AddCalibrateCommand(app, &exit_code);
     tala::cli::AddCompareCommand(app, &exit_code);

@@ -4,13 +4,15 @@
 #include <fstream>
 
 #include "cli/commands.h"
+#include "io/reports/junit_report.h"
 #include "io/reports/markdown_report.h"
 
 namespace tala::cli {
 
 namespace {
 struct ReportFlags {
-  std::string results, markdown, csv;
+  std::string results;
+  ReportPaths paths;
 };
 
 bool WriteFile(const std::string& path, const std::string& content) {
@@ -24,28 +26,37 @@ bool WriteFile(const std::string& path, const std::string& content) {
 }
 
 int RunReport(const ReportFlags& f) {
-  if (f.markdown.empty() && f.csv.empty()) {
-    std::fprintf(stderr, "tala report: give --markdown FILE and/or --csv FILE (- for stdout)\n");
+  if (f.paths.markdown.empty() && f.paths.csv.empty() && f.paths.junit.empty()) {
+    std::fprintf(stderr,
+                 "tala report: give --markdown FILE, --csv FILE and/or --junit FILE (- for "
+                 "stdout)\n");
     return 2;
   }
-  auto results = io::ReadResults(f.results);
-  if (!results) {
-    std::fprintf(stderr, "tala report: %s\n", results.error().ToString().c_str());
-    return 2;
-  }
-  for (const auto& [path, text] :
-       {std::pair{f.markdown, f.markdown.empty() ? "" : io::RenderMarkdown(*results, f.results)},
-        std::pair{f.csv, f.csv.empty() ? "" : io::RenderCsv(*results)}}) {
-    if (path.empty()) continue;
-    if (!WriteFile(path, text)) {
-      std::fprintf(stderr, "tala report: cannot write %s\n", path.c_str());
-      return 2;
-    }
-    if (path != "-") std::fprintf(stderr, "wrote %s\n", path.c_str());
-  }
-  return 0;
+  return RenderReports(f.results, f.paths, "tala report");
 }
 }  // namespace
+
+int RenderReports(const std::string& results_path, const ReportPaths& paths, const char* who) {
+  auto results = io::ReadResults(results_path);
+  if (!results) {
+    std::fprintf(stderr, "%s: %s\n", who, results.error().ToString().c_str());
+    return 2;
+  }
+  auto render = [&](const std::string& path, auto make) -> bool {
+    if (path.empty()) return true;
+    if (!WriteFile(path, make())) {
+      std::fprintf(stderr, "%s: cannot write %s\n", who, path.c_str());
+      return false;
+    }
+    if (path != "-") std::fprintf(stderr, "wrote %s\n", path.c_str());
+    return true;
+  };
+  bool ok = render(paths.markdown, [&] { return io::RenderMarkdown(*results, results_path); }) &&
+            render(paths.csv, [&] { return io::RenderCsv(*results); }) && render(paths.junit, [&] {
+              return io::RenderJunit("tala metrics: " + results_path, io::MetricCases(*results));
+            });
+  return ok ? 0 : 2;
+}
 
 void AddReportCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<ReportFlags>();
@@ -55,8 +66,12 @@ void AddReportCommand(CLI::App& app, int* exit_code) {
       "means with 95% intervals, diagnosis counts; suited to a CI job summary) and a CSV "
       "of every row's scores.");
   cmd->add_option("RESULTS", f->results, "results file written by tala eval")->required();
-  cmd->add_option("--markdown", f->markdown, "write the Markdown summary here (- for stdout)");
-  cmd->add_option("--csv", f->csv, "write the per-row CSV here (- for stdout)");
+  cmd->add_option("--markdown", f->paths.markdown,
+                  "write the Markdown summary here (- for stdout)");
+  cmd->add_option("--csv", f->paths.csv, "write the per-row CSV here (- for stdout)");
+  cmd->add_option("--junit", f->paths.junit,
+                  "write JUnit XML here: one test case per metric, failing when no row was "
+                  "scored (- for stdout); `tala gate --junit` writes one per gate");
   cmd->callback([f, exit_code] { *exit_code = RunReport(*f); });
 }
 

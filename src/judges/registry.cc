@@ -13,6 +13,12 @@ const std::vector<JudgeEntry>& JudgeRegistry() {
        [] { return std::unique_ptr<Judge>(new offline::OfflineJudge()); }},
       {"replay", "verdicts written by hand in each row's \"verdicts\" field",
        [] { return std::unique_ptr<Judge>(new ReplayJudge()); }},
+      // LLM judges are driven by the runtime (concurrency, cache, retries), not made here.
+      {"openai:MODEL",
+       "an OpenAI Chat Completions model, or any compatible server (vLLM, Ollama, llama.cpp, "
+       "LM Studio) via --base-url; key from OPENAI_API_KEY",
+       nullptr},
+      {"anthropic:MODEL", "an Anthropic Messages API model; key from ANTHROPIC_API_KEY", nullptr},
   };
   return kJudges;
 }
@@ -20,7 +26,7 @@ const std::vector<JudgeEntry>& JudgeRegistry() {
 Result<std::unique_ptr<Judge>> CreateJudge(const std::string& spec) {
   std::string known;
   for (const JudgeEntry& e : JudgeRegistry()) {
-    if (spec == e.name) return e.make();
+    if (spec == e.name && e.make != nullptr) return e.make();
     known += (known.empty() ? "" : ", ") + std::string(e.name);
   }
   return NotFound("unknown judge \"" + spec + "\"; known judges: " + known);

@@ -70,8 +70,10 @@ TEST(EvalCommandTest, ReplayRunWritesOneResultPerRowAndASummary) {
   std::string results = dir.Read(out);
   std::ifstream golden(kGolden);
   std::string all((std::istreambuf_iterator<char>(golden)), std::istreambuf_iterator<char>());
+  // One line per row, after the run manifest.
+  EXPECT_EQ(results.rfind("{\"tala_manifest\":", 0), 0u);
   EXPECT_EQ(std::count(results.begin(), results.end(), '\n'),
-            std::count(all.begin(), all.end(), '\n'));
+            std::count(all.begin(), all.end(), '\n') + 1);
   EXPECT_NE(results.find("{\"id\":\"cp-ranks-1-2-4\",\"scores\":{\"faithfulness\":null,"
                          "\"context_precision\":0.9166666666666666}"),
             std::string::npos);
@@ -246,8 +248,8 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
   size_t section = readme.find("## CLI reference");
   ASSERT_NE(section, std::string::npos);
   std::string reference = readme.substr(section, readme.find("\n## ", section + 1) - section);
-  for (const char* cmd :
-       {"eval", "validate", "calibrate", "compare", "power", "metrics", "judges"}) {
+  for (const char* cmd : {"eval", "validate", "calibrate", "compare", "gate", "report", "power",
+                          "metrics", "judges", "cache stats", "cache clear"}) {
     EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
     auto help = testing::RunTala(std::string(cmd) + " --help");
     std::regex flag("--[a-z][a-z-]+");

@@ -35,7 +35,7 @@ TEST(GoldenTest, EveryRowScoresAsExpected) {
     for (auto [spec, value] : expected) {
       auto metrics = metrics::CreateMetrics(*metrics::ParseMetricSpecs(std::string(spec)));
       ASSERT_TRUE(metrics.has_value()) << metrics.error().ToString();
-      io::RowResult result = RowScorer(*metrics, judge).Score(sample);
+      io::RowResult result = RowScorer(*metrics, &judge, judge.name()).Score(sample);
       const MetricValue& got = result.scores[0].value;
       SCOPED_TRACE(sample.id + " / " + std::string(spec) + ": " + got.reason);
       if (value.is_null()) {

@@ -48,7 +48,7 @@ TEST(TaskPlanTest, ATaskSharedByThreeMetricsIsAskedOnce) {
   ASSERT_TRUE(metrics.has_value());
   ReplayJudge replay;
   CountingJudge judge(replay);
-  RowScorer scorer(*metrics, judge);
+  RowScorer scorer(*metrics, &judge, judge.name());
   Sample s = FullSample();
   io::RowResult row = scorer.Score(s);
   EXPECT_EQ(judge.calls, 1);
@@ -77,7 +77,7 @@ TEST(TaskPlanTest, NoJudgeCallForIdOnlyMetrics) {
   Sample s;
   s.retrieved_context_ids = std::vector<std::string>{"a"};
   s.reference_context_ids = std::vector<std::string>{"a"};
-  io::RowResult row = RowScorer(*metrics, judge).Score(s);
+  io::RowResult row = RowScorer(*metrics, &judge, judge.name()).Score(s);
   EXPECT_EQ(judge.calls, 0);
   EXPECT_EQ(*row.scores[0].value.value, 1.0);
 }
@@ -94,7 +94,7 @@ TEST(RowScorerTest, AJudgeFailureIsRecordedAsDataNotThrown) {
   auto metrics = metrics::CreateMetrics(*metrics::ParseMetricSpecs("faithfulness"));
   FailingJudge judge;
   Sample s = FullSample();
-  io::RowResult row = RowScorer(*metrics, judge).Score(s);
+  io::RowResult row = RowScorer(*metrics, &judge, judge.name()).Score(s);
   EXPECT_EQ(row.status.code(), ErrorCode::kUnavailable);
   EXPECT_FALSE(row.scores[0].value.value.has_value());
   EXPECT_TRUE(row.scores[0].failed);

@@ -4,6 +4,7 @@
 
 #include "io/readers/json_lines.h"
 #include "io/readers/row_parser.h"
+#include "io/writers/run_records.h"
 
 namespace tala::io {
 
@@ -47,6 +48,9 @@ Result<LabelledValues> ReadLabelledValues(const std::string& path,
   TALA_RETURN_IF_ERROR(
       ForEachJsonLine(path, [&](simdjson::dom::element root, int64_t line_no) -> Status {
         simdjson::dom::element human;
+        if (!root[kManifestKey].get(human) || !root[kRunRecordKey].get(human)) {
+          return OkStatus();  // a results file's manifest or run record, not a row
+        }
         if (AtPath(root, options.human_path).get(human) || human.is_null()) {
           ++out.skipped_missing_human;
           return OkStatus();

@@ -31,11 +31,74 @@ PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
   return out;
 }
 
-Result<ResultsFile> ReadResults(const std::string& path) {
+namespace {
+
+std::string StringAt(simdjson::dom::element e, const char* key) {
+  std::string_view v;
+  if (e[key].get_string().get(v)) return "";
+  return std::string(v);
+}
+
+std::map<std::string, std::string> StringMapAt(simdjson::dom::element e, const char* key) {
+  std::map<std::string, std::string> out;
+  simdjson::dom::object obj;
+  if (e[key].get_object().get(obj)) return out;
+  for (auto [k, v] : obj) {
+    std::string_view text;
+    if (!v.get_string().get(text)) out[std::string(k)] = std::string(text);
+  }
+  return out;
+}
+
+RunManifest ReadManifest(simdjson::dom::element m) {
+  RunManifest out;
+  out.tala_version = StringAt(m, "tala_version");
+  out.created = StringAt(m, "created");
+  out.dataset = StringAt(m, "dataset");
+  out.judge = StringAt(m, "judge");
+  out.embeddings = StringAt(m, "embeddings");
+  out.prompts = StringMapAt(m, "prompts");
+  out.metrics = StringMapAt(m, "metrics");
+  for (auto& [k, v] : StringMapAt(m, "settings")) out.settings.emplace_back(k, v);
+  return out;
+}
+
+void AddRunRecord(simdjson::dom::element run, CallTally& sum) {
+  simdjson::dom::element total;
+  if (run["total"].get(total)) return;
+  auto count = [&](const char* key) {
+    int64_t v = 0;
+    return total[key].get_int64().get(v) ? 0 : v;
+  };
+  sum.calls += count("calls");
+  sum.cache_hits += count("cache_hits");
+  sum.requests += count("requests");
+  sum.retries += count("retries");
+  sum.repairs += count("repairs");
+  sum.failed += count("failed");
+  sum.prompt_tokens += count("prompt_tokens");
+  sum.completion_tokens += count("completion_tokens");
+  double cost = 0;
+  if (!total["cost_usd"].get_double().get(cost)) sum.cost_usd = sum.cost_usd.value_or(0) + cost;
+}
+
+}  // namespace
+
+Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty) {
   ResultsFile out;
   TALA_RETURN_IF_ERROR(
       ForEachJsonLine(path, [&](simdjson::dom::element root, int64_t line_no) -> Status {
         FieldContext ctx{path, line_no};
+        simdjson::dom::element record;
+        if (!root[kManifestKey].get(record)) {
+          if (!out.manifest) out.manifest = ReadManifest(record);
+          return OkStatus();
+        }
+        if (!root[kRunRecordKey].get(record)) {
+          out.has_run_records = true;
+          AddRunRecord(record, out.calls);
+          return OkStatus();
+        }
         simdjson::dom::element id, scores;
         if (root["id"].get(id))
           return DataError({path, line_no, 0, "id"}, "missing: is this a tala results file?");
@@ -72,7 +135,8 @@ Result<ResultsFile> ReadResults(const std::string& path) {
         out.rows.push_back(std::move(row));
         return OkStatus();
       }));
-  if (out.rows.empty()) return DataError({path, 0, 0, ""}, "the results file holds no rows");
+  if (out.rows.empty() && empty == EmptyResults::kError)
+    return DataError({path, 0, 0, ""}, "the results file holds no rows");
   return out;
 }
 

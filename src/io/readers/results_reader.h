@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "io/writers/run_records.h"
 #include "tala/status.h"
 
 namespace tala::io {
@@ -20,6 +21,9 @@ struct ResultRow {
 struct ResultsFile {
   std::vector<ResultRow> rows;
   std::vector<std::string> metric_keys;  // in first-seen order
+  std::optional<RunManifest> manifest;   // absent in files from before manifests
+  CallTally calls;                       // summed over the file's run records
+  bool has_run_records = false;
 };
 
 // Rows of `candidate` whose id is also in `base`, with both scores of `key` defined.
@@ -30,7 +34,9 @@ struct PairedScores {
 PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
                       const std::string& key);
 
-// kDataError names file:line and the field for a row without an id or scores.
-Result<ResultsFile> ReadResults(const std::string& path);
+enum class EmptyResults { kError, kAllowed };
+// kDataError names file:line and the field for a row without an id or scores, and (kError) a
+// file with no rows.
+Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty = EmptyResults::kError);
 
 }  // namespace tala::io

@@ -10,13 +10,72 @@ namespace {
 const char* DirectionWord(Direction d) {
   return d == Direction::kHigherIsBetter ? "higher" : "lower";
 }
+
+std::string Cost(const CallTally& t) {
+  return t.cost_usd ? fmt::format("${:.4f}", *t.cost_usd) : "unknown";
+}
+
+// Calls and tokens per prompt and per metric, with per-row averages beside the totals.
+std::string AccountingTable(const RunAccounting& a) {
+  const double rows = a.rows > 0 ? static_cast<double>(a.rows) : 1.0;
+  std::string out = fmt::format("{:<26} {:>8} {:>10} {:>9} {:>12} {:>12} {:>10}\n",
+                                a.estimated ? "estimated calls" : "model calls", "calls",
+                                "cache hits", "calls/row", "prompt tok", "compl. tok", "cost");
+  auto line = [&](const std::string& name, const CallTally& t) {
+    out += fmt::format("{:<26} {:>8} {:>10} {:>9.2f} {:>12} {:>12} {:>10}\n", name, t.calls,
+                       t.cache_hits, static_cast<double>(t.calls + t.cache_hits) / rows,
+                       t.prompt_tokens, t.completion_tokens, Cost(t));
+  };
+  for (const auto& [name, t] : a.by_prompt) line(name, t);
+  line("total", a.total);
+  if (!a.by_metric.empty()) {
+    out += "per metric (shared calls split between the metrics that use them):\n";
+    for (const auto& [name, t] : a.by_metric) {
+      out += fmt::format("  {:<24} {:>8.2f} calls/row {:>10.0f} prompt tok/row\n", name,
+                         static_cast<double>(t.calls + t.cache_hits) / rows,
+                         static_cast<double>(t.prompt_tokens) / rows);
+    }
+  }
+  if (!a.estimated) {
+    out += fmt::format("requests {} (retries {}, repairs {}), failed calls {}\n", a.total.requests,
+                       a.total.retries, a.total.repairs, a.total.failed);
+  }
+  return out;
+}
+
+void AppendTallyJson(std::string& out, const CallTally& t) {
+  out += fmt::format(
+      "{{\"calls\":{},\"cache_hits\":{},\"requests\":{},\"retries\":{},\"repairs\":{},"
+      "\"failed\":{},\"prompt_tokens\":{},\"completion_tokens\":{},\"cost_usd\":",
+      t.calls, t.cache_hits, t.requests, t.retries, t.repairs, t.failed, t.prompt_tokens,
+      t.completion_tokens);
+  if (t.cost_usd) {
+    AppendJsonNumber(out, *t.cost_usd);
+  } else {
+    out += "null";
+  }
+  out += '}';
+}
 }  // namespace
+
+std::string FormatEstimateTable(const RunSummary& s) {
+  std::string out = fmt::format("dry run: judge {}, {} rows; nothing was called or written\n\n",
+                                s.judge, s.accounting.rows);
+  for (const std::string& note : s.notes) out += "note: " + note + "\n";
+  if (s.accounting.rows == 0 && !s.notes.empty()) return out;
+  out += AccountingTable(s.accounting);
+  out +=
+      "token counts are estimates (4 characters a token); the embeddings call's inputs depend "
+      "on the generated questions, so its cache hits are not predicted\n";
+  return out;
+}
 
 std::string FormatSummaryTable(const RunSummary& s) {
   size_t width = 6;
   for (const MetricSummary& m : s.metrics) width = std::max(width, m.key.size());
   std::string out = fmt::format("judge: {}   rows: {} scored", s.judge, s.rows_scored);
   if (s.rows_skipped > 0) out += fmt::format(", {} skipped (invalid)", s.rows_skipped);
+  if (s.rows_resumed > 0) out += fmt::format(" ({} kept from the results file)", s.rows_resumed);
   if (s.rows_failed > 0) out += fmt::format(", {} with judge failures", s.rows_failed);
   out += "\n\n";
   out += fmt::format("{:<{}}  {:>7}  {:>17}  {:>7}  {:>9}  {:>6}  {}\n", "metric", width, "mean",
@@ -29,6 +88,18 @@ std::string FormatSummaryTable(const RunSummary& s) {
                        m.scored, m.undefined, m.failed, DirectionWord(m.direction));
   }
   for (const std::string& note : s.notes) out += "note: " + note + "\n";
+  bool repeated = false;
+  for (const MetricSummary& m : s.metrics) repeated = repeated || m.repeat_means.size() > 1;
+  if (repeated) {
+    out += "\njudge noise over repeats (sd of the run means; suggested gate = mean -/+ 2 sd):\n";
+    for (const MetricSummary& m : s.metrics) {
+      if (m.repeat_means.size() < 2) continue;
+      out += fmt::format("  {:<{}}  runs {}  sd {:.4f}  suggested gate {} {:.4f}\n", m.key, width,
+                         m.repeat_means.size(), m.repeat_stddev,
+                         m.direction == Direction::kHigherIsBetter ? ">=" : "<=", m.suggested_gate);
+    }
+  }
+  if (s.accounting.used) out += "\n" + AccountingTable(s.accounting);
   if (!s.diagnoses.empty()) {
     out += "\ndiagnosis (rows):";
     for (const auto& [name, count] : s.diagnoses) out += fmt::format("  {} {}", name, count);
@@ -65,6 +136,10 @@ std::string FormatSummaryJson(const RunSummary& s) {
       out += fmt::format(",\"median\":{},\"stddev\":{},\"ci95\":[{},{}],\"interval\":\"{}\"",
                          m.median, m.stddev, m.ci_low, m.ci_high, m.interval);
     }
+    if (m.repeat_means.size() > 1) {
+      out += fmt::format(",\"repeats\":{},\"repeat_stddev\":{},\"suggested_gate\":{}",
+                         m.repeat_means.size(), m.repeat_stddev, m.suggested_gate);
+    }
     out += fmt::format(",\"scored\":{},\"undefined\":{},\"failed\":{},\"better\":\"{}\"}}",
                        m.scored, m.undefined, m.failed, DirectionWord(m.direction));
   }
@@ -79,6 +154,22 @@ std::string FormatSummaryJson(const RunSummary& s) {
     out += "null";
   } else {
     AppendJsonString(out, s.principal_failure);
+  }
+  if (s.accounting.used || s.accounting.estimated) {
+    out += fmt::format(",\"accounting\":{{\"estimated\":{},\"rows\":{},\"total\":",
+                       s.accounting.estimated ? "true" : "false", s.accounting.rows);
+    AppendTallyJson(out, s.accounting.total);
+    for (const auto* part : {&s.accounting.by_prompt, &s.accounting.by_metric}) {
+      out += part == &s.accounting.by_prompt ? ",\"by_prompt\":{" : ",\"by_metric\":{";
+      for (size_t i = 0; i < part->size(); ++i) {
+        if (i > 0) out += ',';
+        AppendJsonString(out, (*part)[i].first);
+        out += ':';
+        AppendTallyJson(out, (*part)[i].second);
+      }
+      out += '}';
+    }
+    out += '}';
   }
   out += "}";
   return out;

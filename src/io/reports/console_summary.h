@@ -9,5 +9,7 @@ namespace tala::io {
 
 std::string FormatSummaryTable(const RunSummary& summary);
 std::string FormatSummaryJson(const RunSummary& summary);
+// --dry-run: the estimated calls, tokens and cost per prompt and per metric.
+std::string FormatEstimateTable(const RunSummary& summary);
 
 }  // namespace tala::io

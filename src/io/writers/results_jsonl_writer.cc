@@ -79,8 +79,10 @@ ResultsJsonlWriter::~ResultsJsonlWriter() {
   if (owned_ && file_ != nullptr) std::fclose(file_);
 }
 
-Status ResultsJsonlWriter::Write(const RowResult& row) {
-  line_ = FormatResultLine(row);
+Status ResultsJsonlWriter::Write(const RowResult& row) { return WriteLine(FormatResultLine(row)); }
+
+Status ResultsJsonlWriter::WriteLine(const std::string& json) {
+  line_ = json;
   line_.push_back('\n');
   if (std::fwrite(line_.data(), 1, line_.size(), file_) != line_.size() ||
       std::fflush(file_) != 0) {

@@ -40,6 +40,8 @@ class ResultsJsonlWriter {
 
   // Writes and flushes one row; kIoError on a short write (disk full).
   Status Write(const RowResult& row);
+  // Writes and flushes one line that is already JSON (a manifest or run record).
+  Status WriteLine(const std::string& json);
   const std::string& path() const { return path_; }
 
  private:

@@ -28,7 +28,7 @@ double Faithfulness(const std::string& response) {
   OfflineJudge judge;
   auto metrics = metrics::CreateMetrics(*metrics::ParseMetricSpecs("faithfulness"));
   Sample s = Row(response);
-  return RowScorer(*metrics, judge).Score(s).scores[0].value.value.value_or(-1);
+  return RowScorer(*metrics, &judge, judge.name()).Score(s).scores[0].value.value.value_or(-1);
 }
 
 Verdicts Ask(const Sample& s, TaskSet tasks) {

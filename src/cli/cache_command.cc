@@ -1,0 +1,96 @@
+// tala cache stats|clear: what the judge cache holds, and emptying it.
+
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "runtime/cache.h"
+
+namespace tala::cli {
+
+namespace {
+
+struct CacheFlags {
+  std::string path;
+  bool json = false;
+};
+
+int Stats(const CacheFlags& f) {
+  if (!std::filesystem::exists(f.path)) {
+    std::printf(f.json ? "{\"path\":\"%s\",\"entries\":0}\n" : "cache %s: empty (no file yet)\n",
+                f.path.c_str());
+    return 0;
+  }
+  std::string warning;
+  auto cache = runtime::Cache::Open(f.path, &warning);
+  if (!warning.empty()) std::fprintf(stderr, "tala cache: warning: %s\n", warning.c_str());
+  if (!cache) {
+    std::fprintf(stderr, "tala cache: %s\n", cache.error().ToString().c_str());
+    return 2;
+  }
+  auto stats = (*cache)->Stats();
+  if (!stats) {
+    std::fprintf(stderr, "tala cache: %s\n", stats.error().ToString().c_str());
+    return 2;
+  }
+  if (f.json) {
+    std::printf("{\"path\":\"%s\",\"entries\":%lld,\"bytes\":%lld,\"prompt_tokens\":%lld,"
+                "\"completion_tokens\":%lld}\n",
+                f.path.c_str(), static_cast<long long>(stats->entries),
+                static_cast<long long>(stats->bytes), static_cast<long long>(stats->prompt_tokens),
+                static_cast<long long>(stats->completion_tokens));
+    return 0;
+  }
+  std::printf("cache %s: %lld replies, %.1f MiB; they saved %lld prompt and %lld completion "
+              "tokens each time they are replayed\n",
+              f.path.c_str(), static_cast<long long>(stats->entries),
+              static_cast<double>(stats->bytes) / (1 << 20),
+              static_cast<long long>(stats->prompt_tokens),
+              static_cast<long long>(stats->completion_tokens));
+  for (const auto& [model, n] : stats->by_model) {
+    std::printf("  %-32s %lld\n", model.c_str(), static_cast<long long>(n));
+  }
+  return 0;
+}
+
+int Clear(const CacheFlags& f) {
+  if (!std::filesystem::exists(f.path)) {
+    std::printf("cache %s: nothing to clear\n", f.path.c_str());
+    return 0;
+  }
+  std::string warning;
+  auto cache = runtime::Cache::Open(f.path, &warning);
+  if (!cache) {
+    std::fprintf(stderr, "tala cache: %s\n", cache.error().ToString().c_str());
+    return 2;
+  }
+  Status s = (*cache)->Clear();
+  if (!s.ok()) {
+    std::fprintf(stderr, "tala cache: %s\n", s.ToString().c_str());
+    return 2;
+  }
+  std::printf("cache %s: cleared\n", f.path.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void AddCacheCommand(CLI::App& app, int* exit_code, const std::string& default_cache) {
+  auto f = std::make_shared<CacheFlags>();
+  f->path = default_cache;
+  CLI::App* cmd = app.add_subcommand(
+      "cache",
+      "The judge cache (SQLite, content-addressed by provider, model, prompt version, "
+      "parameters and messages): `tala cache stats` or `tala cache clear`.");
+  cmd->require_subcommand(1);
+  for (const char* name : {"stats", "clear"}) {
+    bool stats = std::string(name) == "stats";
+    CLI::App* sub = cmd->add_subcommand(
+        name, stats ? "entries, size and tokens held by the cache" : "delete every cached reply");
+    sub->add_option("--cache", f->path, "cache file")->capture_default_str()->envname("TALA_CACHE");
+    if (stats) sub->add_flag("--json", f->json, "print as JSON");
+    sub->callback([f, exit_code, stats] { *exit_code = stats ? Stats(*f) : Clear(*f); });
+  }
+}
+
+}  // namespace tala::cli

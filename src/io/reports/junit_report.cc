@@ -1,0 +1,70 @@
+#include "io/reports/junit_report.h"
+
+#include <fmt/format.h>
+
+namespace tala::io {
+
+namespace {
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        // XML 1.0 forbids most control characters even when escaped.
+        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string RenderJunit(const std::string& suite, const std::vector<JunitCase>& cases) {
+  int failures = 0;
+  for (const JunitCase& c : cases) failures += c.passed ? 0 : 1;
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites tests=\"{}\" failures=\"{}\">\n", cases.size(), failures);
+  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n", Escape(suite),
+                     cases.size(), failures);
+  for (const JunitCase& c : cases) {
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", Escape(suite), Escape(c.name));
+    if (!c.passed) {
+      out += fmt::format("      <failure message=\"{}\">{}</failure>\n", Escape(c.message),
+                         Escape(c.message));
+    } else {
+      out += fmt::format("      <system-out>{}</system-out>\n", Escape(c.message));
+    }
+    out += "    </testcase>\n";
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+std::vector<JunitCase> MetricCases(const ResultsFile& results) {
+  std::vector<JunitCase> cases;
+  for (const std::string& key : results.metric_keys) {
+    int64_t scored = 0, missing = 0;
+    double sum = 0;
+    for (const ResultRow& row : results.rows) {
+      auto it = row.scores.find(key);
+      if (it == row.scores.end()) continue;
+      if (it->second) {
+        ++scored;
+        sum += *it->second;
+      } else {
+        ++missing;
+      }
+    }
+    JunitCase c{key, scored > 0, ""};
+    c.message = scored > 0 ? fmt::format("mean {:.4f} over {} scored rows ({} null)",
+                                         sum / static_cast<double>(scored), scored, missing)
+                           : fmt::format("no row was scored ({} null)", missing);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+}  // namespace tala::io

@@ -1,0 +1,222 @@
+#include "judges/http/provider.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace tala::judges::http {
+
+namespace {
+
+using nlohmann::json;
+
+Status Bad(std::string message) { return {ErrorCode::kBadReply, std::move(message)}; }
+
+std::string TrimSlash(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
+// The server's own error text ({"error": {"message": ...}} for both providers), else the body.
+std::string ServerMessage(const std::string& body) {
+  json j = json::parse(body, nullptr, false);
+  if (j.is_object()) {
+    auto e = j.find("error");
+    if (e != j.end() && e->is_object()) {
+      auto m = e->find("message");
+      if (m != e->end() && m->is_string()) return m->get<std::string>();
+    }
+    if (e != j.end() && e->is_string()) return e->get<std::string>();
+  }
+  return body.substr(0, 200);
+}
+
+Result<json> ParseBody(const char* provider, const HttpResponse& r) {
+  if (r.status < 200 || r.status >= 300) return StatusForHttpError(provider, r);
+  json j = json::parse(r.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Bad(std::string(provider) + ": the server's reply is not a JSON object (" +
+               std::to_string(r.body.size()) + " bytes; truncated or malformed)");
+  }
+  return j;
+}
+
+int64_t IntAt(const json& j, const char* object, const char* field) {
+  auto o = j.find(object);
+  if (o == j.end() || !o->is_object()) return 0;
+  auto f = o->find(field);
+  return f != o->end() && f->is_number_integer() ? f->get<int64_t>() : 0;
+}
+
+class OpenAiChat : public ChatProvider {
+ public:
+  const char* name() const override { return "openai"; }
+
+  HttpRequest BuildChat(const ModelSettings& s, const std::vector<llm::ChatMessage>& messages,
+                        const std::string& schema) const override {
+    json body = {{"model", s.model}, {"max_tokens", s.max_tokens}};
+    json list = json::array();
+    for (const auto& m : messages) list.push_back({{"role", m.role}, {"content", m.content}});
+    body["messages"] = std::move(list);
+    if (s.send_temperature) body["temperature"] = s.temperature;
+    if (s.seed) body["seed"] = *s.seed;
+    if (s.structured_output && !schema.empty()) {
+      body["response_format"] = {
+          {"type", "json_schema"},
+          {"json_schema",
+           {{"name", "verdicts"}, {"strict", true}, {"schema", json::parse(schema)}}}};
+    }
+    HttpRequest req{TrimSlash(s.base_url) + "/chat/completions",
+                    {"Content-Type: application/json"},
+                    body.dump(-1, ' ', false, json::error_handler_t::replace)};
+    if (!s.api_key.empty()) req.headers.push_back("Authorization: Bearer " + s.api_key);
+    return req;
+  }
+
+  Result<ChatReply> ParseChat(const HttpResponse& r) const override {
+    TALA_ASSIGN_OR_RETURN(json j, ParseBody("openai", r));
+    auto choices = j.find("choices");
+    if (choices == j.end() || !choices->is_array() || choices->empty() ||
+        !(*choices)[0].is_object()) {
+      return Bad("openai: the reply has no choices[0]");
+    }
+    const json& choice = (*choices)[0];
+    auto message = choice.find("message");
+    if (message == choice.end() || !message->is_object()) {
+      return Bad("openai: choices[0] has no message");
+    }
+    ChatReply out;
+    auto content = message->find("content");
+    if (content != message->end() && content->is_string()) out.text = content->get<std::string>();
+    auto refusal = message->find("refusal");
+    if (out.text.empty() && refusal != message->end() && refusal->is_string()) {
+      return Bad("openai: the model refused: " + refusal->get<std::string>());
+    }
+    auto finish = choice.find("finish_reason");
+    if (finish != choice.end() && finish->is_string()) out.finish_reason = finish->get<std::string>();
+    out.prompt_tokens = IntAt(j, "usage", "prompt_tokens");
+    out.completion_tokens = IntAt(j, "usage", "completion_tokens");
+    return out;
+  }
+};
+
+class AnthropicMessages : public ChatProvider {
+ public:
+  const char* name() const override { return "anthropic"; }
+
+  HttpRequest BuildChat(const ModelSettings& s, const std::vector<llm::ChatMessage>& messages,
+                        const std::string& /*schema*/) const override {
+    // No response_format in the Messages API: the prompt's JSON instructions carry the shape.
+    json body = {{"model", s.model}, {"max_tokens", s.max_tokens}};
+    json list = json::array();
+    std::string system;
+    for (const auto& m : messages) {
+      if (m.role == "system") {
+        system += (system.empty() ? "" : "\n\n") + m.content;
+      } else {
+        list.push_back({{"role", m.role}, {"content", m.content}});
+      }
+    }
+    if (!system.empty()) body["system"] = system;
+    body["messages"] = std::move(list);
+    if (s.send_temperature) body["temperature"] = s.temperature;
+    HttpRequest req{TrimSlash(s.base_url) + "/messages",
+                    {"Content-Type: application/json", "anthropic-version: 2023-06-01"},
+                    body.dump(-1, ' ', false, json::error_handler_t::replace)};
+    if (!s.api_key.empty()) req.headers.push_back("x-api-key: " + s.api_key);
+    return req;
+  }
+
+  Result<ChatReply> ParseChat(const HttpResponse& r) const override {
+    TALA_ASSIGN_OR_RETURN(json j, ParseBody("anthropic", r));
+    auto content = j.find("content");
+    if (content == j.end() || !content->is_array()) return Bad("anthropic: the reply has no content");
+    ChatReply out;
+    for (const json& block : *content) {
+      if (!block.is_object()) continue;
+      auto type = block.find("type");
+      auto text = block.find("text");
+      if (type != block.end() && *type == "text" && text != block.end() && text->is_string()) {
+        out.text += text->get<std::string>();
+      }
+    }
+    auto stop = j.find("stop_reason");
+    if (stop != j.end() && stop->is_string()) {
+      std::string reason = stop->get<std::string>();
+      out.finish_reason = reason == "max_tokens" ? "length" : reason == "end_turn" ? "stop" : reason;
+    }
+    out.prompt_tokens = IntAt(j, "usage", "input_tokens");
+    out.completion_tokens = IntAt(j, "usage", "output_tokens");
+    return out;
+  }
+};
+
+}  // namespace
+
+std::string HttpResponse::Header(const std::string& name) const {
+  for (const auto& [k, v] : headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+Result<std::unique_ptr<ChatProvider>> MakeChatProvider(const std::string& provider) {
+  if (provider == "openai") return std::unique_ptr<ChatProvider>(new OpenAiChat());
+  if (provider == "anthropic") return std::unique_ptr<ChatProvider>(new AnthropicMessages());
+  return NotFound("unknown provider \"" + provider + "\"; known: openai, anthropic");
+}
+
+HttpRequest BuildEmbeddingsRequest(const ModelSettings& s, const std::vector<std::string>& inputs) {
+  json body = {{"model", s.model}, {"input", inputs}};
+  HttpRequest req{TrimSlash(s.base_url) + "/embeddings",
+                  {"Content-Type: application/json"},
+                  body.dump(-1, ' ', false, json::error_handler_t::replace)};
+  if (!s.api_key.empty()) req.headers.push_back("Authorization: Bearer " + s.api_key);
+  return req;
+}
+
+Result<EmbeddingsReply> ParseEmbeddingsResponse(const HttpResponse& r, size_t inputs) {
+  TALA_ASSIGN_OR_RETURN(json j, ParseBody("openai embeddings", r));
+  auto data = j.find("data");
+  if (data == j.end() || !data->is_array()) return Bad("embeddings: the reply has no data array");
+  if (data->size() != inputs) {
+    return Bad("embeddings: expected " + std::to_string(inputs) + " vectors, got " +
+               std::to_string(data->size()));
+  }
+  EmbeddingsReply out;
+  out.vectors.resize(inputs);
+  for (size_t i = 0; i < data->size(); ++i) {
+    const json& item = (*data)[i];
+    size_t index = i;  // "index" says which input a vector belongs to
+    if (auto it = item.find("index"); it != item.end() && it->is_number_unsigned()) {
+      index = it->get<size_t>();
+    }
+    auto vec = item.find("embedding");
+    if (index >= inputs || vec == item.end() || !vec->is_array() || vec->empty()) {
+      return Bad("embeddings: data[" + std::to_string(i) + "] has no embedding for an input");
+    }
+    for (const json& x : *vec) {
+      if (!x.is_number()) return Bad("embeddings: data[" + std::to_string(i) + "] holds a non-number");
+      out.vectors[index].push_back(x.get<double>());
+    }
+  }
+  for (const auto& v : out.vectors) {
+    if (v.empty()) return Bad("embeddings: an input got no vector");
+  }
+  out.prompt_tokens = IntAt(j, "usage", "prompt_tokens");
+  return out;
+}
+
+Status StatusForHttpError(const char* provider, const HttpResponse& r) {
+  std::string what = std::string(provider) + ": HTTP " + std::to_string(r.status) + ": " +
+                     ServerMessage(r.body);
+  if (r.status == 429) return {ErrorCode::kRateLimited, what};
+  if (r.status == 408 || r.status == 504) return {ErrorCode::kDeadlineExceeded, what};
+  if (r.status >= 500) return {ErrorCode::kUnavailable, what};
+  if (r.status == 401 || r.status == 403) {
+    return InvalidArgument(what + " (check the API key: OPENAI_API_KEY or ANTHROPIC_API_KEY)");
+  }
+  if (r.status == 404) return NotFound(what + " (check --base-url and the model name)");
+  return InvalidArgument(what);
+}
+
+}  // namespace tala::judges::http

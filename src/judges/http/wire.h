@@ -1,0 +1,53 @@
+#pragma once
+// Plain-data HTTP requests and responses, and the model settings a provider builds requests
+// from. No sockets here: the runtime's HTTP client sends what these describe.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tala::judges::http {
+
+struct HttpRequest {
+  std::string url;
+  std::vector<std::string> headers;  // "Name: value"
+  std::string body;
+};
+
+struct HttpResponse {
+  long status = 0;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // names in lower case
+  // The first header named `name` (lower case), or empty.
+  std::string Header(const std::string& name) const;
+};
+
+// What one judge model is and what it accepts. Per-judge capabilities: some models take no
+// temperature or seed, some servers have no structured output.
+struct ModelSettings {
+  std::string provider;     // "openai" | "anthropic"
+  std::string model;        // "gpt-4o-mini"
+  std::string base_url;     // ".../v1"
+  std::string api_key;      // empty: no auth header (local servers)
+  double temperature = 0;   // judges should be as repeatable as the server allows
+  bool send_temperature = true;
+  std::optional<int64_t> seed = 42;  // sent when set (OpenAI-compatible servers)
+  int max_tokens = 2048;             // completion limit per call
+  bool structured_output = true;     // response_format json_schema; off: JSON by instructions
+};
+
+struct ChatReply {
+  std::string text;
+  std::string finish_reason;  // normalised: "stop", "length", or as the server said
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+};
+
+struct EmbeddingsReply {
+  std::vector<std::vector<double>> vectors;  // in input order
+  int64_t prompt_tokens = 0;
+};
+
+}  // namespace tala::judges::http

@@ -1,0 +1,336 @@
+#include "judges/llm/row_calls.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "judges/llm/prompts.h"
+#include "judges/llm/reply_parser.h"
+
+namespace tala::judges::llm {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr TaskSet kResponseClaimTasks =
+    JudgeTask::kVerifyResponseClaims | JudgeTask::kCheckClaimsAgainstReference;
+constexpr TaskSet kReferenceClaimTasks =
+    JudgeTask::kAttributeReferenceClaims | JudgeTask::kFindReferenceClaimsInResponse;
+constexpr TaskSet kChunkTasks =
+    JudgeTask::kRateChunksForReference | JudgeTask::kRateChunksForResponse;
+
+const std::vector<std::string>& Chunks(const Sample& s) {
+  static const std::vector<std::string> kNone;
+  return s.retrieved_contexts ? *s.retrieved_contexts : kNone;
+}
+
+void AppendChunks(std::string& out, const std::vector<std::string>& chunks, int begin, int end) {
+  out += "CONTEXT:\n";
+  for (int i = begin; i < end; ++i) {
+    out += "[" + std::to_string(i + 1) + "] " + chunks[i] + "\n";
+  }
+}
+
+std::string FieldList(std::initializer_list<std::pair<bool, const char*>> fields) {
+  std::string out;
+  for (auto [wanted, name] : fields) {
+    if (wanted) out += (out.empty() ? "" : ", ") + std::string(name);
+  }
+  return out;
+}
+
+// Strict-mode JSON schema (every property required, nothing else allowed), as OpenAI asks.
+json ObjectSchema(json properties) {
+  json required = json::array();
+  for (auto& [name, _] : properties.items()) required.push_back(name);
+  return {{"type", "object"},
+          {"properties", std::move(properties)},
+          {"required", std::move(required)},
+          {"additionalProperties", false}};
+}
+json ArrayOf(json items) { return {{"type", "array"}, {"items", std::move(items)}}; }
+const json kString = {{"type", "string"}};
+const json kBool = {{"type", "boolean"}};
+const json kInt = {{"type", "integer"}};
+
+ModelCall Chat(CallKind kind, TaskSet tasks, std::string user, const json& schema) {
+  const Prompt& prompt = GetPrompt(CallKindName(kind));
+  ModelCall call;
+  call.kind = kind;
+  call.tasks = tasks;
+  call.prompt_id = prompt.id();
+  call.messages = {{"system", prompt.system}, {"user", std::move(user)}};
+  call.schema = schema.dump();
+  return call;
+}
+
+double Cosine(const std::vector<double>& a, const std::vector<double>& b) {
+  double dot = 0, na = 0, nb = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na > 0 && nb > 0 ? dot / std::sqrt(na * nb) : 0.0;
+}
+
+}  // namespace
+
+const char* CallKindName(CallKind kind) {
+  switch (kind) {
+    case CallKind::kResponseClaims:
+      return "response_claims";
+    case CallKind::kReferenceClaims:
+      return "reference_claims";
+    case CallKind::kRateChunks:
+      return "rate_chunks";
+    case CallKind::kGenerateQuestions:
+      return "generate_questions";
+    case CallKind::kExtractEntities:
+      return "extract_entities";
+    case CallKind::kEmbed:
+      return "embeddings";
+  }
+  return "?";
+}
+
+std::string QuestionText(const Sample& s) {
+  if (s.user_input) return *s.user_input;
+  std::string out;
+  for (const Message& m : s.messages) {
+    const char* role = m.type == Message::Type::kHuman ? "user"
+                       : m.type == Message::Type::kAi  ? "assistant"
+                                                       : "tool";
+    out += (out.empty() ? "" : "\n") + std::string(role) + ": " + m.content;
+  }
+  return out;
+}
+
+RowCalls::RowCalls(const Sample& sample, TaskSet tasks, const CallOptions& options)
+    : sample_(sample), tasks_(tasks), options_(options) {
+  size_t n = Chunks(sample).size();
+  if (Contains(tasks, JudgeTask::kRateChunksForReference)) for_reference_.resize(n);
+  if (Contains(tasks, JudgeTask::kRateChunksForResponse)) for_response_.resize(n);
+  if (n == 0) {  // nothing to rate: an empty ranking, answered without a call
+    if (Contains(tasks, JudgeTask::kRateChunksForReference)) {
+      verdicts_.chunk_relevant.emplace();
+    }
+    if (Contains(tasks, JudgeTask::kRateChunksForResponse)) {
+      verdicts_.chunk_relevant_to_response.emplace();
+    }
+  }
+}
+
+std::vector<ModelCall> RowCalls::ChatCalls() const {
+  const Sample& s = sample_;
+  const auto& chunks = Chunks(s);
+  const int n = static_cast<int>(chunks.size());
+  const std::string question = "QUESTION: " + QuestionText(s) + "\n";
+  const std::string answer = "ANSWER: " + s.response.value_or("") + "\n";
+  const std::string reference = "REFERENCE: " + s.reference.value_or("") + "\n";
+  std::vector<ModelCall> calls;
+  if (tasks_ & kResponseClaimTasks) {
+    bool support = Contains(tasks_, JudgeTask::kVerifyResponseClaims);
+    bool correct = Contains(tasks_, JudgeTask::kCheckClaimsAgainstReference);
+    std::string user = "Fields: " + FieldList({{support, "supported_by"}, {correct, "correct"}}) +
+                       "\n" + question + answer + (correct ? reference : "");
+    if (support) AppendChunks(user, chunks, 0, n);
+    json claim = {{"claim", kString}, {"reason", kString}};
+    if (support) claim["supported_by"] = ArrayOf(kInt);
+    if (correct) claim["correct"] = kBool;
+    calls.push_back(Chat(CallKind::kResponseClaims, tasks_ & kResponseClaimTasks, user,
+                         ObjectSchema({{"claims", ArrayOf(ObjectSchema(claim))}})));
+  }
+  if (tasks_ & kReferenceClaimTasks) {
+    bool attributed = Contains(tasks_, JudgeTask::kAttributeReferenceClaims);
+    bool in_response = Contains(tasks_, JudgeTask::kFindReferenceClaimsInResponse);
+    std::string user = "Fields: " +
+                       FieldList({{attributed, "attributed"}, {in_response, "in_response"}}) +
+                       "\n" + question + reference + (in_response ? answer : "");
+    if (attributed) AppendChunks(user, chunks, 0, n);
+    json claim = {{"claim", kString}, {"reason", kString}};
+    if (attributed) claim["attributed"] = kBool;
+    if (in_response) claim["in_response"] = kBool;
+    calls.push_back(Chat(CallKind::kReferenceClaims, tasks_ & kReferenceClaimTasks, user,
+                         ObjectSchema({{"claims", ArrayOf(ObjectSchema(claim))}})));
+  }
+  if ((tasks_ & kChunkTasks) && n > 0) {
+    bool for_ref = Contains(tasks_, JudgeTask::kRateChunksForReference);
+    bool for_resp = Contains(tasks_, JudgeTask::kRateChunksForResponse);
+    json rating = {{"chunk", kInt}};
+    if (for_ref) rating["for_reference"] = kBool;
+    if (for_resp) rating["for_response"] = kBool;
+    json schema = ObjectSchema({{"chunks", ArrayOf(ObjectSchema(rating))}});
+    std::string head = "Fields: " +
+                       FieldList({{for_ref, "for_reference"}, {for_resp, "for_response"}}) +
+                       "\n" + question + (for_ref ? reference : "") + (for_resp ? answer : "");
+    // Slices of chunks that fit the budget (one chunk each in per-chunk mode).
+    for (int begin = 0; begin < n;) {
+      int end = begin + 1;
+      size_t size = chunks[begin].size();
+      while (options_.batching == Batching::kBatched && end < n &&
+             size + chunks[end].size() <= options_.chunk_chars_budget) {
+        size += chunks[end++].size();
+      }
+      std::string user = head;
+      AppendChunks(user, chunks, begin, end);
+      ModelCall call = Chat(CallKind::kRateChunks, tasks_ & kChunkTasks, user, schema);
+      call.chunk_begin = begin;
+      call.chunk_end = end;
+      calls.push_back(std::move(call));
+      begin = end;
+    }
+  }
+  if (Contains(tasks_, JudgeTask::kGenerateQuestions)) {
+    std::string user = "Questions: " + std::to_string(options_.questions) + "\n" + answer;
+    ModelCall call = Chat(CallKind::kGenerateQuestions,
+                          static_cast<TaskSet>(JudgeTask::kGenerateQuestions), user,
+                          ObjectSchema({{"questions", ArrayOf(kString)}, {"noncommittal", kBool}}));
+    call.questions = options_.questions;
+    calls.push_back(std::move(call));
+  }
+  if (Contains(tasks_, JudgeTask::kExtractEntities)) {
+    std::string user = reference;
+    AppendChunks(user, chunks, 0, n);
+    calls.push_back(Chat(CallKind::kExtractEntities,
+                         static_cast<TaskSet>(JudgeTask::kExtractEntities), user,
+                         ObjectSchema({{"reference_entities", ArrayOf(kString)},
+                                       {"context_entities", ArrayOf(kString)}})));
+  }
+  return calls;
+}
+
+std::optional<ModelCall> RowCalls::EmbedCall() const {
+  ModelCall call;
+  call.kind = CallKind::kEmbed;
+  if (Contains(tasks_, JudgeTask::kGenerateQuestions) && verdicts_.generated_questions &&
+      !verdicts_.generated_questions->empty()) {
+    call.tasks |= static_cast<TaskSet>(JudgeTask::kGenerateQuestions);
+    call.inputs.push_back(QuestionText(sample_));
+    for (const GeneratedQuestion& q : *verdicts_.generated_questions) call.inputs.push_back(q.text);
+  }
+  if (Contains(tasks_, JudgeTask::kEmbedResponseAndReference)) {
+    call.tasks |= static_cast<TaskSet>(JudgeTask::kEmbedResponseAndReference);
+    call.inputs.push_back(sample_.response.value_or(""));
+    call.inputs.push_back(sample_.reference.value_or(""));
+  }
+  if (call.inputs.empty()) return std::nullopt;
+  return call;
+}
+
+std::vector<ModelCall> RowCalls::TakeReady() {
+  if (outstanding_ > 0) return {};
+  std::vector<ModelCall> calls;
+  if (stage_ == Stage::kChat) {
+    calls = ChatCalls();
+    stage_ = Stage::kEmbed;
+    if (calls.empty()) return TakeReady();
+  } else if (stage_ == Stage::kEmbed) {
+    stage_ = Stage::kDone;
+    if (auto call = EmbedCall()) calls.push_back(std::move(*call));
+  }
+  outstanding_ = static_cast<int>(calls.size());
+  return calls;
+}
+
+Status RowCalls::AcceptChat(const ModelCall& call, std::string_view reply) {
+  const int n = static_cast<int>(Chunks(sample_).size());
+  switch (call.kind) {
+    case CallKind::kResponseClaims: {
+      ClaimFields f{Contains(call.tasks, JudgeTask::kVerifyResponseClaims),
+                    Contains(call.tasks, JudgeTask::kCheckClaimsAgainstReference)};
+      TALA_ASSIGN_OR_RETURN(verdicts_.response_claims, ParseResponseClaims(reply, f, n));
+      break;
+    }
+    case CallKind::kReferenceClaims: {
+      ReferenceFields f{Contains(call.tasks, JudgeTask::kAttributeReferenceClaims),
+                        Contains(call.tasks, JudgeTask::kFindReferenceClaimsInResponse)};
+      TALA_ASSIGN_OR_RETURN(verdicts_.reference_claims, ParseReferenceClaims(reply, f));
+      break;
+    }
+    case CallKind::kRateChunks: {
+      ChunkFields f{!for_reference_.empty(), !for_response_.empty()};
+      TALA_ASSIGN_OR_RETURN(ChunkRatings r,
+                            ParseChunkRatings(reply, f, call.chunk_begin, call.chunk_end));
+      for (int i = call.chunk_begin; i < call.chunk_end; ++i) {
+        if (f.for_reference) for_reference_[i] = r.for_reference[i - call.chunk_begin];
+        if (f.for_response) for_response_[i] = r.for_response[i - call.chunk_begin];
+      }
+      auto complete = [](const std::vector<std::optional<bool>>& v) {
+        std::vector<bool> out;
+        for (const auto& x : v) {
+          if (!x) return std::optional<std::vector<bool>>();
+          out.push_back(*x);
+        }
+        return std::optional<std::vector<bool>>(out);
+      };
+      if (f.for_reference) verdicts_.chunk_relevant = complete(for_reference_);
+      if (f.for_response) verdicts_.chunk_relevant_to_response = complete(for_response_);
+      break;
+    }
+    case CallKind::kGenerateQuestions: {
+      TALA_ASSIGN_OR_RETURN(QuestionsReply r, ParseQuestions(reply, call.questions));
+      std::vector<GeneratedQuestion> qs;
+      for (std::string& text : r.questions) qs.push_back({std::move(text), r.noncommittal, {}});
+      verdicts_.generated_questions = std::move(qs);
+      break;
+    }
+    case CallKind::kExtractEntities: {
+      TALA_ASSIGN_OR_RETURN(EntitiesReply r, ParseEntities(reply));
+      verdicts_.reference_entities = std::move(r.reference);
+      verdicts_.context_entities = std::move(r.context);
+      break;
+    }
+    case CallKind::kEmbed:
+      return Internal("an embeddings call was given a chat reply");
+  }
+  --outstanding_;
+  return OkStatus();
+}
+
+Status RowCalls::AcceptEmbeddings(const ModelCall& call,
+                                  const std::vector<std::vector<double>>& vectors) {
+  if (vectors.size() != call.inputs.size()) {
+    return {ErrorCode::kBadReply, "embeddings: expected " + std::to_string(call.inputs.size()) +
+                                      " vectors, got " + std::to_string(vectors.size())};
+  }
+  size_t next = 0;
+  if (Contains(call.tasks, JudgeTask::kGenerateQuestions)) {
+    const std::vector<double>& question = vectors[next++];
+    for (GeneratedQuestion& q : *verdicts_.generated_questions) {
+      q.cosine = Cosine(question, vectors[next++]);
+    }
+  }
+  if (Contains(call.tasks, JudgeTask::kEmbedResponseAndReference)) {
+    verdicts_.response_reference_similarity = Cosine(vectors[next], vectors[next + 1]);
+  }
+  --outstanding_;
+  return OkStatus();
+}
+
+void RowCalls::MarkMissing(TaskSet tasks, const std::string& reason) {
+  for (JudgeTask task : AllJudgeTasks()) {
+    if (Contains(tasks, task)) verdicts_.missing_reasons[JudgeTaskVerdictName(task)] = reason;
+  }
+}
+
+void RowCalls::Fail(const ModelCall& call, const std::string& reason) {
+  MarkMissing(call.tasks, reason);
+  for (JudgeTask task : AllJudgeTasks()) {
+    if (Contains(call.tasks, task)) verdicts_.failed.insert(JudgeTaskVerdictName(task));
+  }
+  if (call.kind == CallKind::kRateChunks) {
+    // A failed slice leaves the whole ranking unrated: precision needs every rank.
+    if (!for_reference_.empty()) verdicts_.chunk_relevant.reset();
+    if (!for_response_.empty()) verdicts_.chunk_relevant_to_response.reset();
+    for_reference_.clear();
+    for_response_.clear();
+  }
+  if (call.kind == CallKind::kGenerateQuestions ||
+      (call.kind == CallKind::kEmbed && Contains(call.tasks, JudgeTask::kGenerateQuestions))) {
+    verdicts_.generated_questions.reset();  // questions without cosines cannot be scored
+  }
+  --outstanding_;
+}
+
+}  // namespace tala::judges::llm

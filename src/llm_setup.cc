@@ -1,0 +1,240 @@
+#include "llm_setup.h"
+
+#include <cstdlib>
+
+#include "judges/llm/prompts.h"
+
+namespace tala {
+
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+constexpr const char* kOpenAiUrl = "https://api.openai.com/v1";
+constexpr const char* kAnthropicUrl = "https://api.anthropic.com/v1";
+
+std::optional<runtime::Price> PriceFor(const std::string& model, const LlmOptions& o) {
+  std::optional<runtime::Price> price = runtime::KnownPrice(model);
+  if (o.price_input || o.price_output) {
+    runtime::Price p = price.value_or(runtime::Price{});
+    if (o.price_input) p.input = *o.price_input;
+    if (o.price_output) p.output = *o.price_output;
+    price = p;
+  }
+  return price;
+}
+
+Result<std::optional<judges::http::ModelSettings>> EmbeddingSettings(
+    const judges::http::ModelSettings& chat, const LlmOptions& o) {
+  std::string spec = o.embeddings;
+  if (spec == "auto") {
+    spec = chat.provider == "openai" ? "openai:text-embedding-3-small" : "offline";
+  }
+  if (spec == "offline") return std::optional<judges::http::ModelSettings>();
+  if (spec.rfind("openai:", 0) != 0 || spec.size() <= 7) {
+    return InvalidArgument("--embeddings: expected offline, auto or openai:MODEL, got \"" +
+                           o.embeddings + "\"");
+  }
+  judges::http::ModelSettings e;
+  e.provider = "openai";
+  e.model = spec.substr(7);
+  if (!o.embeddings_base_url.empty()) {
+    e.base_url = o.embeddings_base_url;
+  } else if (chat.provider == "openai") {
+    e.base_url = chat.base_url;
+  } else {
+    e.base_url = Env("OPENAI_BASE_URL").empty() ? kOpenAiUrl : Env("OPENAI_BASE_URL");
+  }
+  e.api_key = chat.provider == "openai" ? chat.api_key : Env("OPENAI_API_KEY");
+  if (e.base_url == kOpenAiUrl && e.api_key.empty()) {
+    return InvalidArgument(
+        "--embeddings " + spec +
+        ": OPENAI_API_KEY is not set (or pass --embeddings offline for offline embeddings)");
+  }
+  return std::optional<judges::http::ModelSettings>(e);
+}
+
+CallTally ToTally(const runtime::CallCounts& c, const std::optional<runtime::Price>& price) {
+  CallTally t{c.calls,        c.cache_hits,    c.requests,          c.retries,
+              c.repairs,      c.failed,        c.prompt_tokens,     c.completion_tokens};
+  if (price) t.cost_usd = runtime::Cost(c, *price);
+  return t;
+}
+
+}  // namespace
+
+bool IsLlmJudge(const std::string& spec) {
+  return spec.rfind("openai:", 0) == 0 || spec.rfind("anthropic:", 0) == 0;
+}
+
+Result<LlmSetup> SetUpLlm(const std::string& spec, const LlmOptions& o,
+                          std::vector<std::string>* warnings) {
+  LlmSetup setup;
+  size_t colon = spec.find(':');
+  judges::http::ModelSettings& chat = setup.backends.chat;
+  chat.provider = spec.substr(0, colon);
+  chat.model = spec.substr(colon + 1);
+  if (chat.model.empty()) {
+    return InvalidArgument("--judge " + spec + ": name the model, e.g. " + chat.provider +
+                           (chat.provider == "openai" ? ":gpt-4o-mini" : ":claude-3-5-haiku-latest"));
+  }
+  const bool openai = chat.provider == "openai";
+  chat.base_url = o.base_url;
+  if (chat.base_url.empty()) chat.base_url = Env(openai ? "OPENAI_BASE_URL" : "ANTHROPIC_BASE_URL");
+  if (chat.base_url.empty()) chat.base_url = openai ? kOpenAiUrl : kAnthropicUrl;
+  chat.api_key = o.api_key.empty() ? Env(openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY") : o.api_key;
+  if (chat.api_key.empty() && (chat.base_url == kOpenAiUrl || chat.base_url == kAnthropicUrl)) {
+    return InvalidArgument(std::string(openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY") +
+                           " is not set: the hosted API needs a key (a local server given by "
+                           "--base-url does not)");
+  }
+  chat.temperature = o.temperature;
+  chat.send_temperature = o.send_temperature;
+  chat.seed = openai ? o.seed : std::nullopt;  // the Messages API has no seed
+  chat.max_tokens = o.max_tokens;
+  chat.structured_output = o.structured_output;
+  TALA_ASSIGN_OR_RETURN(setup.backends.embeddings, EmbeddingSettings(chat, o));
+
+  runtime::RuntimeOptions& r = setup.runtime;
+  if (o.max_in_flight < 1) return InvalidArgument("--max-in-flight must be at least 1");
+  r.max_in_flight = o.max_in_flight;
+  r.requests_per_minute = o.requests_per_minute;
+  r.tokens_per_minute = o.tokens_per_minute;
+  r.timeout = std::chrono::milliseconds(o.timeout_ms);
+  r.retry.max_retries = o.max_retries;
+  if (o.batching == "per-chunk") {
+    r.calls.batching = judges::llm::Batching::kPerChunk;
+  } else if (o.batching != "batched") {
+    return InvalidArgument("--batching: expected batched or per-chunk, got \"" + o.batching + "\"");
+  }
+  r.calls.questions = o.questions;
+  if (o.cache != "off") {
+    std::string warning;
+    TALA_ASSIGN_OR_RETURN(setup.cache, runtime::Cache::Open(o.cache, &warning));
+    if (!warning.empty() && warnings) warnings->push_back(warning);
+  }
+  setup.price = PriceFor(chat.model, o);
+  if (setup.backends.embeddings) setup.embeddings_price = runtime::KnownPrice(setup.backends.embeddings->model);
+  setup.judge_name = spec;
+  setup.embeddings_name =
+      setup.backends.embeddings ? "openai:" + setup.backends.embeddings->model : "offline";
+  return setup;
+}
+
+RunAccounting ToRunAccounting(const runtime::Accounting& a, const LlmSetup& setup,
+                              const std::vector<std::unique_ptr<Metric>>& metrics) {
+  RunAccounting out;
+  out.used = true;
+  auto price_of = [&](const std::string& prompt) {
+    return prompt == "embeddings" ? setup.embeddings_price : setup.price;
+  };
+  double cost = 0;
+  bool cost_known = true;
+  for (const auto& [prompt, counts] : a.by_prompt) {
+    std::string name = prompt == "embeddings" ? prompt : judges::llm::GetPrompt(prompt).id();
+    CallTally t = ToTally(counts, price_of(prompt));
+    if (t.cost_usd) {
+      cost += *t.cost_usd;
+    } else if (counts.prompt_tokens + counts.completion_tokens > 0) {
+      cost_known = false;
+    }
+    out.by_prompt.emplace_back(name, t);
+  }
+  out.total = ToTally(a.total, std::nullopt);
+  if (cost_known) out.total.cost_usd = cost;
+  // A shared call counts a share for each metric that needs it, so the metrics add up.
+  std::vector<runtime::CallCounts> per_metric(metrics.size());
+  for (const auto& [tasks, counts] : a.by_tasks) {
+    std::vector<size_t> users;
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      if (metrics[i]->tasks() & tasks) users.push_back(i);
+    }
+    if (users.empty()) continue;
+    auto share = [&](int64_t v, size_t k) {
+      int64_t n = static_cast<int64_t>(users.size());
+      return v / n + (static_cast<int64_t>(k) < v % n ? 1 : 0);
+    };
+    for (size_t k = 0; k < users.size(); ++k) {
+      runtime::CallCounts c;
+      c.calls = share(counts.calls, k);
+      c.cache_hits = share(counts.cache_hits, k);
+      c.prompt_tokens = share(counts.prompt_tokens, k);
+      c.completion_tokens = share(counts.completion_tokens, k);
+      per_metric[users[k]].Add(c);
+    }
+  }
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    if (metrics[i]->tasks() == 0) continue;
+    out.by_metric.emplace_back(metrics[i]->key(), ToTally(per_metric[i], std::nullopt));
+  }
+  return out;
+}
+
+void EstimateRow(const Sample& sample, TaskSet tasks, runtime::JudgeRunner& runner,
+                 const LlmSetup& setup, runtime::Accounting& estimate) {
+  judges::llm::RowCalls calls(sample, tasks, setup.runtime.calls);
+  auto add = [&](const judges::llm::ModelCall& call, int64_t prompt, int64_t completion) {
+    runtime::CallCounts c;
+    bool remote = call.kind != judges::llm::CallKind::kEmbed || setup.backends.embeddings;
+    if (!remote) return;
+    if (runner.Cached(call)) {
+      c.cache_hits = 1;
+    } else {
+      c.calls = 1;
+      c.requests = 1;
+      c.prompt_tokens = prompt;
+      c.completion_tokens = completion;
+    }
+    estimate.by_prompt[judges::llm::CallKindName(call.kind)].Add(c);
+    estimate.by_tasks[call.tasks].Add(c);
+    estimate.total.Add(c);
+  };
+  const int64_t response = static_cast<int64_t>(sample.response.value_or("").size()) / 4;
+  const int64_t reference = static_cast<int64_t>(sample.reference.value_or("").size()) / 4;
+  for (const judges::llm::ModelCall& call : calls.TakeReady()) {
+    int64_t prompt = 0;
+    for (const auto& m : call.messages) prompt += static_cast<int64_t>(m.content.size()) / 4;
+    if (setup.backends.chat.structured_output) prompt += static_cast<int64_t>(call.schema.size()) / 4;
+    // Replies restate each claim plus a few tokens of verdict; chunk ratings are ~12 tokens.
+    int64_t completion = 30;
+    switch (call.kind) {
+      case judges::llm::CallKind::kResponseClaims:
+        completion = response * 3 / 2 + 20;
+        break;
+      case judges::llm::CallKind::kReferenceClaims:
+        completion = reference * 3 / 2 + 20;
+        break;
+      case judges::llm::CallKind::kRateChunks:
+        completion = 12 * (call.chunk_end - call.chunk_begin) + 8;
+        break;
+      case judges::llm::CallKind::kGenerateQuestions:
+        completion = 20 * call.questions + 12;
+        break;
+      default:
+        break;
+    }
+    add(call, prompt, completion);
+  }
+  if (Contains(tasks, JudgeTask::kGenerateQuestions) ||
+      Contains(tasks, JudgeTask::kEmbedResponseAndReference)) {
+    judges::llm::ModelCall embed;
+    embed.kind = judges::llm::CallKind::kEmbed;
+    embed.tasks = tasks & (JudgeTask::kGenerateQuestions | JudgeTask::kEmbedResponseAndReference);
+    int64_t tokens = static_cast<int64_t>(judges::llm::QuestionText(sample).size()) / 4 +
+                     20 * setup.runtime.calls.questions + response + reference;
+    // The inputs depend on the generated questions, so the cache cannot be asked ahead.
+    runtime::CallCounts c;
+    if (setup.backends.embeddings) {
+      c.calls = c.requests = 1;
+      c.prompt_tokens = tokens;
+      estimate.by_prompt["embeddings"].Add(c);
+      estimate.by_tasks[embed.tasks].Add(c);
+      estimate.total.Add(c);
+    }
+  }
+}
+
+}  // namespace tala

@@ -1,0 +1,134 @@
+#include "run_tally.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/intervals.h"
+
+namespace tala {
+
+namespace {
+// At most this many values per metric are kept for the median, sd and interval: beyond it a
+// seeded reservoir sample stands in, so memory stays bounded however many rows a run has.
+constexpr size_t kValuesKept = 100000;
+}  // namespace
+
+RunTally::RunTally(RunSummary& summary, analysis::DiagnosisRule rule,
+                   std::vector<std::string> estimated_metrics)
+    : summary_(summary), rule_(std::move(rule)), estimated_(std::move(estimated_metrics)) {
+  values_.resize(summary.metrics.size());
+  seen_.resize(summary.metrics.size());
+}
+
+void RunTally::CountDiagnosis(analysis::Diagnosis d, const std::string& id,
+                              const std::map<std::string, double>& scores) {
+  ++diagnoses_[d];
+  std::string metric = analysis::DecidingMetric(d);
+  if (metric.empty()) return;
+  auto it = scores.find(metric);
+  failing_.push_back(
+      {d, {id, std::string(analysis::DiagnosisName(d)), it != scores.end() ? it->second : 0}});
+}
+
+void RunTally::Diagnose(io::RowResult& row) {
+  std::map<std::string, double> scores;
+  for (const io::RowScore& s : row.scores) {
+    if (!s.value.value) continue;
+    if (std::find(estimated_.begin(), estimated_.end(), s.key) != estimated_.end()) continue;
+    scores.emplace(std::string(s.key), *s.value.value);
+  }
+  analysis::Diagnosis d = analysis::Diagnose(scores, rule_);
+  row.diagnosis = std::string(analysis::DiagnosisName(d));
+  CountDiagnosis(d, row.sample.id, scores);
+}
+
+void RunTally::AddValue(size_t i, double value) {
+  MetricSummary& m = summary_.metrics[i];
+  ++m.scored;
+  m.sum += value;
+  // Reservoir sampling (Algorithm R): every value has the same chance to be kept.
+  int64_t seen = ++seen_[i];
+  if (values_[i].size() < kValuesKept) {
+    values_[i].push_back(value);
+  } else if (auto j = static_cast<size_t>(rng_() % seen); j < kValuesKept) {
+    values_[i][j] = value;
+  }
+}
+
+void RunTally::Add(const io::RowResult& row) {
+  ++summary_.rows_scored;
+  bool failed = !row.status.ok();
+  for (const io::RowScore& s : row.scores) failed = failed || s.failed;
+  if (failed) ++summary_.rows_failed;
+  for (size_t i = 0; i < row.scores.size(); ++i) {
+    const io::RowScore& s = row.scores[i];
+    if (s.value.value) {
+      AddValue(i, *s.value.value);
+    } else if (s.failed) {
+      ++summary_.metrics[i].failed;
+    } else {
+      ++summary_.metrics[i].undefined;
+    }
+  }
+}
+
+void RunTally::AddKept(const io::ResultRow& row) {
+  ++summary_.rows_scored;
+  ++summary_.rows_resumed;
+  std::map<std::string, double> scores;
+  for (size_t i = 0; i < summary_.metrics.size(); ++i) {
+    auto it = row.scores.find(summary_.metrics[i].key);
+    if (it != row.scores.end() && it->second) {
+      AddValue(i, *it->second);
+      scores.emplace(it->first, *it->second);
+    } else {
+      ++summary_.metrics[i].undefined;
+    }
+  }
+  for (analysis::Diagnosis d : analysis::AllDiagnoses()) {
+    if (analysis::DiagnosisName(d) == row.diagnosis) CountDiagnosis(d, row.id, scores);
+  }
+}
+
+void RunTally::Finish() {
+  for (size_t i = 0; i < summary_.metrics.size(); ++i) {
+    auto st = analysis::Summarise(std::move(values_[i]));
+    if (!st) continue;
+    MetricSummary& m = summary_.metrics[i];
+    if (m.scored > static_cast<int64_t>(kValuesKept)) {  // a sample: centre on the exact mean
+      double half = (st->ci_high - st->ci_low) / 2 * std::sqrt(double(kValuesKept) / m.scored);
+      st->ci_low = m.mean() - half;
+      st->ci_high = m.mean() + half;
+    }
+    m.median = st->median;
+    m.stddev = st->stddev;
+    m.ci_low = st->ci_low;
+    m.ci_high = st->ci_high;
+    m.interval = st->method == analysis::MetricStatistics::Method::kWilson   ? "wilson"
+                 : st->method == analysis::MetricStatistics::Method::kNormal ? "normal"
+                                                                             : "bootstrap";
+  }
+  int64_t most = 0;
+  analysis::Diagnosis principal = analysis::Diagnosis::kHealthy;
+  for (analysis::Diagnosis d : analysis::AllDiagnoses()) {
+    auto it = diagnoses_.find(d);
+    if (it == diagnoses_.end()) continue;
+    summary_.diagnoses.emplace_back(std::string(analysis::DiagnosisName(d)), it->second);
+    if (!analysis::DecidingMetric(d).empty() && it->second > most) {
+      most = it->second;
+      principal = d;
+    }
+  }
+  if (most == 0) return;
+  summary_.principal_failure = std::string(analysis::DiagnosisName(principal));
+  std::vector<DiagnosedRow> rows;
+  for (auto& [d, row] : failing_) {
+    if (d == principal) rows.push_back(row);
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const DiagnosedRow& a, const DiagnosedRow& b) { return a.score < b.score; });
+  if (rows.size() > 5) rows.resize(5);
+  summary_.worst_rows = std::move(rows);
+}
+
+}  // namespace tala

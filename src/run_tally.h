@@ -1,0 +1,46 @@
+#pragma once
+// RunTally: the run-level accumulators beside the summary: counts per metric, a bounded sample
+// of values for medians and intervals, each row's diagnosis and the rows that failed a stage.
+// Used by Evaluate for scored rows and for rows kept from a results file (--resume).
+// Not thread-safe.
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/diagnosis.h"
+#include "io/readers/results_reader.h"
+#include "io/writers/results_jsonl_writer.h"
+#include "tala/evaluate.h"
+
+namespace tala {
+
+class RunTally {
+ public:
+  // REQUIRES: summary.metrics lists the run's metrics; `summary` outlives the tally.
+  RunTally(RunSummary& summary, analysis::DiagnosisRule rule,
+           std::vector<std::string> estimated_metrics);
+  // Sets row.diagnosis from its scores.
+  void Diagnose(io::RowResult& row);
+  void Add(const io::RowResult& row);
+  // A row already in the results file: its scores and diagnosis as written.
+  void AddKept(const io::ResultRow& row);
+  // Medians, intervals, the diagnosis breakdown and the worst rows, into the summary.
+  void Finish();
+
+ private:
+  void AddValue(size_t metric, double value);
+  void CountDiagnosis(analysis::Diagnosis d, const std::string& id,
+                      const std::map<std::string, double>& scores);
+  RunSummary& summary_;
+  analysis::DiagnosisRule rule_;
+  std::vector<std::string> estimated_;  // shown, but not trusted to diagnose a row
+  std::vector<std::vector<double>> values_;
+  std::vector<int64_t> seen_;
+  std::mt19937_64 rng_{7};
+  std::map<analysis::Diagnosis, int64_t> diagnoses_;
+  std::vector<std::pair<analysis::Diagnosis, DiagnosedRow>> failing_;
+};
+
+}  // namespace tala

@@ -1,0 +1,46 @@
+#pragma once
+// What a run cost: model calls, cache hits, retries, repairs and tokens, in total, per prompt
+// and per set of judge tasks (from which the evaluation splits shared calls between metrics).
+// Plain values; only the runtime's thread writes them.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "tala/judge.h"
+
+namespace tala::runtime {
+
+struct CallCounts {
+  int64_t calls = 0;       // logical calls answered by the model (not counting retries)
+  int64_t cache_hits = 0;  // logical calls answered by the cache
+  int64_t requests = 0;    // HTTP requests sent, retries and repairs included
+  int64_t retries = 0;
+  int64_t repairs = 0;  // second tries that quoted a parse error
+  int64_t failed = 0;   // calls given up on (the row's verdict is null with the reason)
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+  int64_t cached_prompt_tokens = 0;  // tokens the cache hits saved
+  int64_t cached_completion_tokens = 0;
+  void Add(const CallCounts& other);
+};
+
+struct Accounting {
+  CallCounts total;
+  double request_seconds = 0;  // summed wall time of the HTTP requests (latency x requests)
+  std::map<std::string, CallCounts> by_prompt;  // "rate_chunks", "embeddings", ...
+  std::map<TaskSet, CallCounts> by_tasks;
+};
+
+// Prices in US dollars per million tokens.
+struct Price {
+  double input = 0;
+  double output = 0;
+};
+// The built-in price of a model ("gpt-4o-mini"), when tala knows one; prices change, so the
+// user can override them (--price-input/--price-output or [price] in tala.toml).
+std::optional<Price> KnownPrice(const std::string& model);
+double Cost(const CallCounts& counts, const Price& price);
+
+}  // namespace tala::runtime

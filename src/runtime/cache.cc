@@ -1,0 +1,154 @@
+#include "runtime/cache.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+namespace tala::runtime {
+
+namespace {
+
+constexpr const char* kSchema =
+    "PRAGMA journal_mode=WAL;"
+    "PRAGMA synchronous=NORMAL;"
+    "CREATE TABLE IF NOT EXISTS tala_cache_info (key TEXT PRIMARY KEY, value TEXT);"
+    "INSERT OR IGNORE INTO tala_cache_info VALUES ('format', '1');"
+    "CREATE TABLE IF NOT EXISTS replies ("
+    "  key TEXT PRIMARY KEY, model TEXT NOT NULL, prompt TEXT NOT NULL, reply TEXT NOT NULL,"
+    "  prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,"
+    "  created INTEGER NOT NULL);";
+
+// RAII for one prepared statement.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  sqlite3_stmt* get() const { return stmt_; }
+  explicit operator bool() const { return stmt_ != nullptr; }
+  void Text(int i, const std::string& s) {
+    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  }
+  std::string Column(int i) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, i));
+    return p ? std::string(p, sqlite3_column_bytes(stmt_, i)) : std::string();
+  }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+Status Prepare(sqlite3* db) {
+  sqlite3_busy_timeout(db, 5000);
+  char* error = nullptr;
+  int rc = sqlite3_exec(db, kSchema, nullptr, nullptr, &error);
+  std::string message = error ? error : "";
+  sqlite3_free(error);
+  if (rc != SQLITE_OK) return IoError(message);
+  // A file made by something else (or damaged) fails here rather than mid-run.
+  Statement check(db, "SELECT value FROM tala_cache_info WHERE key = 'format'");
+  if (!check || sqlite3_step(check.get()) != SQLITE_ROW) return IoError("not a tala cache");
+  rc = sqlite3_exec(db, "PRAGMA quick_check", nullptr, nullptr, &error);
+  message = error ? error : "";
+  sqlite3_free(error);
+  if (rc != SQLITE_OK) return IoError(message);
+  return OkStatus();
+}
+
+Result<sqlite3*> OpenFile(const std::string& path) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return IoError("cache " + path + ": " + message);
+  }
+  Status s = Prepare(db);
+  if (!s.ok()) {
+    sqlite3_close(db);
+    return s;
+  }
+  return db;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Cache>> Cache::Open(const std::string& path, std::string* warning) {
+  std::error_code ec;
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  auto db = OpenFile(path);
+  if (!db && std::filesystem::exists(path)) {
+    std::string aside = path + ".corrupt";
+    std::filesystem::rename(path, aside, ec);
+    for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
+    if (ec) return IoError("cache " + path + " is unreadable (" + db.error().message() +
+                           ") and cannot be moved aside: " + ec.message());
+    if (warning) {
+      *warning = "cache " + path + " was unreadable (" + db.error().message() + "); moved to " +
+                 aside + " and started a new one";
+    }
+    db = OpenFile(path);
+  }
+  if (!db) return IoError("cannot open the cache " + path + ": " + db.error().message());
+  return std::unique_ptr<Cache>(new Cache(*db, path));
+}
+
+Cache::~Cache() { sqlite3_close(db_); }
+
+std::optional<CachedReply> Cache::Get(const std::string& key) {
+  Statement q(db_, "SELECT reply, prompt_tokens, completion_tokens FROM replies WHERE key = ?");
+  if (!q) return std::nullopt;
+  q.Text(1, key);
+  if (sqlite3_step(q.get()) != SQLITE_ROW) return std::nullopt;
+  return CachedReply{q.Column(0), sqlite3_column_int64(q.get(), 1),
+                     sqlite3_column_int64(q.get(), 2)};
+}
+
+void Cache::Put(const std::string& key, const std::string& model, const std::string& prompt_id,
+                const CachedReply& reply) {
+  Statement q(db_, "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?)");
+  if (q) {
+    q.Text(1, key);
+    q.Text(2, model);
+    q.Text(3, prompt_id);
+    q.Text(4, reply.text);
+    sqlite3_bind_int64(q.get(), 5, reply.prompt_tokens);
+    sqlite3_bind_int64(q.get(), 6, reply.completion_tokens);
+    sqlite3_bind_int64(q.get(), 7, static_cast<int64_t>(std::time(nullptr)));
+  }
+  if (!q || sqlite3_step(q.get()) != SQLITE_DONE) {
+    if (last_error_.empty()) last_error_ = "cache write failed: " + std::string(sqlite3_errmsg(db_));
+  }
+}
+
+Result<CacheStats> Cache::Stats() {
+  CacheStats stats;
+  Statement q(db_,
+              "SELECT count(*), coalesce(sum(prompt_tokens), 0), "
+              "coalesce(sum(completion_tokens), 0) FROM replies");
+  if (!q || sqlite3_step(q.get()) != SQLITE_ROW) return IoError(sqlite3_errmsg(db_));
+  stats.entries = sqlite3_column_int64(q.get(), 0);
+  stats.prompt_tokens = sqlite3_column_int64(q.get(), 1);
+  stats.completion_tokens = sqlite3_column_int64(q.get(), 2);
+  Statement m(db_, "SELECT model, count(*) FROM replies GROUP BY model ORDER BY 2 DESC");
+  while (m && sqlite3_step(m.get()) == SQLITE_ROW) {
+    stats.by_model.emplace_back(m.Column(0), sqlite3_column_int64(m.get(), 1));
+  }
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path_, ec);
+  stats.bytes = ec ? 0 : static_cast<int64_t>(size);
+  return stats;
+}
+
+Status Cache::Clear() {
+  char* error = nullptr;
+  int rc = sqlite3_exec(db_, "DELETE FROM replies; VACUUM;", nullptr, nullptr, &error);
+  std::string message = error ? error : "";
+  sqlite3_free(error);
+  return rc == SQLITE_OK ? OkStatus() : IoError("cannot clear the cache: " + message);
+}
+
+}  // namespace tala::runtime

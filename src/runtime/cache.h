@@ -1,0 +1,61 @@
+#pragma once
+// The judge cache: SQLite, content-addressed. The key is the SHA-256 of everything that decides
+// a reply (provider, model, prompt version, parameters, messages or embedding inputs); the value
+// is the model's reply text and its token counts. Only replies that parsed are stored, so a
+// warm cache replays a run exactly with zero calls. The only file that includes sqlite3.h.
+// One Cache per thread; several processes may share a file (WAL, busy timeout).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tala/status.h"
+
+struct sqlite3;
+
+namespace tala::runtime {
+
+struct CachedReply {
+  std::string text;
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+};
+
+struct CacheStats {
+  int64_t entries = 0;
+  int64_t bytes = 0;  // the database file's size
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+  // model -> entries
+  std::vector<std::pair<std::string, int64_t>> by_model;
+};
+
+class Cache {
+ public:
+  // Opens or creates the file (and its folder). A file that is not a tala cache or is corrupt
+  // is moved aside to PATH.corrupt and a new one is made; `warning` then says so.
+  // kIoError when the file cannot be created.
+  static Result<std::unique_ptr<Cache>> Open(const std::string& path, std::string* warning);
+  ~Cache();
+
+  std::optional<CachedReply> Get(const std::string& key);
+  // A failed write is reported once in `last_error()` and otherwise ignored: the cache is an
+  // accelerator, never a reason to lose a row.
+  void Put(const std::string& key, const std::string& model, const std::string& prompt_id,
+           const CachedReply& reply);
+  Result<CacheStats> Stats();
+  Status Clear();
+  const std::string& path() const { return path_; }
+  const std::string& last_error() const { return last_error_; }
+
+ private:
+  Cache(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  sqlite3* db_;
+  std::string path_;
+  std::string last_error_;
+};
+
+}  // namespace tala::runtime

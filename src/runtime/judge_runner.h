@@ -1,0 +1,109 @@
+#pragma once
+// JudgeRunner: answers rows' judge tasks with an LLM over HTTP, keeping the server as busy as
+// allowed and no busier. Rows stream in; each row's model calls (judges/llm/row_calls) go
+// through the cache, the rate limiter, the HTTP client and the retry policy; a malformed reply
+// gets one repair try quoting the parse error; a row is handed back as soon as its last call
+// ends, with a verdict or a reason for every task. One event loop on the calling thread (no
+// worker threads): only that thread may use a runner.
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "judges/http/provider.h"
+#include "judges/llm/row_calls.h"
+#include "runtime/accounting.h"
+#include "runtime/cache.h"
+#include "runtime/clock.h"
+#include "runtime/retry_policy.h"
+#include "tala/embedder.h"
+#include "tala/sample.h"
+
+namespace tala::runtime {
+
+struct JudgeBackends {
+  judges::http::ModelSettings chat;
+  // The embeddings model (OpenAI-compatible); nullopt: tala's offline embeddings.
+  std::optional<judges::http::ModelSettings> embeddings;
+};
+
+struct RuntimeOptions {
+  int max_in_flight = 32;             // HTTP requests at once
+  double requests_per_minute = 0;     // chat requests; 0: no limit
+  double tokens_per_minute = 0;       // chat prompt + completion tokens; 0: no limit
+  std::chrono::milliseconds timeout{120000};  // per request
+  RetryOptions retry;
+  judges::llm::CallOptions calls;
+  bool read_cache = true;   // false: ask the model even when the cache has the reply
+  bool write_cache = true;  // store parsed replies
+};
+
+struct RunnerProgress {
+  int64_t rows_done = 0;
+  int in_flight = 0;
+  int64_t cache_hits = 0;
+  int64_t failed_calls = 0;
+  int64_t retries = 0;
+  int64_t tokens = 0;  // prompt + completion, from the model (not the cache)
+};
+
+class JudgeRunner {
+ public:
+  using NextRow = std::function<std::unique_ptr<Sample>()>;  // nullptr: no more rows
+  using PlanRow = std::function<TaskSet(const Sample&)>;
+  // Receives each row once its calls are over; a non-OK status stops the run.
+  using RowDone = std::function<Status(std::unique_ptr<Sample>, Result<Verdicts>)>;
+  using Tick = std::function<void(const RunnerProgress&)>;
+
+  // `cache` may be null (--cache off); it and `clock` must outlive the runner.
+  // kNotFound for an unknown provider; kInternal when curl cannot start.
+  static Result<std::unique_ptr<JudgeRunner>> Create(JudgeBackends backends,
+                                                     RuntimeOptions options, Cache* cache,
+                                                     Clock& clock);
+  ~JudgeRunner();
+
+  // Runs until every row is handed back. kCancelled when `stop` is set (rows handed back so
+  // far stay handed back; unfinished ones are dropped); the first fatal HTTP error (401, 403,
+  // 404: every call would fail alike) stops the run with that error.
+  Status Run(const NextRow& next, const PlanRow& plan, const RowDone& done,
+             const std::atomic<bool>* stop, const Tick& tick);
+
+  const Accounting& accounting() const;
+  // The content address of a call's reply: provider, model, prompt version, parameters and
+  // the messages (or inputs).
+  std::string CacheKey(const judges::llm::ModelCall& call) const;
+  // True when the cache holds the reply to `call` (for --dry-run).
+  bool Cached(const judges::llm::ModelCall& call);
+
+ private:
+  struct Row;
+  struct Pending;
+  JudgeRunner(JudgeBackends backends, RuntimeOptions options, Cache* cache, Clock& clock);
+  void Admit(const NextRow& next, const PlanRow& plan);
+  void Advance(Row* row);
+  void Issue(Row* row, judges::llm::ModelCall call);
+  bool AnswerFromCache(Pending& p);
+  void AnswerOffline(std::unique_ptr<Pending> p);
+  std::optional<TimePoint> SendReady();
+  void Send(std::unique_ptr<Pending> p);
+  void OnResponse(Pending* p, Result<judges::http::HttpResponse> response);
+  bool Accept(Pending& p, const std::string& text, std::string* error);
+  void RetryOrFail(std::unique_ptr<Pending> p, const Status& error,
+                   std::optional<Duration> retry_after);
+  void CallOver(std::unique_ptr<Pending> p);
+  CallCounts& CountsFor(const Pending& p);
+  void CancelEverything();
+
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  JudgeBackends backends_;
+  RuntimeOptions options_;
+  Cache* cache_;
+  Clock& clock_;
+  mutable Accounting accounting_;
+  Status fatal_;
+  int64_t rows_done_ = 0;
+};
+
+}  // namespace tala::runtime

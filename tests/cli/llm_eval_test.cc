@@ -1,0 +1,225 @@
+// `tala eval` with an LLM judge, end to end: the built binary against the tala-mock-judge
+// program on 127.0.0.1 (OpenAI wire format).
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "cli/child_process.h"
+#include "cli/run_tala.h"
+#include "support/temp_dir.h"
+
+namespace tala::testing {
+namespace {
+
+std::string Dataset(int rows) {
+  std::string out;
+  for (int i = 0; i < rows; ++i) {
+    std::string n = std::to_string(i);
+    out += "{\"id\":\"q" + n + "\",\"user_input\":\"When was bridge " + n +
+           " opened?\",\"response\":\"Bridge " + n + " opened in 19" + std::to_string(10 + i % 90) +
+           ". It crosses the river.\",\"reference\":\"Bridge " + n + " opened in 19" +
+           std::to_string(10 + i % 90) + ".\",\"retrieved_contexts\":[\"Bridge " + n +
+           " opened in 19" + std::to_string(10 + i % 90) +
+           " after years of work.\",\"Cats sleep a lot.\",\"Bridge " + n +
+           " crosses the river downtown.\"]}\n";
+  }
+  return out;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// Row lines only (not the manifest or run records).
+std::vector<std::string> RowLines(const std::string& text) {
+  std::vector<std::string> out;
+  for (const std::string& l : Lines(text)) {
+    if (l.rfind("{\"id\":", 0) == 0) out.push_back(l);
+  }
+  return out;
+}
+
+class LlmEvalTest : public ::testing::Test {
+ protected:
+  void StartMock(std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {std::string(TALA_BINARY_DIR) + "/tala-mock-judge"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    mock_ = std::make_unique<ChildProcess>(argv);
+    url_ = mock_->FirstLine();
+    ASSERT_EQ(url_.rfind("http://127.0.0.1:", 0), 0u) << url_;
+  }
+  std::string Eval(const std::string& data, const std::string& out, const std::string& extra) {
+    std::string cache = extra.find("--cache") == std::string::npos
+                            ? " --cache " + dir_.path() + "/cache.sqlite"
+                            : "";
+    return data + " --judge openai:mock-model --base-url " + url_ + cache + " -o " + out +
+           " -q " + extra + " 2>&1";
+  }
+  TempDir dir_;
+  std::unique_ptr<ChildProcess> mock_;
+  std::string url_;
+};
+
+TEST_F(LlmEvalTest, ScoresWritesAManifestAndAccountsForEveryCall) {
+  StartMock();
+  std::string data = dir_.Write("d.jsonl", Dataset(12));
+  std::string out = dir_.path() + "/r.jsonl";
+  CommandOutput r = RunTala("eval " + Eval(data, out, "--metrics faithfulness,context_precision,context_recall,response_relevancy"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("judge: openai:mock-model"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("requests 60 (retries 0, repairs 0), failed calls 0"), std::string::npos) << r.out;
+  std::vector<std::string> lines = Lines(dir_.Read("r.jsonl"));
+  ASSERT_EQ(lines.size(), 14u);  // manifest, 12 rows, run record
+  EXPECT_EQ(lines.front().rfind("{\"tala_manifest\":", 0), 0u);
+  EXPECT_NE(lines.front().find("\"response_claims\":\"1\""), std::string::npos) << lines.front();
+  EXPECT_EQ(lines.back().rfind("{\"tala_run\":{\"status\":\"complete\"", 0), 0u) << lines.back();
+  EXPECT_NE(lines[1].find("\"id\":\"q0\""), std::string::npos) << "rows keep input order";
+  // Reports and compare read the file back, skipping the manifest and run record.
+  EXPECT_EQ(RunTala("report " + out + " --csv - 2>&1").exit_code, 0);
+  EXPECT_EQ(RunTala("compare " + out + " " + out + " 2>&1").exit_code, 0);
+}
+
+TEST_F(LlmEvalTest, AWarmCacheRerunMakesNoCallsAndWritesIdenticalRows) {
+  StartMock();
+  std::string data = dir_.Write("d.jsonl", Dataset(8));
+  std::string first = dir_.path() + "/a.jsonl", second = dir_.path() + "/b.jsonl";
+  ASSERT_EQ(RunTala("eval " + Eval(data, first, "")).exit_code, 0);
+  CommandOutput warm = RunTala("eval " + Eval(data, second, ""));
+  ASSERT_EQ(warm.exit_code, 0) << warm.out;
+  EXPECT_NE(warm.out.find("requests 0 (retries 0, repairs 0)"), std::string::npos) << warm.out;
+  EXPECT_EQ(RowLines(dir_.Read("a.jsonl")), RowLines(dir_.Read("b.jsonl")));
+  CommandOutput stats = RunTala("cache stats --cache " + dir_.path() + "/cache.sqlite 2>&1");
+  EXPECT_EQ(stats.exit_code, 0);
+  EXPECT_NE(stats.out.find("replies"), std::string::npos) << stats.out;
+  EXPECT_EQ(RunTala("cache clear --cache " + dir_.path() + "/cache.sqlite 2>&1").exit_code, 0);
+  EXPECT_NE(RunTala("cache stats --cache " + dir_.path() + "/cache.sqlite 2>&1").out.find(": 0 replies"),
+            std::string::npos);
+}
+
+TEST_F(LlmEvalTest, AFifthOfCallsFaultedStillScoresEveryRow) {
+  StartMock({"--fault-rate", "0.2", "--stall-ms", "1500"});
+  std::string data = dir_.Write("d.jsonl", Dataset(30));
+  std::string out = dir_.path() + "/r.jsonl";
+  CommandOutput r = RunTala("eval " + Eval(data, out, "--timeout-ms 500 --cache off"));
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.out;
+  std::vector<std::string> rows = RowLines(dir_.Read("r.jsonl"));
+  ASSERT_EQ(rows.size(), 30u);
+  for (const std::string& row : rows) {
+    // Every null score carries its reason.
+    size_t pos = 0;
+    while ((pos = row.find(":null", pos)) != std::string::npos) {
+      ++pos;
+      EXPECT_NE(row.find("\"reasons\""), std::string::npos) << row;
+    }
+  }
+  EXPECT_NE(r.out.find("retries"), std::string::npos);
+}
+
+TEST_F(LlmEvalTest, AKilledRunFinishesWithResume) {
+  StartMock({"--latency-ms", "40"});
+  std::string data = dir_.Write("d.jsonl", Dataset(60));
+  std::string out = dir_.path() + "/r.jsonl";
+  {
+    ChildProcess tala({std::string(TALA_BINARY_DIR) + "/tala", "eval", data, "--judge",
+                       "openai:mock-model", "--base-url", url_, "--cache", "off", "-o", out,
+                       "--max-in-flight", "2", "--metrics", "faithfulness,context_recall", "-q"},
+                      /*pipe_stdout=*/false);
+    // Kill it once some rows (but not all) are written.
+    for (int i = 0; i < 400 && RowLines(dir_.Read("r.jsonl")).size() < 10; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    tala.Kill(SIGKILL);
+  }
+  size_t before = RowLines(dir_.Read("r.jsonl")).size();
+  ASSERT_GE(before, 10u);
+  ASSERT_LT(before, 60u) << "the run finished before it could be killed";
+  CommandOutput r = RunTala("eval " + data + " --judge openai:mock-model --base-url " + url_ +
+                            " --cache off -o " + out +
+                            " --metrics faithfulness,context_recall --resume -q 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("kept from the results file"), std::string::npos) << r.out;
+  std::set<std::string> ids;
+  for (const std::string& row : RowLines(dir_.Read("r.jsonl"))) {
+    std::string id = row.substr(7, row.find('"', 7) - 7);
+    EXPECT_TRUE(ids.insert(id).second) << "row written twice: " << id;
+  }
+  EXPECT_EQ(ids.size(), 60u);
+  EXPECT_NE(r.out.find("rows: 60 scored"), std::string::npos) << r.out;
+}
+
+TEST_F(LlmEvalTest, ResumeRefusesAFileMadeWithOtherMetrics) {
+  StartMock();
+  std::string data = dir_.Write("d.jsonl", Dataset(3));
+  std::string out = dir_.path() + "/r.jsonl";
+  ASSERT_EQ(RunTala("eval " + Eval(data, out, "--metrics faithfulness")).exit_code, 0);
+  CommandOutput r = RunTala("eval " + Eval(data, out, "--metrics context_recall --resume"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("--resume"), std::string::npos) << r.out;
+}
+
+TEST_F(LlmEvalTest, DryRunEstimatesWithoutCallingOrWriting) {
+  StartMock();
+  std::string data = dir_.Write("d.jsonl", Dataset(10));
+  std::string out = dir_.path() + "/never.jsonl";
+  CommandOutput r = RunTala("eval " + Eval(data, out, "--dry-run"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("dry run"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("estimated calls"), std::string::npos) << r.out;
+  EXPECT_EQ(dir_.Read("never.jsonl"), "");
+  RunTala("eval " + Eval(data, out, ""));  // warm the cache
+  CommandOutput again = RunTala("eval " + Eval(data, out, "--dry-run --json"));
+  EXPECT_NE(again.out.find("\"estimated\":true"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("\"rate_chunks@1\":{\"calls\":0,\"cache_hits\":10,"), std::string::npos)
+      << "cached calls are predicted: " << again.out;
+}
+
+TEST_F(LlmEvalTest, AHostedApiWithoutAKeyIsAClearError) {
+  std::string data = dir_.Write("d.jsonl", Dataset(1));
+  CommandOutput r = RunTala("eval " + data + " --judge openai:gpt-4o-mini -o " + dir_.path() +
+                            "/r.jsonl 2>&1 </dev/null");
+  // The test environment may hold a real key; only check the message when it does not.
+  if (std::getenv("OPENAI_API_KEY") == nullptr && std::getenv("OPENAI_BASE_URL") == nullptr) {
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find("OPENAI_API_KEY is not set"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(LlmEvalTest, ABadKeyStopsTheRunAndSaysSo) {
+  StartMock({"--always", "401"});
+  std::string data = dir_.Write("d.jsonl", Dataset(5));
+  CommandOutput r = RunTala("eval " + Eval(data, dir_.path() + "/r.jsonl", "--cache off"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("HTTP 401"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check the API key"), std::string::npos) << r.out;
+}
+
+TEST_F(LlmEvalTest, ConfigFileSetsOptionsAndFlagsOverrideIt) {
+  StartMock();
+  std::string data = dir_.Write("d.jsonl", Dataset(2));
+  std::string config = dir_.Write("tala.toml", "judge = \"openai:mock-model\"\nbase_url = \"" +
+                                                   url_ + "\"\ncache = \"off\"\nmetrics = \"faithfulness\"\n");
+  CommandOutput r = RunTala("eval " + data + " --config " + config + " -o " + dir_.path() + "/r.jsonl 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("judge: openai:mock-model"), std::string::npos) << r.out;
+  CommandOutput offline = RunTala("eval " + data + " --config " + config + " --judge offline -o " +
+                                  dir_.path() + "/r2.jsonl 2>&1");
+  EXPECT_NE(offline.out.find("judge: offline"), std::string::npos) << offline.out;
+  std::string bad = dir_.Write("bad.toml", "judge = \"offline\"\nmax_in_flite = 4\n");
+  CommandOutput e = RunTala("eval " + data + " --config " + bad + " 2>&1");
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_NE(e.out.find("bad.toml:2: unknown key \"max_in_flite\""), std::string::npos) << e.out;
+  std::string typed = dir_.Write("typed.toml", "max_in_flight = \"many\"\n");
+  CommandOutput t = RunTala("eval " + data + " --config " + typed + " 2>&1");
+  EXPECT_NE(t.out.find("typed.toml:1: max_in_flight: expected an integer"), std::string::npos) << t.out;
+}
+
+}  // namespace
+}  // namespace tala::testing

@@ -1,0 +1,157 @@
+#include "judges/llm/row_calls.h"
+
+#include <gtest/gtest.h>
+
+#include "judges/task_plan.h"
+#include "metrics/registry.h"
+#include "support/mock_judge_server.h"
+
+namespace tala::judges::llm {
+namespace {
+
+Sample RagSample(int chunks) {
+  Sample s;
+  s.id = "r1";
+  s.user_input = "Where is the Eiffel Tower and when was it finished?";
+  s.response = "The Eiffel Tower is in Paris. It was finished in 1889.";
+  s.reference = "The Eiffel Tower stands in Paris. It was completed in 1889.";
+  std::vector<std::string> ctx = {"The Eiffel Tower is a landmark in Paris, France.",
+                                  "The tower was finished in 1889 for the World's Fair."};
+  while (static_cast<int>(ctx.size()) < chunks) ctx.push_back("Bananas are rich in potassium.");
+  ctx.resize(chunks);
+  s.retrieved_contexts = ctx;
+  return s;
+}
+
+TaskSet TasksFor(const Sample& s, const std::string& metric_list) {
+  auto metrics = metrics::CreateMetrics(*metrics::ParseMetricSpecs(metric_list));
+  return PlanTasks(s, *metrics);
+}
+
+constexpr const char* kCore = "faithfulness,response_relevancy,context_precision,context_recall";
+
+// Answers every call of the row as the mock judge would; returns the calls made.
+std::vector<ModelCall> AnswerAll(RowCalls& calls) {
+  std::vector<ModelCall> made;
+  while (!calls.done()) {
+    std::vector<ModelCall> ready = calls.TakeReady();
+    if (ready.empty()) break;
+    for (const ModelCall& c : ready) {
+      made.push_back(c);
+      if (c.kind == CallKind::kEmbed) {
+        std::vector<std::vector<double>> v;
+        for (size_t i = 0; i < c.inputs.size(); ++i) v.push_back({1.0, double(i % 2)});
+        EXPECT_TRUE(calls.AcceptEmbeddings(c, v).ok());
+      } else {
+        Status s = calls.AcceptChat(c, tala::testing::MockAnswer(c.messages[0].content,
+                                                                 c.messages[1].content));
+        EXPECT_TRUE(s.ok()) << s.ToString();
+      }
+    }
+  }
+  return made;
+}
+
+TEST(RowCallsTest, CoreMetricsAtFiveChunksTakeFourChatCallsAndOneEmbeddingCall) {
+  Sample s = RagSample(5);
+  RowCalls calls(s, TasksFor(s, kCore), {});
+  std::vector<ModelCall> made = AnswerAll(calls);
+  ASSERT_TRUE(calls.done());
+  int chat = 0, embed = 0;
+  for (const auto& c : made) (c.kind == CallKind::kEmbed ? embed : chat)++;
+  EXPECT_EQ(chat, 4);
+  EXPECT_EQ(embed, 1);
+  const Verdicts& v = calls.verdicts();
+  ASSERT_TRUE(v.chunk_relevant.has_value());
+  EXPECT_EQ(v.chunk_relevant->size(), 5u);
+  ASSERT_TRUE(v.response_claims.has_value());
+  EXPECT_EQ(v.response_claims->size(), 2u);
+  ASSERT_TRUE(v.generated_questions.has_value());
+  EXPECT_EQ(v.generated_questions->size(), 3u);
+  EXPECT_TRUE((*v.generated_questions)[0].cosine.has_value());
+}
+
+TEST(RowCallsTest, NoiseSensitivityAddsNoCall) {
+  Sample s = RagSample(5);
+  RowCalls calls(s, TasksFor(s, std::string(kCore) + ",noise_sensitivity"), {});
+  std::vector<ModelCall> made = AnswerAll(calls);
+  EXPECT_EQ(made.size(), 5u);
+  // The one response-claims call also asks for correctness against the reference.
+  for (const auto& c : made) {
+    if (c.kind == CallKind::kResponseClaims) {
+      EXPECT_NE(c.messages[1].content.find("Fields: supported_by, correct"), std::string::npos);
+    }
+  }
+  ASSERT_TRUE(calls.verdicts().response_claims.has_value());
+  EXPECT_TRUE((*calls.verdicts().response_claims)[0].correct.has_value());
+}
+
+TEST(RowCallsTest, PerChunkModeRatesEachChunkInItsOwnCall) {
+  Sample s = RagSample(5);
+  CallOptions options;
+  options.batching = Batching::kPerChunk;
+  RowCalls calls(s, TasksFor(s, "context_precision"), options);
+  std::vector<ModelCall> made = AnswerAll(calls);
+  EXPECT_EQ(made.size(), 5u);
+  ASSERT_TRUE(calls.verdicts().chunk_relevant.has_value());
+  EXPECT_EQ((*calls.verdicts().chunk_relevant)[0], true);
+  EXPECT_EQ((*calls.verdicts().chunk_relevant)[4], false);
+}
+
+TEST(RowCallsTest, ChunksBeyondTheBudgetAreSplitAcrossCalls) {
+  Sample s = RagSample(4);
+  CallOptions options;
+  options.chunk_chars_budget = 60;
+  RowCalls calls(s, TasksFor(s, "context_precision"), options);
+  std::vector<ModelCall> made = AnswerAll(calls);
+  EXPECT_GT(made.size(), 1u);
+  ASSERT_TRUE(calls.verdicts().chunk_relevant.has_value());
+  EXPECT_EQ(calls.verdicts().chunk_relevant->size(), 4u);
+}
+
+TEST(RowCallsTest, AFailedCallLeavesItsTasksMissingWithTheReason) {
+  Sample s = RagSample(3);
+  RowCalls calls(s, TasksFor(s, "faithfulness,context_recall"), {});
+  std::vector<ModelCall> ready = calls.TakeReady();
+  ASSERT_EQ(ready.size(), 2u);
+  for (const ModelCall& c : ready) {
+    if (c.kind == CallKind::kResponseClaims) {
+      calls.Fail(c, "response_claims call failed after 7 tries: unavailable");
+    } else {
+      ASSERT_TRUE(calls.AcceptChat(c, tala::testing::MockAnswer("", c.messages[1].content)).ok());
+    }
+  }
+  EXPECT_TRUE(calls.TakeReady().empty());
+  EXPECT_TRUE(calls.done());
+  const Verdicts& v = calls.verdicts();
+  EXPECT_FALSE(v.response_claims.has_value());
+  EXPECT_EQ(v.missing_reasons.at("response_claims"),
+            "response_claims call failed after 7 tries: unavailable");
+  EXPECT_EQ(v.failed.count("response_claims"), 1u);
+  EXPECT_TRUE(v.reference_claims.has_value());
+}
+
+TEST(RowCallsTest, ABadReplyLeavesVerdictsUnchangedSoTheCallCanBeRetried) {
+  Sample s = RagSample(3);
+  RowCalls calls(s, TasksFor(s, "context_precision"), {});
+  std::vector<ModelCall> ready = calls.TakeReady();
+  ASSERT_EQ(ready.size(), 1u);
+  Status bad = calls.AcceptChat(ready[0], R"({"chunks":[{"chunk":1,"for_reference":true}]})");
+  EXPECT_EQ(bad.code(), ErrorCode::kBadReply);
+  EXPECT_FALSE(calls.done());
+  EXPECT_TRUE(calls.AcceptChat(ready[0], tala::testing::MockAnswer("", ready[0].messages[1].content)).ok());
+  EXPECT_TRUE(calls.TakeReady().empty());
+  EXPECT_TRUE(calls.done());
+}
+
+TEST(RowCallsTest, AnEmptyRankingNeedsNoCall) {
+  Sample s = RagSample(0);
+  RowCalls calls(s, TasksFor(s, "context_precision"), {});
+  EXPECT_TRUE(calls.TakeReady().empty());
+  EXPECT_TRUE(calls.done());
+  ASSERT_TRUE(calls.verdicts().chunk_relevant.has_value());
+  EXPECT_TRUE(calls.verdicts().chunk_relevant->empty());
+}
+
+}  // namespace
+}  // namespace tala::judges::llm

@@ -1,0 +1,60 @@
+#include "runtime/cache.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/temp_dir.h"
+
+namespace tala::runtime {
+namespace {
+
+TEST(CacheTest, StoresAndReturnsRepliesAcrossReopens) {
+  tala::testing::TempDir dir;
+  std::string path = dir.path() + "/sub/cache.sqlite";  // the folder is created
+  {
+    auto cache = Cache::Open(path, nullptr);
+    ASSERT_TRUE(cache.has_value()) << cache.error().ToString();
+    EXPECT_FALSE((*cache)->Get("k1").has_value());
+    (*cache)->Put("k1", "gpt-4o-mini", "rate_chunks@1", {"{\"chunks\":[]}", 120, 8});
+    (*cache)->Put("k2", "gpt-4o-mini", "response_claims@1", {"{}", 200, 40});
+  }
+  auto cache = Cache::Open(path, nullptr);
+  ASSERT_TRUE(cache.has_value());
+  auto hit = (*cache)->Get("k1");
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->text, "{\"chunks\":[]}");
+  EXPECT_EQ(hit->prompt_tokens, 120);
+  EXPECT_EQ(hit->completion_tokens, 8);
+  auto stats = (*cache)->Stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->entries, 2);
+  EXPECT_EQ(stats->prompt_tokens, 320);
+  ASSERT_EQ(stats->by_model.size(), 1u);
+  EXPECT_TRUE((*cache)->Clear().ok());
+  EXPECT_EQ((*cache)->Stats()->entries, 0);
+  EXPECT_FALSE((*cache)->Get("k1").has_value());
+}
+
+TEST(CacheTest, ACorruptFileIsMovedAsideAndRebuiltWithAWarning) {
+  tala::testing::TempDir dir;
+  std::string path = dir.Write("cache.sqlite", std::string(4096, 'x'));
+  std::string warning;
+  auto cache = Cache::Open(path, &warning);
+  ASSERT_TRUE(cache.has_value()) << cache.error().ToString();
+  EXPECT_NE(warning.find("unreadable"), std::string::npos) << warning;
+  EXPECT_NE(warning.find(path + ".corrupt"), std::string::npos) << warning;
+  EXPECT_TRUE(std::filesystem::exists(path + ".corrupt"));
+  (*cache)->Put("k", "m", "p@1", {"v", 1, 1});
+  EXPECT_EQ((*cache)->Get("k")->text, "v");
+}
+
+TEST(CacheTest, AnUncreatableFileIsAClearError) {
+  auto cache = Cache::Open("/proc/tala-no-such/cache.sqlite", nullptr);
+  ASSERT_FALSE(cache.has_value());
+  EXPECT_EQ(cache.error().code(), ErrorCode::kIoError);
+  EXPECT_NE(cache.error().message().find("/proc/tala-no-such/cache.sqlite"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tala::runtime

@@ -1,0 +1,475 @@
+#include "support/mock_judge_server.h"
+
+#include <arpa/inet.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cctype>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace tala::testing {
+
+namespace {
+
+using nlohmann::json;
+
+// --- Reading tala's prompts -------------------------------------------------------------------
+
+struct Request {
+  std::string fields;  // "supported_by, correct"
+  int questions = 0;
+  std::string question, answer, reference;
+  std::vector<std::pair<int, std::string>> chunks;  // number, text
+};
+
+std::string After(const std::string& line, const char* label) {
+  return line.substr(std::string(label).size());
+}
+
+Request ParseRequest(const std::string& user) {
+  Request r;
+  std::istringstream in(user);
+  std::string line;
+  std::string* open = nullptr;  // the section a continuation line belongs to
+  bool in_context = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("Fields: ", 0) == 0) {
+      r.fields = After(line, "Fields: ");
+    } else if (line.rfind("Questions: ", 0) == 0) {
+      r.questions = std::atoi(After(line, "Questions: ").c_str());
+    } else if (line.rfind("QUESTION: ", 0) == 0) {
+      r.question = After(line, "QUESTION: ");
+      open = &r.question;
+    } else if (line.rfind("ANSWER: ", 0) == 0) {
+      r.answer = After(line, "ANSWER: ");
+      open = &r.answer;
+    } else if (line.rfind("REFERENCE: ", 0) == 0) {
+      r.reference = After(line, "REFERENCE: ");
+      open = &r.reference;
+    } else if (line == "CONTEXT:") {
+      in_context = true;
+      open = nullptr;
+    } else if (in_context && line.size() > 2 && line[0] == '[' && line.find("] ") != std::string::npos) {
+      size_t close = line.find("] ");
+      r.chunks.emplace_back(std::atoi(line.substr(1, close - 1).c_str()), line.substr(close + 2));
+      open = &r.chunks.back().second;
+    } else if (open != nullptr) {
+      *open += "\n" + line;
+    }
+  }
+  return r;
+}
+
+std::set<std::string> Words(const std::string& text) {
+  std::set<std::string> out;
+  std::string w;
+  for (char c : text + " ") {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      if (w.size() >= 4 || (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])))) out.insert(w);
+      w.clear();
+    }
+  }
+  return out;
+}
+
+// Share of `claim`'s words that `source` has.
+double Coverage(const std::string& claim, const std::string& source) {
+  auto c = Words(claim), s = Words(source);
+  if (c.empty()) return 0;
+  int hit = 0;
+  for (const auto& w : c) hit += s.count(w) ? 1 : 0;
+  return static_cast<double>(hit) / static_cast<double>(c.size());
+}
+
+std::vector<std::string> Sentences(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (size_t i = 0; i < text.size(); ++i) {
+    cur += text[i];
+    bool end = (text[i] == '.' || text[i] == '!' || text[i] == '?') &&
+               (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\n');
+    if (end) {
+      size_t start = cur.find_first_not_of(" \n");
+      if (start != std::string::npos) out.push_back(cur.substr(start));
+      cur.clear();
+    }
+  }
+  size_t start = cur.find_first_not_of(" \n");
+  if (start != std::string::npos) out.push_back(cur.substr(start));
+  return out;
+}
+
+bool Wants(const Request& r, const char* field) { return r.fields.find(field) != std::string::npos; }
+
+json ResponseClaims(const Request& r) {
+  json claims = json::array();
+  for (const std::string& s : Sentences(r.answer)) {
+    json c = {{"claim", s}, {"reason", ""}};
+    if (Wants(r, "supported_by")) {
+      json by = json::array();
+      for (const auto& [n, text] : r.chunks) {
+        if (Coverage(s, text) >= 0.5) by.push_back(n);
+      }
+      c["supported_by"] = by;
+    }
+    if (Wants(r, "correct")) c["correct"] = Coverage(s, r.reference) >= 0.5;
+    claims.push_back(c);
+  }
+  return {{"claims", claims}};
+}
+
+json ReferenceClaims(const Request& r) {
+  std::string context;
+  for (const auto& [n, text] : r.chunks) context += text + " ";
+  json claims = json::array();
+  for (const std::string& s : Sentences(r.reference)) {
+    json c = {{"claim", s}, {"reason", ""}};
+    if (Wants(r, "attributed")) c["attributed"] = Coverage(s, context) >= 0.5;
+    if (Wants(r, "in_response")) c["in_response"] = Coverage(s, r.answer) >= 0.5;
+    claims.push_back(c);
+  }
+  return {{"claims", claims}};
+}
+
+json RateChunks(const Request& r) {
+  json chunks = json::array();
+  for (const auto& [n, text] : r.chunks) {
+    json c = {{"chunk", n}};
+    if (Wants(r, "for_reference")) c["for_reference"] = Coverage(r.reference, text) >= 0.3;
+    if (Wants(r, "for_response")) c["for_response"] = Coverage(r.answer, text) >= 0.3;
+    chunks.push_back(c);
+  }
+  return {{"chunks", chunks}};
+}
+
+json Questions(const Request& r) {
+  json qs = json::array();
+  std::vector<std::string> words;
+  std::istringstream in(r.answer);
+  for (std::string w; in >> w && words.size() < 8;) words.push_back(w);
+  std::string gist;
+  for (const auto& w : words) gist += (gist.empty() ? "" : " ") + w;
+  for (int i = 0; i < r.questions; ++i) {
+    static const char* kForms[] = {"What is known about ", "Which facts say ", "What does it mean that "};
+    qs.push_back(std::string(kForms[i % 3]) + gist + "?");
+  }
+  bool evasive = r.answer.find("don't know") != std::string::npos ||
+                 r.answer.find("not sure") != std::string::npos;
+  return {{"questions", qs}, {"noncommittal", evasive}};
+}
+
+json Entities(const Request& r) {
+  auto caps = [](const std::string& text) {
+    json out = json::array();
+    std::set<std::string> seen;
+    std::istringstream in(text);
+    for (std::string w; in >> w;) {
+      while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.back()))) w.pop_back();
+      if (w.empty()) continue;
+      if ((std::isupper(static_cast<unsigned char>(w[0])) || std::isdigit(static_cast<unsigned char>(w[0]))) &&
+          seen.insert(w).second) {
+        out.push_back(w);
+      }
+    }
+    return out;
+  };
+  std::string context;
+  for (const auto& [n, text] : r.chunks) context += text + " ";
+  return {{"reference_entities", caps(r.reference)}, {"context_entities", caps(context)}};
+}
+
+std::string TaskOf(const Request& r) {
+  if (r.questions > 0) return "generate_questions";
+  if (Wants(r, "supported_by") || Wants(r, "correct")) return "response_claims";
+  if (Wants(r, "attributed") || Wants(r, "in_response")) return "reference_claims";
+  if (Wants(r, "for_reference") || Wants(r, "for_response")) return "rate_chunks";
+  return "extract_entities";
+}
+
+std::vector<double> Embed(const std::string& text) {
+  std::vector<double> v(64, 0.0);
+  for (const std::string& w : Words(text)) v[std::hash<std::string>{}(w) % 64] += 1.0;
+  v[63] += 0.5;  // never all zeros
+  return v;
+}
+
+int64_t Tokens(size_t chars) { return static_cast<int64_t>((chars + 3) / 4); }
+
+// cpp-httplib (as Debian builds it) listens with a backlog of 5: a client that opens 64
+// connections at once then loses SYNs and waits a second for each retransmit, which measures
+// the kernel, not the judge. Listening again on the same socket raises the backlog (Linux).
+void WidenListenBacklog(int port) {
+  for (int fd = 3; fd < 1024; ++fd) {
+    sockaddr_in addr{};
+    socklen_t len = sizeof addr;
+    int listening = 0;
+    socklen_t optlen = sizeof listening;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 || addr.sin_family != AF_INET ||
+        ntohs(addr.sin_port) != port) {
+      continue;
+    }
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &optlen) == 0 && listening) {
+      listen(fd, 4096);
+    }
+  }
+}
+
+}  // namespace
+
+const char* FaultName(Fault f) {
+  switch (f) {
+    case Fault::kNone: return "none";
+    case Fault::kRateLimited: return "429";
+    case Fault::kServerError: return "500";
+    case Fault::kStall: return "stall";
+    case Fault::kDrop: return "drop";
+    case Fault::kMalformedBody: return "malformed-body";
+    case Fault::kCutOff: return "cut-off";
+    case Fault::kWrongArity: return "wrong-arity";
+    case Fault::kProse: return "prose";
+    case Fault::kUnauthorized: return "401";
+  }
+  return "?";
+}
+
+std::string MockAnswer(const std::string& /*system*/, const std::string& user) {
+  Request r = ParseRequest(user);
+  std::string task = TaskOf(r);
+  json reply = task == "generate_questions" ? Questions(r)
+               : task == "response_claims"  ? ResponseClaims(r)
+               : task == "reference_claims" ? ReferenceClaims(r)
+               : task == "rate_chunks"      ? RateChunks(r)
+                                            : Entities(r);
+  return reply.dump();
+}
+
+struct MockJudgeServer::Impl {
+  MockJudgeOptions options;
+  httplib::Server server;
+  std::thread thread;
+  mutable std::mutex mu;
+  MockJudgeStats stats;             // guarded by mu
+  std::map<int64_t, Fault> script;  // guarded by mu
+  Fault standing = Fault::kNone;    // guarded by mu
+  std::mt19937_64 rng;              // guarded by mu
+  size_t next_kind = 0;             // guarded by mu
+
+  explicit Impl(MockJudgeOptions o) : options(std::move(o)), rng(options.seed) {}
+
+  Fault Decide(const std::string& task) {
+    std::lock_guard<std::mutex> lock(mu);
+    int64_t n = ++stats.requests;
+    ++stats.by_task[task];
+    Fault f = standing;
+    if (auto it = script.find(n); it != script.end()) {
+      f = it->second;
+    } else if (f == Fault::kNone && options.fault_rate > 0 && !options.fault_kinds.empty() &&
+               std::uniform_real_distribution<double>(0, 1)(rng) < options.fault_rate) {
+      f = options.fault_kinds[next_kind++ % options.fault_kinds.size()];
+    }
+    if (f != Fault::kNone) ++stats.faults[FaultName(f)];
+    return f;
+  }
+
+  void CountTokens(int64_t prompt, int64_t completion, bool embedding) {
+    std::lock_guard<std::mutex> lock(mu);
+    stats.prompt_tokens += prompt;
+    stats.completion_tokens += completion;
+    ++(embedding ? stats.embedding_requests : stats.chat_requests);
+  }
+
+  // Applies a transport-level fault; true when the response is complete.
+  bool Transport(Fault f, httplib::Response& res) {
+    switch (f) {
+      case Fault::kRateLimited:
+        res.status = 429;
+        res.set_header("Retry-After", "1");
+        res.set_header("retry-after-ms", std::to_string(options.retry_after_ms));
+        res.set_content(R"({"error":{"message":"mock: rate limit reached","type":"requests"}})",
+                        "application/json");
+        return true;
+      case Fault::kServerError:
+        res.status = 500;
+        res.set_content(R"({"error":{"message":"mock: internal error"}})", "application/json");
+        return true;
+      case Fault::kUnauthorized:
+        res.status = 401;
+        res.set_content(R"({"error":{"message":"mock: invalid api key"}})", "application/json");
+        return true;
+      case Fault::kMalformedBody:
+        res.set_content(R"({"id":"x","choices":[{"message":{"content":"{\"cl)", "application/json");
+        return true;
+      case Fault::kDrop: {
+        // Promise a long body, send a few bytes, then give up: the client sees the connection
+        // close mid-reply.
+        res.set_content_provider(
+            4096, "application/json",
+            [](size_t offset, size_t, httplib::DataSink& sink) {
+              if (offset > 0) return false;
+              sink.write("{\"choices\":", 11);
+              return true;
+            });
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  std::string ApplyContentFault(Fault f, const std::string& task, std::string content,
+                                std::string* finish) {
+    if (f == Fault::kCutOff) {
+      *finish = "length";
+      return content.substr(0, content.size() / 2);
+    }
+    if (f == Fault::kProse) return "I believe the answer is mostly right, with some caveats.";
+    if (f == Fault::kWrongArity) {
+      json j = json::parse(content);
+      if (task == "rate_chunks" && !j["chunks"].empty()) {
+        j["chunks"].erase(j["chunks"].size() - 1);
+      } else if (task == "generate_questions" && !j["questions"].empty()) {
+        j["questions"].erase(j["questions"].size() - 1);
+      } else {
+        return "Here are my verdicts: yes, yes, no.";
+      }
+      return j.dump();
+    }
+    return content;
+  }
+
+  void Chat(const httplib::Request& req, httplib::Response& res, bool anthropic) {
+    json body = json::parse(req.body, nullptr, false);
+    std::string system, user;
+    size_t prompt_chars = 0;
+    if (body.is_object()) {
+      if (body.contains("system") && body["system"].is_string()) system = body["system"];
+      for (const auto& m : body.value("messages", json::array())) {
+        std::string role = m.value("role", "");
+        std::string content = m.value("content", "");
+        prompt_chars += content.size();
+        if (role == "system") system = content;
+        if (role == "user" && user.empty()) user = content;  // the request, not a repair
+      }
+    }
+    prompt_chars += system.size();
+    std::string task = TaskOf(ParseRequest(user));
+    Fault f = Decide(task);
+    if (options.latency_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(options.latency_ms));
+    if (f == Fault::kStall) std::this_thread::sleep_for(std::chrono::milliseconds(options.stall_ms));
+    if (!body.is_object()) {
+      res.status = 400;
+      res.set_content(R"({"error":{"message":"mock: the request body is not JSON"}})", "application/json");
+      return;
+    }
+    if (Transport(f, res)) return;
+    std::string finish = "stop";
+    std::string content = ApplyContentFault(f, task, MockAnswer(system, user), &finish);
+    int64_t prompt = Tokens(prompt_chars), completion = Tokens(content.size());
+    CountTokens(prompt, completion, false);
+    json reply;
+    if (anthropic) {
+      reply = {{"id", "msg_mock"}, {"type", "message"}, {"role", "assistant"},
+               {"content", json::array({{{"type", "text"}, {"text", content}}})},
+               {"stop_reason", finish == "length" ? "max_tokens" : "end_turn"},
+               {"usage", {{"input_tokens", prompt}, {"output_tokens", completion}}}};
+    } else {
+      reply = {{"id", "chatcmpl-mock"}, {"object", "chat.completion"},
+               {"choices", json::array({{{"index", 0},
+                                         {"message", {{"role", "assistant"}, {"content", content}}},
+                                         {"finish_reason", finish}}})},
+               {"usage", {{"prompt_tokens", prompt}, {"completion_tokens", completion},
+                          {"total_tokens", prompt + completion}}}};
+    }
+    res.set_content(reply.dump(), "application/json");
+  }
+
+  void Embeddings(const httplib::Request& req, httplib::Response& res) {
+    json body = json::parse(req.body, nullptr, false);
+    Fault f = Decide("embeddings");
+    if (!body.is_object()) {
+      res.status = 400;
+      res.set_content(R"({"error":{"message":"mock: the request body is not a JSON object"}})",
+                      "application/json");
+      return;
+    }
+    if (options.latency_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(options.latency_ms));
+    if (f == Fault::kStall) std::this_thread::sleep_for(std::chrono::milliseconds(options.stall_ms));
+    if (Transport(f, res)) return;
+    json data = json::array();
+    size_t chars = 0;
+    int index = 0;
+    for (const auto& input : body.value("input", json::array())) {
+      std::string text = input.is_string() ? input.get<std::string>() : "";
+      chars += text.size();
+      data.push_back({{"object", "embedding"}, {"index", index++}, {"embedding", Embed(text)}});
+    }
+    if (f == Fault::kWrongArity && !data.empty()) data.erase(data.size() - 1);
+    CountTokens(Tokens(chars), 0, true);
+    res.set_content(json{{"object", "list"}, {"data", data},
+                         {"usage", {{"prompt_tokens", Tokens(chars)}, {"total_tokens", Tokens(chars)}}}}
+                        .dump(),
+                    "application/json");
+  }
+};
+
+MockJudgeServer::MockJudgeServer(MockJudgeOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+MockJudgeServer::~MockJudgeServer() { Stop(); }
+
+bool MockJudgeServer::Start() {
+  Impl* impl = impl_.get();
+  int threads = impl->options.threads;
+  impl->server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  impl->server.set_keep_alive_max_count(100000);
+  impl->server.set_tcp_nodelay(true);  // else delayed ACKs add ~40 ms to every reply
+  impl->server.Post("/v1/chat/completions", [impl](const httplib::Request& q, httplib::Response& r) {
+    impl->Chat(q, r, false);
+  });
+  impl->server.Post("/v1/messages", [impl](const httplib::Request& q, httplib::Response& r) {
+    impl->Chat(q, r, true);
+  });
+  impl->server.Post("/v1/embeddings", [impl](const httplib::Request& q, httplib::Response& r) {
+    impl->Embeddings(q, r);
+  });
+  port_ = impl->server.bind_to_any_port("127.0.0.1");
+  if (port_ <= 0) return false;
+  WidenListenBacklog(port_);
+  impl->thread = std::thread([impl] { impl->server.listen_after_bind(); });
+  while (!impl->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return true;
+}
+
+void MockJudgeServer::Stop() {
+  if (!impl_->thread.joinable()) return;
+  impl_->server.stop();
+  impl_->thread.join();
+}
+
+std::string MockJudgeServer::base_url() const {
+  return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
+}
+
+void MockJudgeServer::ScriptFault(int64_t request, Fault fault) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->script[request] = fault;
+}
+
+void MockJudgeServer::SetStandingFault(Fault fault) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->standing = fault;
+}
+
+MockJudgeStats MockJudgeServer::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->stats;
+}
+
+}  // namespace tala::testing

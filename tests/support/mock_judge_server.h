@@ -1,0 +1,83 @@
+#pragma once
+// A real HTTP judge server on 127.0.0.1 for tests and benchmarks (cpp-httplib). It speaks the
+// OpenAI Chat Completions and Embeddings wire formats and the Anthropic Messages format, and
+// answers each of tala's judge prompts deterministically from the prompt's content (claims by
+// sentence, support by word overlap). Latency and faults are injectable: 429 with Retry-After,
+// 500, a stall past the client's timeout, a connection dropped mid-reply, a malformed body, a
+// reply cut off at the length limit, a wrong-arity verdict list, prose instead of JSON, 401.
+// It counts requests and tokens. Thread-safe: handlers run on the server's thread pool.
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tala::testing {
+
+enum class Fault {
+  kNone,
+  kRateLimited,    // 429, Retry-After: 1 and retry-after-ms
+  kServerError,    // 500
+  kStall,          // answers only after stall_ms (past the client's timeout)
+  kDrop,           // closes the connection halfway through the body
+  kMalformedBody,  // 200 with a body that is not JSON
+  kCutOff,         // 200, finish_reason "length", the content cut in half
+  kWrongArity,     // 200, one verdict too few (or prose for tasks without a list)
+  kProse,          // 200, the content is prose, not JSON
+  kUnauthorized,   // 401
+};
+const char* FaultName(Fault f);
+
+struct MockJudgeOptions {
+  int latency_ms = 0;         // added to every reply
+  int threads = 16;           // concurrent requests served
+  int stall_ms = 1500;        // kStall's delay
+  int retry_after_ms = 20;    // sent with 429 as retry-after-ms (Retry-After: 1 also sent)
+  double fault_rate = 0;      // share of requests faulted (seeded), kinds in turn from below
+  uint64_t seed = 1;
+  std::vector<Fault> fault_kinds = {Fault::kRateLimited, Fault::kServerError, Fault::kDrop,
+                                    Fault::kMalformedBody, Fault::kCutOff, Fault::kWrongArity,
+                                    Fault::kProse};
+};
+
+struct MockJudgeStats {
+  int64_t requests = 0;
+  int64_t chat_requests = 0;
+  int64_t embedding_requests = 0;
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+  std::map<std::string, int64_t> by_task;    // "rate_chunks" -> requests
+  std::map<std::string, int64_t> faults;     // fault name -> times injected
+};
+
+class MockJudgeServer {
+ public:
+  explicit MockJudgeServer(MockJudgeOptions options = {});
+  ~MockJudgeServer();
+  // Binds a free port on 127.0.0.1 and serves on a background thread. False when it cannot.
+  bool Start();
+  void Stop();
+  int port() const { return port_; }
+  std::string base_url() const;  // "http://127.0.0.1:PORT/v1"
+
+  // The n-th request (1-based, in arrival order) gets `fault` (overrides the fault rate).
+  void ScriptFault(int64_t request, Fault fault);
+  // Every request gets `fault` from now on (kNone to stop).
+  void SetStandingFault(Fault fault);
+  MockJudgeStats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int port_ = 0;
+};
+
+// The reply the mock gives to one of tala's prompts (the user message of the request), as the
+// model's content text. Exposed for tests of the parsing side.
+std::string MockAnswer(const std::string& system, const std::string& user);
+
+}  // namespace tala::testing
