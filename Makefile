@@ -9,7 +9,8 @@ TALA := $(BUILD_DIR)/tala
 DEB_PACKAGES := cmake ninja-build g++ pkg-config make \
   libgtest-dev libgmock-dev \
   libsimdjson-dev libcli11-dev libfmt-dev libutf8proc-dev libstemmer-dev wordnet-base \
-  libcurl4-openssl-dev libsqlite3-dev libcpp-httplib-dev nlohmann-json3-dev libtomlplusplus-dev
+  libcurl4-openssl-dev libsqlite3-dev libcpp-httplib-dev nlohmann-json3-dev libtomlplusplus-dev \
+  chromium
 
 .PHONY: all deps configure build test demo bench format clean
 

@@ -23,21 +23,29 @@ tala::Sample MakeSample(int i) {
   tala::Sample s;
   s.id = "s" + n;
   s.user_input = "What did the survey of lake " + n + " find about its water quality in 2019?";
-  s.response = "The 2019 survey of lake " + n + " found the water clear to a depth of 6 metres. "
+  s.response = "The 2019 survey of lake " + n +
+               " found the water clear to a depth of 6 metres. "
                "Nitrate levels were below the national limit. Two invasive species were recorded.";
-  s.reference = "The 2019 survey found lake " + n + " clear to 6 metres with nitrate below the "
+  s.reference = "The 2019 survey found lake " + n +
+                " clear to 6 metres with nitrate below the "
                 "limit, and it recorded two invasive species.";
   std::vector<std::string> ctx;
-  ctx.push_back("Lake " + n + " was surveyed in 2019; divers found the water clear to a depth "
+  ctx.push_back("Lake " + n +
+                " was surveyed in 2019; divers found the water clear to a depth "
                 "of 6 metres across the northern basin and slightly less in the south.");
-  ctx.push_back("Nitrate concentrations in lake " + n + " stayed below the national limit "
+  ctx.push_back("Nitrate concentrations in lake " + n +
+                " stayed below the national limit "
                 "throughout the sampling season, according to the 2019 report.");
-  ctx.push_back("The survey team recorded two invasive species, a mussel and a water weed, "
-                "near the boat launch of lake " + n + ".");
-  ctx.push_back("Fishing permits for the region are sold at the visitor centre and online; "
-                "the season opens in April and closes at the end of October.");
-  ctx.push_back("A new cycle path around the lake was opened by the mayor in 2021 after two "
-                "years of construction work and public consultation.");
+  ctx.push_back(
+      "The survey team recorded two invasive species, a mussel and a water weed, "
+      "near the boat launch of lake " +
+      n + ".");
+  ctx.push_back(
+      "Fishing permits for the region are sold at the visitor centre and online; "
+      "the season opens in April and closes at the end of October.");
+  ctx.push_back(
+      "A new cycle path around the lake was opened by the mayor in 2021 after two "
+      "years of construction work and public consultation.");
   s.retrieved_contexts = ctx;
   return s;
 }
@@ -101,12 +109,15 @@ void Print(const char* title, const Result& r, int rows, int in_flight, int late
               100.0 * (r.wall / ideal - 1.0));
   double latency = r.accounting.request_seconds / static_cast<double>(t.requests);
   double achievable = static_cast<double>(t.requests) / in_flight * latency;
-  std::printf("  the mock's observed latency %.1f ms (its %d ms sleep plus its own work): at that "
-              "latency the ideal is %.2f s, wall is %.1f%% over it\n",
-              1e3 * latency, latency_ms, achievable, 100.0 * (r.wall / achievable - 1.0));
-  std::printf("  requests in flight, time-weighted mean: %.1f of %d\n", r.mean_in_flight, in_flight);
+  std::printf(
+      "  the mock's observed latency %.1f ms (its %d ms sleep plus its own work): at that "
+      "latency the ideal is %.2f s, wall is %.1f%% over it\n",
+      1e3 * latency, latency_ms, achievable, 100.0 * (r.wall / achievable - 1.0));
+  std::printf("  requests in flight, time-weighted mean: %.1f of %d\n", r.mean_in_flight,
+              in_flight);
   std::printf("  tala CPU %.1f us per call (%.2f s for %lld requests)\n",
-              1e6 * r.cpu / static_cast<double>(t.requests), r.cpu, static_cast<long long>(t.requests));
+              1e6 * r.cpu / static_cast<double>(t.requests), r.cpu,
+              static_cast<long long>(t.requests));
   std::printf("  %-22s %10s %14s %14s\n", "per sample", "calls", "prompt tok", "compl. tok");
   for (const auto& [prompt, c] : r.accounting.by_prompt) {
     std::printf("  %-22s %10.2f %14.1f %14.1f\n", prompt.c_str(), double(c.calls) / rows,
@@ -118,8 +129,8 @@ void Print(const char* title, const Result& r, int rows, int in_flight, int late
   tala::RunAccounting a = tala::ToRunAccounting(r.accounting, setup, metrics);
   std::printf("  per metric (shared calls split):\n");
   for (const auto& [metric, c] : a.by_metric) {
-    std::printf("    %-20s %8.2f calls %10.1f prompt tok\n", metric.c_str(),
-                double(c.calls) / rows, double(c.prompt_tokens) / rows);
+    std::printf("    %-20s %8.2f calls %10.1f prompt tok\n", metric.c_str(), double(c.calls) / rows,
+                double(c.prompt_tokens) / rows);
   }
 }
 
@@ -130,8 +141,8 @@ int main(int argc, char** argv) {
   int latency = argc > 2 ? std::atoi(argv[2]) : 50;
   int in_flight = argc > 3 ? std::atoi(argv[3]) : 64;
   std::string mock = std::string(TALA_BINARY_DIR) + "/tala-mock-judge";
-  tala::testing::ChildProcess server(
-      {mock, "--latency-ms", std::to_string(latency), "--threads", std::to_string(in_flight * 2 + 16)});
+  tala::testing::ChildProcess server({mock, "--latency-ms", std::to_string(latency), "--threads",
+                                      std::to_string(in_flight * 2 + 16)});
   std::string url = server.FirstLine();
   if (url.empty()) {
     std::fprintf(stderr, "cannot start %s\n", mock.c_str());
@@ -139,16 +150,17 @@ int main(int argc, char** argv) {
   }
   auto metrics = tala::metrics::CreateMetrics(*tala::metrics::ParseMetricSpecs(
       "faithfulness,response_relevancy,context_precision,context_recall"));
-  std::printf("LLM runtime: %d samples, k = 5, four core metrics, mock judge at %d ms, %d in flight\n",
-              rows, latency, in_flight);
+  std::printf(
+      "LLM runtime: %d samples, k = 5, four core metrics, mock judge at %d ms, %d in flight\n",
+      rows, latency, in_flight);
   std::printf("Ragas for the same sample: 2 + 3 + 5 + 1 = 11 LLM calls and 2 embedding calls\n");
   // A short warm-up, so connections and the mock's threads exist before the timed runs.
   Run(url, in_flight * 2, in_flight, tala::judges::llm::Batching::kBatched, *metrics);
   Result batched = Run(url, rows, in_flight, tala::judges::llm::Batching::kBatched, *metrics);
   Print("batched (default)", batched, rows, in_flight, latency, *metrics);
   Result per_chunk = Run(url, rows, in_flight, tala::judges::llm::Batching::kPerChunk, *metrics);
-  Print("per-chunk (--batching per-chunk, Ragas' structure for context precision)", per_chunk,
-        rows, in_flight, latency, *metrics);
+  Print("per-chunk (--batching per-chunk, Ragas' structure for context precision)", per_chunk, rows,
+        in_flight, latency, *metrics);
   std::printf("\nprompt tokens per sample, batched / per-chunk: %.2f\n",
               double(batched.accounting.total.prompt_tokens) /
                   double(per_chunk.accounting.total.prompt_tokens));

@@ -58,8 +58,8 @@ Result<std::optional<judges::http::ModelSettings>> EmbeddingSettings(
 }
 
 CallTally ToTally(const runtime::CallCounts& c, const std::optional<runtime::Price>& price) {
-  CallTally t{c.calls,        c.cache_hits,    c.requests,          c.retries,
-              c.repairs,      c.failed,        c.prompt_tokens,     c.completion_tokens};
+  CallTally t{c.calls,   c.cache_hits, c.requests,      c.retries,
+              c.repairs, c.failed,     c.prompt_tokens, c.completion_tokens};
   if (price) t.cost_usd = runtime::Cost(c, *price);
   return t;
 }
@@ -78,14 +78,16 @@ Result<LlmSetup> SetUpLlm(const std::string& spec, const LlmOptions& o,
   chat.provider = spec.substr(0, colon);
   chat.model = spec.substr(colon + 1);
   if (chat.model.empty()) {
-    return InvalidArgument("--judge " + spec + ": name the model, e.g. " + chat.provider +
-                           (chat.provider == "openai" ? ":gpt-4o-mini" : ":claude-3-5-haiku-latest"));
+    return InvalidArgument(
+        "--judge " + spec + ": name the model, e.g. " + chat.provider +
+        (chat.provider == "openai" ? ":gpt-4o-mini" : ":claude-3-5-haiku-latest"));
   }
   const bool openai = chat.provider == "openai";
   chat.base_url = o.base_url;
   if (chat.base_url.empty()) chat.base_url = Env(openai ? "OPENAI_BASE_URL" : "ANTHROPIC_BASE_URL");
   if (chat.base_url.empty()) chat.base_url = openai ? kOpenAiUrl : kAnthropicUrl;
-  chat.api_key = o.api_key.empty() ? Env(openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY") : o.api_key;
+  chat.api_key =
+      o.api_key.empty() ? Env(openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY") : o.api_key;
   if (chat.api_key.empty() && (chat.base_url == kOpenAiUrl || chat.base_url == kAnthropicUrl)) {
     return InvalidArgument(std::string(openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY") +
                            " is not set: the hosted API needs a key (a local server given by "
@@ -117,7 +119,8 @@ Result<LlmSetup> SetUpLlm(const std::string& spec, const LlmOptions& o,
     if (!warning.empty() && warnings) warnings->push_back(warning);
   }
   setup.price = PriceFor(chat.model, o);
-  if (setup.backends.embeddings) setup.embeddings_price = runtime::KnownPrice(setup.backends.embeddings->model);
+  if (setup.backends.embeddings)
+    setup.embeddings_price = runtime::KnownPrice(setup.backends.embeddings->model);
   setup.judge_name = spec;
   setup.embeddings_name =
       setup.backends.embeddings ? "openai:" + setup.backends.embeddings->model : "offline";
@@ -197,7 +200,8 @@ void EstimateRow(const Sample& sample, TaskSet tasks, runtime::JudgeRunner& runn
   for (const judges::llm::ModelCall& call : calls.TakeReady()) {
     int64_t prompt = 0;
     for (const auto& m : call.messages) prompt += static_cast<int64_t>(m.content.size()) / 4;
-    if (setup.backends.chat.structured_output) prompt += static_cast<int64_t>(call.schema.size()) / 4;
+    if (setup.backends.chat.structured_output)
+      prompt += static_cast<int64_t>(call.schema.size()) / 4;
     // Replies restate each claim plus a few tokens of verdict; chunk ratings are ~12 tokens.
     int64_t completion = 30;
     switch (call.kind) {

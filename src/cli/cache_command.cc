@@ -34,19 +34,20 @@ int Stats(const CacheFlags& f) {
     return 2;
   }
   if (f.json) {
-    std::printf("{\"path\":\"%s\",\"entries\":%lld,\"bytes\":%lld,\"prompt_tokens\":%lld,"
-                "\"completion_tokens\":%lld}\n",
-                f.path.c_str(), static_cast<long long>(stats->entries),
-                static_cast<long long>(stats->bytes), static_cast<long long>(stats->prompt_tokens),
-                static_cast<long long>(stats->completion_tokens));
+    std::printf(
+        "{\"path\":\"%s\",\"entries\":%lld,\"bytes\":%lld,\"prompt_tokens\":%lld,"
+        "\"completion_tokens\":%lld}\n",
+        f.path.c_str(), static_cast<long long>(stats->entries),
+        static_cast<long long>(stats->bytes), static_cast<long long>(stats->prompt_tokens),
+        static_cast<long long>(stats->completion_tokens));
     return 0;
   }
-  std::printf("cache %s: %lld replies, %.1f MiB; they saved %lld prompt and %lld completion "
-              "tokens each time they are replayed\n",
-              f.path.c_str(), static_cast<long long>(stats->entries),
-              static_cast<double>(stats->bytes) / (1 << 20),
-              static_cast<long long>(stats->prompt_tokens),
-              static_cast<long long>(stats->completion_tokens));
+  std::printf(
+      "cache %s: %lld replies, %.1f MiB; they saved %lld prompt and %lld completion "
+      "tokens each time they are replayed\n",
+      f.path.c_str(), static_cast<long long>(stats->entries),
+      static_cast<double>(stats->bytes) / (1 << 20), static_cast<long long>(stats->prompt_tokens),
+      static_cast<long long>(stats->completion_tokens));
   for (const auto& [model, n] : stats->by_model) {
     std::printf("  %-32s %lld\n", model.c_str(), static_cast<long long>(n));
   }

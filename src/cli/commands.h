@@ -27,7 +27,7 @@ void AddReportCommand(CLI::App& app, int* exit_code);
 
 // The report files `tala report` and `tala eval` write (empty: not written; "-": stdout).
 struct ReportPaths {
-  std::string markdown, csv, junit;
+  std::string markdown, csv, junit, html;
 };
 // Renders the reports of a results file; the exit code (2 when a file cannot be read or written).
 int RenderReports(const std::string& results_path, const ReportPaths& paths, const char* who);

@@ -1,11 +1,12 @@
 #include "cli/config_file.h"
 
+#include <toml++/toml.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <toml++/toml.h>
 
 namespace tala::cli {
 
@@ -124,7 +125,8 @@ Status ApplyConfigFile(const std::string& path, EvalOptions& options) {
     std::string name(key.str());
     if (name == "diagnosis_thresholds") {
       const toml::table* t = node.as_table();
-      if (t == nullptr) return InvalidArgument(Where(path, node) + ": diagnosis_thresholds: expected a table");
+      if (t == nullptr)
+        return InvalidArgument(Where(path, node) + ": diagnosis_thresholds: expected a table");
       for (const auto& [metric, value] : *t) {
         auto v = value.value<double>();
         if (!v || *v < 0 || *v > 1) {

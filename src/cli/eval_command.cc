@@ -29,7 +29,7 @@ struct EvalFlags {
   std::string on_error = "fail";
   std::string config;
   std::string seed = "42";
-  std::string markdown, csv, junit;
+  std::string markdown, csv, junit, html;
   std::vector<std::string> thresholds;
   bool json = false;
   bool quiet = false;
@@ -67,14 +67,15 @@ Status ParseFlags(EvalFlags& flags) {
 }
 
 int WriteReports(const EvalFlags& flags, const RunSummary& summary) {
-  if (flags.markdown.empty() && flags.csv.empty() && flags.junit.empty()) {
+  if (flags.markdown.empty() && flags.csv.empty() && flags.junit.empty() && flags.html.empty()) {
     return 0;
   }
   if (summary.results_path == "-") {
     std::fprintf(stderr, "tala eval: reports need a results file (-o FILE), not stdout\n");
     return 2;
   }
-  return RenderReports(summary.results_path, {flags.markdown, flags.csv, flags.junit}, "tala eval");
+  return RenderReports(summary.results_path, {flags.markdown, flags.csv, flags.junit, flags.html},
+                       "tala eval");
 }
 
 int RunEval(EvalFlags& flags) {
@@ -278,6 +279,7 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
       ->check(CLI::Range(1, 100));
   cmd->add_option("--markdown", flags->markdown, "also write the Markdown summary here");
   cmd->add_option("--csv", flags->csv, "also write the per-row CSV here");
+  cmd->add_option("--html", flags->html, "also write the HTML report here");
   cmd->add_option("--junit", flags->junit, "also write JUnit XML (one test case per metric) here");
   cmd->add_option("--config", flags->config,
                   "config file (default: $TALA_CONFIG, else ./tala.toml when present)");

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "cli/commands.h"
+#include "io/reports/html_report.h"
 #include "io/reports/junit_report.h"
 #include "io/reports/markdown_report.h"
 
@@ -26,10 +27,11 @@ bool WriteFile(const std::string& path, const std::string& content) {
 }
 
 int RunReport(const ReportFlags& f) {
-  if (f.paths.markdown.empty() && f.paths.csv.empty() && f.paths.junit.empty()) {
+  if (f.paths.markdown.empty() && f.paths.csv.empty() && f.paths.junit.empty() &&
+      f.paths.html.empty()) {
     std::fprintf(stderr,
-                 "tala report: give --markdown FILE, --csv FILE and/or --junit FILE (- for "
-                 "stdout)\n");
+                 "tala report: give --html FILE, --markdown FILE, --csv FILE and/or --junit FILE "
+                 "(- for stdout)\n");
     return 2;
   }
   return RenderReports(f.results, f.paths, "tala report");
@@ -37,7 +39,8 @@ int RunReport(const ReportFlags& f) {
 }  // namespace
 
 int RenderReports(const std::string& results_path, const ReportPaths& paths, const char* who) {
-  auto results = io::ReadResults(results_path);
+  auto results = io::ReadResults(results_path, io::EmptyResults::kError,
+                                 paths.html.empty() ? io::RawLines::kDrop : io::RawLines::kKeep);
   if (!results) {
     std::fprintf(stderr, "%s: %s\n", who, results.error().ToString().c_str());
     return 2;
@@ -52,7 +55,9 @@ int RenderReports(const std::string& results_path, const ReportPaths& paths, con
     return true;
   };
   bool ok = render(paths.markdown, [&] { return io::RenderMarkdown(*results, results_path); }) &&
-            render(paths.csv, [&] { return io::RenderCsv(*results); }) && render(paths.junit, [&] {
+            render(paths.csv, [&] { return io::RenderCsv(*results); }) &&
+            render(paths.html, [&] { return io::RenderHtml(*results, results_path); }) &&
+            render(paths.junit, [&] {
               return io::RenderJunit("tala metrics: " + results_path, io::MetricCases(*results));
             });
   return ok ? 0 : 2;
@@ -68,6 +73,9 @@ void AddReportCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("RESULTS", f->results, "results file written by tala eval")->required();
   cmd->add_option("--markdown", f->paths.markdown,
                   "write the Markdown summary here (- for stdout)");
+  cmd->add_option("--html", f->paths.html,
+                  "write the HTML report here: one self-contained file (metric cards, histograms, "
+                  "diagnosis, a sortable and filterable table, a drill-down per row)");
   cmd->add_option("--csv", f->paths.csv, "write the per-row CSV here (- for stdout)");
   cmd->add_option("--junit", f->paths.junit,
                   "write JUnit XML here: one test case per metric, failing when no row was "

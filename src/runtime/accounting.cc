@@ -23,12 +23,18 @@ std::optional<Price> KnownPrice(const std::string& model) {
   // List prices (USD per 1M input / output tokens) as published by the providers in 2025;
   // the longest matching prefix wins, so dated snapshots ("gpt-4o-mini-2024-07-18") match.
   static const std::vector<std::pair<std::string, Price>> kPrices = {
-      {"gpt-4o-mini", {0.15, 0.60}},       {"gpt-4o", {2.50, 10.00}},
-      {"gpt-4.1-nano", {0.10, 0.40}},      {"gpt-4.1-mini", {0.40, 1.60}},
-      {"gpt-4.1", {2.00, 8.00}},           {"o4-mini", {1.10, 4.40}},
-      {"text-embedding-3-small", {0.02, 0}}, {"text-embedding-3-large", {0.13, 0}},
-      {"claude-3-5-haiku", {0.80, 4.00}},  {"claude-3-haiku", {0.25, 1.25}},
-      {"claude-sonnet-4", {3.00, 15.00}},  {"claude-3-7-sonnet", {3.00, 15.00}},
+      {"gpt-4o-mini", {0.15, 0.60}},
+      {"gpt-4o", {2.50, 10.00}},
+      {"gpt-4.1-nano", {0.10, 0.40}},
+      {"gpt-4.1-mini", {0.40, 1.60}},
+      {"gpt-4.1", {2.00, 8.00}},
+      {"o4-mini", {1.10, 4.40}},
+      {"text-embedding-3-small", {0.02, 0}},
+      {"text-embedding-3-large", {0.13, 0}},
+      {"claude-3-5-haiku", {0.80, 4.00}},
+      {"claude-3-haiku", {0.25, 1.25}},
+      {"claude-sonnet-4", {3.00, 15.00}},
+      {"claude-3-7-sonnet", {3.00, 15.00}},
       {"claude-opus-4", {15.00, 75.00}},
   };
   const Price* best = nullptr;

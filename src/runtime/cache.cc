@@ -84,8 +84,9 @@ Result<std::unique_ptr<Cache>> Cache::Open(const std::string& path, std::string*
     std::string aside = path + ".corrupt";
     std::filesystem::rename(path, aside, ec);
     for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
-    if (ec) return IoError("cache " + path + " is unreadable (" + db.error().message() +
-                           ") and cannot be moved aside: " + ec.message());
+    if (ec)
+      return IoError("cache " + path + " is unreadable (" + db.error().message() +
+                     ") and cannot be moved aside: " + ec.message());
     if (warning) {
       *warning = "cache " + path + " was unreadable (" + db.error().message() + "); moved to " +
                  aside + " and started a new one";
@@ -120,7 +121,8 @@ void Cache::Put(const std::string& key, const std::string& model, const std::str
     sqlite3_bind_int64(q.get(), 7, static_cast<int64_t>(std::time(nullptr)));
   }
   if (!q || sqlite3_step(q.get()) != SQLITE_DONE) {
-    if (last_error_.empty()) last_error_ = "cache write failed: " + std::string(sqlite3_errmsg(db_));
+    if (last_error_.empty())
+      last_error_ = "cache write failed: " + std::string(sqlite3_errmsg(db_));
   }
 }
 

@@ -84,7 +84,8 @@ void HttpClient::Start(const HttpRequest& request, std::chrono::milliseconds tim
   t->done = std::move(done);
   t->body = request.body;
   t->easy = curl_easy_init();
-  for (const std::string& h : request.headers) t->headers = curl_slist_append(t->headers, h.c_str());
+  for (const std::string& h : request.headers)
+    t->headers = curl_slist_append(t->headers, h.c_str());
   // "Expect: 100-continue" would cost a round trip per large body.
   t->headers = curl_slist_append(t->headers, "Expect:");
   CURL* e = t->easy;
@@ -98,7 +99,8 @@ void HttpClient::Start(const HttpRequest& request, std::chrono::milliseconds tim
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, OnHeader);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, &t->response.headers);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, std::min(30000L, static_cast<long>(timeout.count())));
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                   std::min(30000L, static_cast<long>(timeout.count())));
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);

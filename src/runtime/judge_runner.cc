@@ -69,8 +69,7 @@ std::string RepairRequest(const std::string& error, bool cut_off) {
 
 }  // namespace
 
-JudgeRunner::JudgeRunner(JudgeBackends backends, RuntimeOptions options, Cache* cache,
-                         Clock& clock)
+JudgeRunner::JudgeRunner(JudgeBackends backends, RuntimeOptions options, Cache* cache, Clock& clock)
     : impl_(std::make_unique<Impl>(options, clock.Now())),
       backends_(std::move(backends)),
       options_(options),
@@ -324,9 +323,9 @@ void JudgeRunner::OnResponse(Pending* raw, Result<HttpResponse> response) {
   failed.failed = 1;
   CountsFor(*p).Add(failed);
   accounting_.total.Add(failed);
-  p->row->calls->Fail(p->call, std::string(judges::llm::CallKindName(p->call.kind)) +
-                                   ": the reply stayed unreadable after a repair request: " +
-                                   error);
+  p->row->calls->Fail(p->call,
+                      std::string(judges::llm::CallKindName(p->call.kind)) +
+                          ": the reply stayed unreadable after a repair request: " + error);
   CallOver(std::move(p));
 }
 

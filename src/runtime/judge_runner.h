@@ -29,9 +29,9 @@ struct JudgeBackends {
 };
 
 struct RuntimeOptions {
-  int max_in_flight = 32;             // HTTP requests at once
-  double requests_per_minute = 0;     // chat requests; 0: no limit
-  double tokens_per_minute = 0;       // chat prompt + completion tokens; 0: no limit
+  int max_in_flight = 32;                     // HTTP requests at once
+  double requests_per_minute = 0;             // chat requests; 0: no limit
+  double tokens_per_minute = 0;               // chat prompt + completion tokens; 0: no limit
   std::chrono::milliseconds timeout{120000};  // per request
   RetryOptions retry;
   judges::llm::CallOptions calls;
@@ -58,9 +58,8 @@ class JudgeRunner {
 
   // `cache` may be null (--cache off); it and `clock` must outlive the runner.
   // kNotFound for an unknown provider; kInternal when curl cannot start.
-  static Result<std::unique_ptr<JudgeRunner>> Create(JudgeBackends backends,
-                                                     RuntimeOptions options, Cache* cache,
-                                                     Clock& clock);
+  static Result<std::unique_ptr<JudgeRunner>> Create(JudgeBackends backends, RuntimeOptions options,
+                                                     Cache* cache, Clock& clock);
   ~JudgeRunner();
 
   // Runs until every row is handed back. kCancelled when `stop` is set (rows handed back so

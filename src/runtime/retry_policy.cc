@@ -23,8 +23,8 @@ std::optional<int64_t> Integer(std::string_view text) {
 }
 }  // namespace
 
-std::optional<Duration> ParseRetryAfter(std::string_view retry_after, std::string_view retry_after_ms,
-                                        int64_t now_unix_seconds) {
+std::optional<Duration> ParseRetryAfter(std::string_view retry_after,
+                                        std::string_view retry_after_ms, int64_t now_unix_seconds) {
   if (auto ms = Integer(retry_after_ms)) return std::chrono::milliseconds(*ms);
   if (retry_after.empty()) return std::nullopt;
   if (auto seconds = Integer(retry_after)) return std::chrono::seconds(*seconds);
@@ -45,7 +45,8 @@ std::optional<Duration> RetryPolicy::Delay(ErrorCode code, int retry,
     return *retry_after + std::chrono::duration_cast<Duration>(extra);
   }
   auto cap = std::chrono::duration<double>(options_.max_delay);
-  auto exp = std::chrono::duration<double>(options_.base_delay) * double(1ull << std::min(retry - 1, 30));
+  auto exp =
+      std::chrono::duration<double>(options_.base_delay) * double(1ull << std::min(retry - 1, 30));
   auto ceiling = std::min(cap, exp);
   // Full jitter between half the ceiling and the ceiling: spread out, never immediate.
   return std::chrono::duration_cast<Duration>(ceiling * (0.5 + 0.5 * unit(rng_)));

@@ -15,18 +15,18 @@
 namespace tala::runtime {
 
 struct RetryOptions {
-  int max_retries = 6;                                  // retries per call after the first try
+  int max_retries = 6;                                   // retries per call after the first try
   Duration base_delay = std::chrono::milliseconds(500);  // first backoff, doubled per retry
   Duration max_delay = std::chrono::seconds(60);         // cap of the exponential backoff
-  uint64_t seed = 1;                                    // jitter's seed
+  uint64_t seed = 1;                                     // jitter's seed
 };
 
 bool IsRetryable(ErrorCode code);
 
 // "120" or "Wed, 21 Oct 2026 07:28:00 GMT" (relative to `now_unix_seconds`); nullopt when
 // unreadable. `retry_after_ms` ("250") wins when present.
-std::optional<Duration> ParseRetryAfter(std::string_view retry_after, std::string_view retry_after_ms,
-                                        int64_t now_unix_seconds);
+std::optional<Duration> ParseRetryAfter(std::string_view retry_after,
+                                        std::string_view retry_after_ms, int64_t now_unix_seconds);
 
 class RetryPolicy {
  public:

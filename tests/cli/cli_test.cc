@@ -264,3 +264,40 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
 
 }  // namespace
 }  // namespace tala
+
+namespace tala {
+namespace {
+
+const std::string kDemo = std::string(TALA_SOURCE_DIR) + "/examples/data/interactions.jsonl";
+
+TEST(EvalCommandTest, RepeatsReportJudgeNoiseAndASuggestedGate) {
+  testing::TempDir dir;
+  auto r = testing::RunTala("eval " + kDemo +
+                            " --metrics faithfulness,noise_sensitivity --repeats 3 -q -o " +
+                            dir.path() + "/r.jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  // The offline judge is deterministic: no run-to-run noise, the gate sits at the mean.
+  EXPECT_NE(r.out.find("faithfulness       runs 3  sd 0.0000  suggested gate >= 0.7384"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("noise_sensitivity  runs 3  sd 0.0000  suggested gate <= 0.1000"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(EvalCommandTest, PerMetricDiagnosisThresholdsChangeTheDiagnosis) {
+  testing::TempDir dir;
+  std::string base = "eval " + kDemo +
+                     " --metrics faithfulness,context_recall,context_precision -q -o " +
+                     dir.path() + "/r.jsonl";
+  auto normal = testing::RunTala(base);
+  auto lenient = testing::RunTala(base + " --diagnose context_precision=0.1");
+  EXPECT_NE(normal.out.find("ranking noise 6"), std::string::npos) << normal.out;
+  EXPECT_EQ(lenient.out.find("ranking noise"), std::string::npos) << lenient.out;
+  auto bad = testing::RunTala(base + " --diagnose context_precision=2 2>&1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("--diagnose: expected METRIC=THRESHOLD"), std::string::npos) << bad.out;
+}
+
+}  // namespace
+}  // namespace tala

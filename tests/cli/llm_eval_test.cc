@@ -60,8 +60,8 @@ class LlmEvalTest : public ::testing::Test {
     std::string cache = extra.find("--cache") == std::string::npos
                             ? " --cache " + dir_.path() + "/cache.sqlite"
                             : "";
-    return data + " --judge openai:mock-model --base-url " + url_ + cache + " -o " + out +
-           " -q " + extra + " 2>&1";
+    return data + " --judge openai:mock-model --base-url " + url_ + cache + " -o " + out + " -q " +
+           extra + " 2>&1";
   }
   TempDir dir_;
   std::unique_ptr<ChildProcess> mock_;
@@ -72,10 +72,13 @@ TEST_F(LlmEvalTest, ScoresWritesAManifestAndAccountsForEveryCall) {
   StartMock();
   std::string data = dir_.Write("d.jsonl", Dataset(12));
   std::string out = dir_.path() + "/r.jsonl";
-  CommandOutput r = RunTala("eval " + Eval(data, out, "--metrics faithfulness,context_precision,context_recall,response_relevancy"));
+  CommandOutput r = RunTala(
+      "eval " + Eval(data, out,
+                     "--metrics faithfulness,context_precision,context_recall,response_relevancy"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("judge: openai:mock-model"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("requests 60 (retries 0, repairs 0), failed calls 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("requests 60 (retries 0, repairs 0), failed calls 0"), std::string::npos)
+      << r.out;
   std::vector<std::string> lines = Lines(dir_.Read("r.jsonl"));
   ASSERT_EQ(lines.size(), 14u);  // manifest, 12 rows, run record
   EXPECT_EQ(lines.front().rfind("{\"tala_manifest\":", 0), 0u);
@@ -100,8 +103,9 @@ TEST_F(LlmEvalTest, AWarmCacheRerunMakesNoCallsAndWritesIdenticalRows) {
   EXPECT_EQ(stats.exit_code, 0);
   EXPECT_NE(stats.out.find("replies"), std::string::npos) << stats.out;
   EXPECT_EQ(RunTala("cache clear --cache " + dir_.path() + "/cache.sqlite 2>&1").exit_code, 0);
-  EXPECT_NE(RunTala("cache stats --cache " + dir_.path() + "/cache.sqlite 2>&1").out.find(": 0 replies"),
-            std::string::npos);
+  EXPECT_NE(
+      RunTala("cache stats --cache " + dir_.path() + "/cache.sqlite 2>&1").out.find(": 0 replies"),
+      std::string::npos);
 }
 
 TEST_F(LlmEvalTest, AFifthOfCallsFaultedStillScoresEveryRow) {
@@ -141,9 +145,9 @@ TEST_F(LlmEvalTest, AKilledRunFinishesWithResume) {
   size_t before = RowLines(dir_.Read("r.jsonl")).size();
   ASSERT_GE(before, 10u);
   ASSERT_LT(before, 60u) << "the run finished before it could be killed";
-  CommandOutput r = RunTala("eval " + data + " --judge openai:mock-model --base-url " + url_ +
-                            " --cache off -o " + out +
-                            " --metrics faithfulness,context_recall --resume -q 2>&1");
+  CommandOutput r =
+      RunTala("eval " + data + " --judge openai:mock-model --base-url " + url_ +
+              " --cache off -o " + out + " --metrics faithfulness,context_recall --resume -q 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("kept from the results file"), std::string::npos) << r.out;
   std::set<std::string> ids;
@@ -204,9 +208,11 @@ TEST_F(LlmEvalTest, ABadKeyStopsTheRunAndSaysSo) {
 TEST_F(LlmEvalTest, ConfigFileSetsOptionsAndFlagsOverrideIt) {
   StartMock();
   std::string data = dir_.Write("d.jsonl", Dataset(2));
-  std::string config = dir_.Write("tala.toml", "judge = \"openai:mock-model\"\nbase_url = \"" +
-                                                   url_ + "\"\ncache = \"off\"\nmetrics = \"faithfulness\"\n");
-  CommandOutput r = RunTala("eval " + data + " --config " + config + " -o " + dir_.path() + "/r.jsonl 2>&1");
+  std::string config =
+      dir_.Write("tala.toml", "judge = \"openai:mock-model\"\nbase_url = \"" + url_ +
+                                  "\"\ncache = \"off\"\nmetrics = \"faithfulness\"\n");
+  CommandOutput r =
+      RunTala("eval " + data + " --config " + config + " -o " + dir_.path() + "/r.jsonl 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("judge: openai:mock-model"), std::string::npos) << r.out;
   CommandOutput offline = RunTala("eval " + data + " --config " + config + " --judge offline -o " +
@@ -218,7 +224,8 @@ TEST_F(LlmEvalTest, ConfigFileSetsOptionsAndFlagsOverrideIt) {
   EXPECT_NE(e.out.find("bad.toml:2: unknown key \"max_in_flite\""), std::string::npos) << e.out;
   std::string typed = dir_.Write("typed.toml", "max_in_flight = \"many\"\n");
   CommandOutput t = RunTala("eval " + data + " --config " + typed + " 2>&1");
-  EXPECT_NE(t.out.find("typed.toml:1: max_in_flight: expected an integer"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("typed.toml:1: max_in_flight: expected an integer"), std::string::npos)
+      << t.out;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "io/reports/html_report.h"
+#include "io/reports/junit_report.h"
 #include "io/reports/markdown_report.h"
 
 namespace tala::io {
@@ -29,6 +31,39 @@ TEST(CsvReportTest, QuotesFieldsAndLeavesNullsEmpty) {
             "id,faithfulness,bleu,diagnosis\n"
             "a,1,,healthy\n"
             "\"b,\"\"2\"\"\",0,0.5,generator not grounded\n");
+}
+
+}  // namespace
+}  // namespace tala::io
+
+namespace tala::io {
+namespace {
+
+TEST(JunitReportTest, OneCasePerMetricWithFailuresEscaped) {
+  ResultsFile f;
+  f.metric_keys = {"faithfulness", "rouge(type=rouge2)"};
+  f.rows.push_back({"a", {{"faithfulness", 0.5}, {"rouge(type=rouge2)", std::nullopt}}, ""});
+  f.rows.push_back({"b", {{"faithfulness", 1.0}, {"rouge(type=rouge2)", std::nullopt}}, ""});
+  std::string xml = RenderJunit("suite <x>", MetricCases(f));
+  EXPECT_NE(xml.find("<testsuites tests=\"2\" failures=\"1\">"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("name=\"suite &lt;x&gt;\""), std::string::npos);
+  EXPECT_NE(xml.find("<system-out>mean 0.7500 over 2 scored rows (0 null)</system-out>"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<failure message=\"no row was scored (2 null)\">"), std::string::npos) << xml;
+}
+
+TEST(HtmlReportTest, EmbedsRowsSafelyAndShowsACardPerMetric) {
+  ResultsFile f;
+  f.metric_keys = {"faithfulness"};
+  ResultRow row{"x", {{"faithfulness", 0.25}}, "generator not grounded"};
+  row.json = R"({"id":"x","scores":{"faithfulness":0.25},"inputs":{"response":"</script><i>"}})";
+  f.rows.push_back(row);
+  std::string html = RenderHtml(f, "r.jsonl");
+  EXPECT_EQ(html.find("</script><i>"), std::string::npos);
+  EXPECT_NE(html.find("<\\/script><i>"), std::string::npos);
+  EXPECT_NE(html.find("<h3>faithfulness</h3>"), std::string::npos);
+  EXPECT_NE(html.find("data-diagnosis=\"generator not grounded\""), std::string::npos);
 }
 
 }  // namespace

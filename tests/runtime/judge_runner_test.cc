@@ -27,7 +27,8 @@ std::vector<Sample> Rows(int n) {
     s.user_input = "When was tower " + std::to_string(i) + " finished?";
     s.response = "Tower " + std::to_string(i) + " was finished in 18" + std::to_string(i % 10) +
                  "9. It stands in Paris.";
-    s.reference = "Tower " + std::to_string(i) + " was completed in 18" + std::to_string(i % 10) + "9.";
+    s.reference =
+        "Tower " + std::to_string(i) + " was completed in 18" + std::to_string(i % 10) + "9.";
     s.retrieved_contexts = std::vector<std::string>{
         "Tower " + std::to_string(i) + " was finished in 18" + std::to_string(i % 10) + "9.",
         "Tower " + std::to_string(i) + " stands in Paris, France.", "Bananas grow in bunches.",
@@ -146,7 +147,8 @@ INSTANTIATE_TEST_SUITE_P(EveryFault, FaultRecoveryTest,
                                            Fault::kWrongArity, Fault::kProse),
                          [](const auto& info) {
                            std::string n = tala::testing::FaultName(info.param);
-                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           for (char& c : n)
+                             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return "Fault_" + n;
                          });
 

@@ -19,7 +19,8 @@ void OnSignal(int) { g_stop = 1; }
 void Usage() {
   std::fprintf(stderr,
                "usage: tala-mock-judge [--latency-ms N] [--threads N] [--fault-rate R] "
-               "[--seed N] [--stall-ms N] [--always 429|500|stall|drop|malformed-body|cut-off|wrong-arity|prose|401]\n"
+               "[--seed N] [--stall-ms N] [--always "
+               "429|500|stall|drop|malformed-body|cut-off|wrong-arity|prose|401]\n"
                "An OpenAI/Anthropic-compatible judge server on 127.0.0.1 that answers tala's "
                "prompts deterministically; prints its base URL, serves until killed.\n");
 }
@@ -81,7 +82,8 @@ int main(int argc, char** argv) {
   auto s = server.stats();
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  double cpu = u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
+  double cpu =
+      u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
   std::fprintf(stderr,
                "tala-mock-judge: %lld requests, %lld prompt tokens, %lld completion tokens, "
                "%.1f us CPU per request\n",

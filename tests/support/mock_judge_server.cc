@@ -54,7 +54,8 @@ Request ParseRequest(const std::string& user) {
     } else if (line == "CONTEXT:") {
       in_context = true;
       open = nullptr;
-    } else if (in_context && line.size() > 2 && line[0] == '[' && line.find("] ") != std::string::npos) {
+    } else if (in_context && line.size() > 2 && line[0] == '[' &&
+               line.find("] ") != std::string::npos) {
       size_t close = line.find("] ");
       r.chunks.emplace_back(std::atoi(line.substr(1, close - 1).c_str()), line.substr(close + 2));
       open = &r.chunks.back().second;
@@ -72,7 +73,8 @@ std::set<std::string> Words(const std::string& text) {
     if (std::isalnum(static_cast<unsigned char>(c))) {
       w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     } else {
-      if (w.size() >= 4 || (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])))) out.insert(w);
+      if (w.size() >= 4 || (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0]))))
+        out.insert(w);
       w.clear();
     }
   }
@@ -106,7 +108,9 @@ std::vector<std::string> Sentences(const std::string& text) {
   return out;
 }
 
-bool Wants(const Request& r, const char* field) { return r.fields.find(field) != std::string::npos; }
+bool Wants(const Request& r, const char* field) {
+  return r.fields.find(field) != std::string::npos;
+}
 
 json ResponseClaims(const Request& r) {
   json claims = json::array();
@@ -157,7 +161,8 @@ json Questions(const Request& r) {
   std::string gist;
   for (const auto& w : words) gist += (gist.empty() ? "" : " ") + w;
   for (int i = 0; i < r.questions; ++i) {
-    static const char* kForms[] = {"What is known about ", "Which facts say ", "What does it mean that "};
+    static const char* kForms[] = {"What is known about ", "Which facts say ",
+                                   "What does it mean that "};
     qs.push_back(std::string(kForms[i % 3]) + gist + "?");
   }
   bool evasive = r.answer.find("don't know") != std::string::npos ||
@@ -173,7 +178,8 @@ json Entities(const Request& r) {
     for (std::string w; in >> w;) {
       while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.back()))) w.pop_back();
       if (w.empty()) continue;
-      if ((std::isupper(static_cast<unsigned char>(w[0])) || std::isdigit(static_cast<unsigned char>(w[0]))) &&
+      if ((std::isupper(static_cast<unsigned char>(w[0])) ||
+           std::isdigit(static_cast<unsigned char>(w[0]))) &&
           seen.insert(w).second) {
         out.push_back(w);
       }
@@ -211,8 +217,8 @@ void WidenListenBacklog(int port) {
     socklen_t len = sizeof addr;
     int listening = 0;
     socklen_t optlen = sizeof listening;
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 || addr.sin_family != AF_INET ||
-        ntohs(addr.sin_port) != port) {
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
+        addr.sin_family != AF_INET || ntohs(addr.sin_port) != port) {
       continue;
     }
     if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &optlen) == 0 && listening) {
@@ -225,16 +231,26 @@ void WidenListenBacklog(int port) {
 
 const char* FaultName(Fault f) {
   switch (f) {
-    case Fault::kNone: return "none";
-    case Fault::kRateLimited: return "429";
-    case Fault::kServerError: return "500";
-    case Fault::kStall: return "stall";
-    case Fault::kDrop: return "drop";
-    case Fault::kMalformedBody: return "malformed-body";
-    case Fault::kCutOff: return "cut-off";
-    case Fault::kWrongArity: return "wrong-arity";
-    case Fault::kProse: return "prose";
-    case Fault::kUnauthorized: return "401";
+    case Fault::kNone:
+      return "none";
+    case Fault::kRateLimited:
+      return "429";
+    case Fault::kServerError:
+      return "500";
+    case Fault::kStall:
+      return "stall";
+    case Fault::kDrop:
+      return "drop";
+    case Fault::kMalformedBody:
+      return "malformed-body";
+    case Fault::kCutOff:
+      return "cut-off";
+    case Fault::kWrongArity:
+      return "wrong-arity";
+    case Fault::kProse:
+      return "prose";
+    case Fault::kUnauthorized:
+      return "401";
   }
   return "?";
 }
@@ -309,13 +325,12 @@ struct MockJudgeServer::Impl {
       case Fault::kDrop: {
         // Promise a long body, send a few bytes, then give up: the client sees the connection
         // close mid-reply.
-        res.set_content_provider(
-            4096, "application/json",
-            [](size_t offset, size_t, httplib::DataSink& sink) {
-              if (offset > 0) return false;
-              sink.write("{\"choices\":", 11);
-              return true;
-            });
+        res.set_content_provider(4096, "application/json",
+                                 [](size_t offset, size_t, httplib::DataSink& sink) {
+                                   if (offset > 0) return false;
+                                   sink.write("{\"choices\":", 11);
+                                   return true;
+                                 });
         return true;
       }
       default:
@@ -361,11 +376,14 @@ struct MockJudgeServer::Impl {
     prompt_chars += system.size();
     std::string task = TaskOf(ParseRequest(user));
     Fault f = Decide(task);
-    if (options.latency_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(options.latency_ms));
-    if (f == Fault::kStall) std::this_thread::sleep_for(std::chrono::milliseconds(options.stall_ms));
+    if (options.latency_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.latency_ms));
+    if (f == Fault::kStall)
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.stall_ms));
     if (!body.is_object()) {
       res.status = 400;
-      res.set_content(R"({"error":{"message":"mock: the request body is not JSON"}})", "application/json");
+      res.set_content(R"({"error":{"message":"mock: the request body is not JSON"}})",
+                      "application/json");
       return;
     }
     if (Transport(f, res)) return;
@@ -375,17 +393,22 @@ struct MockJudgeServer::Impl {
     CountTokens(prompt, completion, false);
     json reply;
     if (anthropic) {
-      reply = {{"id", "msg_mock"}, {"type", "message"}, {"role", "assistant"},
+      reply = {{"id", "msg_mock"},
+               {"type", "message"},
+               {"role", "assistant"},
                {"content", json::array({{{"type", "text"}, {"text", content}}})},
                {"stop_reason", finish == "length" ? "max_tokens" : "end_turn"},
                {"usage", {{"input_tokens", prompt}, {"output_tokens", completion}}}};
     } else {
-      reply = {{"id", "chatcmpl-mock"}, {"object", "chat.completion"},
+      reply = {{"id", "chatcmpl-mock"},
+               {"object", "chat.completion"},
                {"choices", json::array({{{"index", 0},
                                          {"message", {{"role", "assistant"}, {"content", content}}},
                                          {"finish_reason", finish}}})},
-               {"usage", {{"prompt_tokens", prompt}, {"completion_tokens", completion},
-                          {"total_tokens", prompt + completion}}}};
+               {"usage",
+                {{"prompt_tokens", prompt},
+                 {"completion_tokens", completion},
+                 {"total_tokens", prompt + completion}}}};
     }
     res.set_content(reply.dump(), "application/json");
   }
@@ -399,8 +422,10 @@ struct MockJudgeServer::Impl {
                       "application/json");
       return;
     }
-    if (options.latency_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(options.latency_ms));
-    if (f == Fault::kStall) std::this_thread::sleep_for(std::chrono::milliseconds(options.stall_ms));
+    if (options.latency_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.latency_ms));
+    if (f == Fault::kStall)
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.stall_ms));
     if (Transport(f, res)) return;
     json data = json::array();
     size_t chars = 0;
@@ -412,10 +437,12 @@ struct MockJudgeServer::Impl {
     }
     if (f == Fault::kWrongArity && !data.empty()) data.erase(data.size() - 1);
     CountTokens(Tokens(chars), 0, true);
-    res.set_content(json{{"object", "list"}, {"data", data},
-                         {"usage", {{"prompt_tokens", Tokens(chars)}, {"total_tokens", Tokens(chars)}}}}
-                        .dump(),
-                    "application/json");
+    res.set_content(
+        json{{"object", "list"},
+             {"data", data},
+             {"usage", {{"prompt_tokens", Tokens(chars)}, {"total_tokens", Tokens(chars)}}}}
+            .dump(),
+        "application/json");
   }
 };
 
@@ -430,9 +457,9 @@ bool MockJudgeServer::Start() {
   impl->server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   impl->server.set_keep_alive_max_count(100000);
   impl->server.set_tcp_nodelay(true);  // else delayed ACKs add ~40 ms to every reply
-  impl->server.Post("/v1/chat/completions", [impl](const httplib::Request& q, httplib::Response& r) {
-    impl->Chat(q, r, false);
-  });
+  impl->server.Post(
+      "/v1/chat/completions",
+      [impl](const httplib::Request& q, httplib::Response& r) { impl->Chat(q, r, false); });
   impl->server.Post("/v1/messages", [impl](const httplib::Request& q, httplib::Response& r) {
     impl->Chat(q, r, true);
   });

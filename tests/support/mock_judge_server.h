@@ -33,14 +33,14 @@ enum class Fault {
 const char* FaultName(Fault f);
 
 struct MockJudgeOptions {
-  int latency_ms = 0;         // added to every reply
-  int threads = 16;           // concurrent requests served
-  int stall_ms = 1500;        // kStall's delay
-  int retry_after_ms = 20;    // sent with 429 as retry-after-ms (Retry-After: 1 also sent)
-  double fault_rate = 0;      // share of requests faulted (seeded), kinds in turn from below
+  int latency_ms = 0;       // added to every reply
+  int threads = 16;         // concurrent requests served
+  int stall_ms = 1500;      // kStall's delay
+  int retry_after_ms = 20;  // sent with 429 as retry-after-ms (Retry-After: 1 also sent)
+  double fault_rate = 0;    // share of requests faulted (seeded), kinds in turn from below
   uint64_t seed = 1;
-  std::vector<Fault> fault_kinds = {Fault::kRateLimited, Fault::kServerError, Fault::kDrop,
-                                    Fault::kMalformedBody, Fault::kCutOff, Fault::kWrongArity,
+  std::vector<Fault> fault_kinds = {Fault::kRateLimited,   Fault::kServerError, Fault::kDrop,
+                                    Fault::kMalformedBody, Fault::kCutOff,      Fault::kWrongArity,
                                     Fault::kProse};
 };
 
@@ -50,8 +50,8 @@ struct MockJudgeStats {
   int64_t embedding_requests = 0;
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
-  std::map<std::string, int64_t> by_task;    // "rate_chunks" -> requests
-  std::map<std::string, int64_t> faults;     // fault name -> times injected
+  std::map<std::string, int64_t> by_task;  // "rate_chunks" -> requests
+  std::map<std::string, int64_t> faults;   // fault name -> times injected
 };
 
 class MockJudgeServer {

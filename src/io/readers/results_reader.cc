@@ -84,7 +84,7 @@ void AddRunRecord(simdjson::dom::element run, CallTally& sum) {
 
 }  // namespace
 
-Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty) {
+Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty, RawLines raw) {
   ResultsFile out;
   TALA_RETURN_IF_ERROR(
       ForEachJsonLine(path, [&](simdjson::dom::element root, int64_t line_no) -> Status {
@@ -132,6 +132,7 @@ Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty) {
             out.metric_keys.push_back(k);
           }
         }
+        if (raw == RawLines::kKeep) row.json = simdjson::minify(root);
         out.rows.push_back(std::move(row));
         return OkStatus();
       }));

@@ -16,6 +16,7 @@ struct ResultRow {
   std::string id;
   std::map<std::string, std::optional<double>> scores;  // null scores are nullopt
   std::string diagnosis;                                // empty when the row has none
+  std::string json;  // the whole line, minified (only with RawLines::kKeep)
 };
 
 struct ResultsFile {
@@ -35,8 +36,10 @@ PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
                       const std::string& key);
 
 enum class EmptyResults { kError, kAllowed };
+enum class RawLines { kDrop, kKeep };  // kKeep: each row's JSON too (for the HTML report)
 // kDataError names file:line and the field for a row without an id or scores, and (kError) a
 // file with no rows.
-Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty = EmptyResults::kError);
+Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty = EmptyResults::kError,
+                                RawLines raw = RawLines::kDrop);
 
 }  // namespace tala::io

@@ -9,10 +9,18 @@ std::string Escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
       default:
         // XML 1.0 forbids most control characters even when escaped.
         if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
@@ -30,7 +38,8 @@ std::string RenderJunit(const std::string& suite, const std::vector<JunitCase>& 
   out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n", Escape(suite),
                      cases.size(), failures);
   for (const JunitCase& c : cases) {
-    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", Escape(suite), Escape(c.name));
+    out +=
+        fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", Escape(suite), Escape(c.name));
     if (!c.passed) {
       out += fmt::format("      <failure message=\"{}\">{}</failure>\n", Escape(c.message),
                          Escape(c.message));

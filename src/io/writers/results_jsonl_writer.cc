@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "io/writers/json_text.h"
+#include "io/writers/row_detail.h"
 
 namespace tala::io {
 
@@ -48,6 +49,7 @@ std::string FormatResultLine(const RowResult& row) {
     out += ",\"error\":";
     AppendJsonString(out, row.status.ToString());
   }
+  if (row.verdicts != nullptr) AppendRowDetail(out, row.sample, *row.verdicts);
   out += ",\"metadata\":{";
   for (size_t i = 0; i < row.sample.metadata.size(); ++i) {
     if (i > 0) out += ',';

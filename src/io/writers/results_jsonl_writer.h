@@ -24,6 +24,7 @@ struct RowResult {
   std::vector<RowScore> scores;
   Status status;          // a judge failure for the whole row; scores are then all null
   std::string diagnosis;  // which stage failed ("retriever miss"); empty: not written
+  const Verdicts* verdicts = nullptr;  // the judge's verdicts, written for the drill-down
 };
 
 // Builds the JSON line for one row (without the newline).

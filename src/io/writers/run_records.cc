@@ -27,12 +27,12 @@ void StringMap(std::string& out, const std::map<std::string, std::string>& map) 
 }
 
 void Tally(std::string& out, const CallTally& t) {
-  out += "{\"calls\":" + std::to_string(t.calls) + ",\"cache_hits\":" +
-         std::to_string(t.cache_hits) + ",\"requests\":" + std::to_string(t.requests) +
-         ",\"retries\":" + std::to_string(t.retries) + ",\"repairs\":" +
-         std::to_string(t.repairs) + ",\"failed\":" + std::to_string(t.failed) +
-         ",\"prompt_tokens\":" + std::to_string(t.prompt_tokens) + ",\"completion_tokens\":" +
-         std::to_string(t.completion_tokens) + ",\"cost_usd\":";
+  out +=
+      "{\"calls\":" + std::to_string(t.calls) + ",\"cache_hits\":" + std::to_string(t.cache_hits) +
+      ",\"requests\":" + std::to_string(t.requests) + ",\"retries\":" + std::to_string(t.retries) +
+      ",\"repairs\":" + std::to_string(t.repairs) + ",\"failed\":" + std::to_string(t.failed) +
+      ",\"prompt_tokens\":" + std::to_string(t.prompt_tokens) +
+      ",\"completion_tokens\":" + std::to_string(t.completion_tokens) + ",\"cost_usd\":";
   if (t.cost_usd) {
     AppendJsonNumber(out, *t.cost_usd);
   } else {

@@ -19,7 +19,7 @@ struct RunManifest {
   std::string created;  // UTC, ISO 8601
   std::string dataset;
   std::string judge;
-  std::string embeddings;                     // empty when no embeddings model is used
+  std::string embeddings;                      // empty when no embeddings model is used
   std::map<std::string, std::string> prompts;  // prompt name -> version (LLM judges)
   std::map<std::string, std::string> metrics;  // results key -> definition version
   std::vector<std::pair<std::string, std::string>> settings;  // "temperature" -> "0"

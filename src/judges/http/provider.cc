@@ -92,7 +92,8 @@ class OpenAiChat : public ChatProvider {
       return Bad("openai: the model refused: " + refusal->get<std::string>());
     }
     auto finish = choice.find("finish_reason");
-    if (finish != choice.end() && finish->is_string()) out.finish_reason = finish->get<std::string>();
+    if (finish != choice.end() && finish->is_string())
+      out.finish_reason = finish->get<std::string>();
     out.prompt_tokens = IntAt(j, "usage", "prompt_tokens");
     out.completion_tokens = IntAt(j, "usage", "completion_tokens");
     return out;
@@ -129,7 +130,8 @@ class AnthropicMessages : public ChatProvider {
   Result<ChatReply> ParseChat(const HttpResponse& r) const override {
     TALA_ASSIGN_OR_RETURN(json j, ParseBody("anthropic", r));
     auto content = j.find("content");
-    if (content == j.end() || !content->is_array()) return Bad("anthropic: the reply has no content");
+    if (content == j.end() || !content->is_array())
+      return Bad("anthropic: the reply has no content");
     ChatReply out;
     for (const json& block : *content) {
       if (!block.is_object()) continue;
@@ -142,7 +144,9 @@ class AnthropicMessages : public ChatProvider {
     auto stop = j.find("stop_reason");
     if (stop != j.end() && stop->is_string()) {
       std::string reason = stop->get<std::string>();
-      out.finish_reason = reason == "max_tokens" ? "length" : reason == "end_turn" ? "stop" : reason;
+      out.finish_reason = reason == "max_tokens" ? "length"
+                          : reason == "end_turn" ? "stop"
+                                                 : reason;
     }
     out.prompt_tokens = IntAt(j, "usage", "input_tokens");
     out.completion_tokens = IntAt(j, "usage", "output_tokens");
@@ -195,7 +199,8 @@ Result<EmbeddingsReply> ParseEmbeddingsResponse(const HttpResponse& r, size_t in
       return Bad("embeddings: data[" + std::to_string(i) + "] has no embedding for an input");
     }
     for (const json& x : *vec) {
-      if (!x.is_number()) return Bad("embeddings: data[" + std::to_string(i) + "] holds a non-number");
+      if (!x.is_number())
+        return Bad("embeddings: data[" + std::to_string(i) + "] holds a non-number");
       out.vectors[index].push_back(x.get<double>());
     }
   }
@@ -207,8 +212,8 @@ Result<EmbeddingsReply> ParseEmbeddingsResponse(const HttpResponse& r, size_t in
 }
 
 Status StatusForHttpError(const char* provider, const HttpResponse& r) {
-  std::string what = std::string(provider) + ": HTTP " + std::to_string(r.status) + ": " +
-                     ServerMessage(r.body);
+  std::string what =
+      std::string(provider) + ": HTTP " + std::to_string(r.status) + ": " + ServerMessage(r.body);
   if (r.status == 429) return {ErrorCode::kRateLimited, what};
   if (r.status == 408 || r.status == 504) return {ErrorCode::kDeadlineExceeded, what};
   if (r.status >= 500) return {ErrorCode::kUnavailable, what};

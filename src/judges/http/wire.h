@@ -27,11 +27,11 @@ struct HttpResponse {
 // What one judge model is and what it accepts. Per-judge capabilities: some models take no
 // temperature or seed, some servers have no structured output.
 struct ModelSettings {
-  std::string provider;     // "openai" | "anthropic"
-  std::string model;        // "gpt-4o-mini"
-  std::string base_url;     // ".../v1"
-  std::string api_key;      // empty: no auth header (local servers)
-  double temperature = 0;   // judges should be as repeatable as the server allows
+  std::string provider;    // "openai" | "anthropic"
+  std::string model;       // "gpt-4o-mini"
+  std::string base_url;    // ".../v1"
+  std::string api_key;     // empty: no auth header (local servers)
+  double temperature = 0;  // judges should be as repeatable as the server allows
   bool send_temperature = true;
   std::optional<int64_t> seed = 42;  // sent when set (OpenAI-compatible servers)
   int max_tokens = 2048;             // completion limit per call

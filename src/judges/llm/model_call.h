@@ -30,8 +30,8 @@ struct ModelCall {
   TaskSet tasks = 0;    // the judge tasks this call's answer fills
   int chunk_begin = 0;  // kRateChunks: the chunks rated, [chunk_begin, chunk_end)
   int chunk_end = 0;
-  int questions = 0;           // kGenerateQuestions: how many were asked for
-  std::string prompt_id;       // "rate_chunks@1"; empty for kEmbed
+  int questions = 0;      // kGenerateQuestions: how many were asked for
+  std::string prompt_id;  // "rate_chunks@1"; empty for kEmbed
   std::vector<ChatMessage> messages;
   std::string schema;               // JSON schema of the reply, for structured output
   std::vector<std::string> inputs;  // kEmbed: the texts

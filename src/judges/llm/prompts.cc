@@ -37,8 +37,7 @@ const Prompt& GetPrompt(std::string_view name) {
   for (const Prompt& p : Prompts()) {
     if (p.name == name) return p;
   }
-  std::fprintf(stderr, "tala: no prompt named %.*s\n", static_cast<int>(name.size()),
-               name.data());
+  std::fprintf(stderr, "tala: no prompt named %.*s\n", static_cast<int>(name.size()), name.data());
   std::abort();
 }
 

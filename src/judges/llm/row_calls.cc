@@ -144,9 +144,9 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
   if (tasks_ & kReferenceClaimTasks) {
     bool attributed = Contains(tasks_, JudgeTask::kAttributeReferenceClaims);
     bool in_response = Contains(tasks_, JudgeTask::kFindReferenceClaimsInResponse);
-    std::string user = "Fields: " +
-                       FieldList({{attributed, "attributed"}, {in_response, "in_response"}}) +
-                       "\n" + question + reference + (in_response ? answer : "");
+    std::string user =
+        "Fields: " + FieldList({{attributed, "attributed"}, {in_response, "in_response"}}) + "\n" +
+        question + reference + (in_response ? answer : "");
     if (attributed) AppendChunks(user, chunks, 0, n);
     json claim = {{"claim", kString}, {"reason", kString}};
     if (attributed) claim["attributed"] = kBool;
@@ -161,9 +161,9 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
     if (for_ref) rating["for_reference"] = kBool;
     if (for_resp) rating["for_response"] = kBool;
     json schema = ObjectSchema({{"chunks", ArrayOf(ObjectSchema(rating))}});
-    std::string head = "Fields: " +
-                       FieldList({{for_ref, "for_reference"}, {for_resp, "for_response"}}) +
-                       "\n" + question + (for_ref ? reference : "") + (for_resp ? answer : "");
+    std::string head =
+        "Fields: " + FieldList({{for_ref, "for_reference"}, {for_resp, "for_response"}}) + "\n" +
+        question + (for_ref ? reference : "") + (for_resp ? answer : "");
     // Slices of chunks that fit the budget (one chunk each in per-chunk mode).
     for (int begin = 0; begin < n;) {
       int end = begin + 1;
@@ -183,9 +183,9 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
   }
   if (Contains(tasks_, JudgeTask::kGenerateQuestions)) {
     std::string user = "Questions: " + std::to_string(options_.questions) + "\n" + answer;
-    ModelCall call = Chat(CallKind::kGenerateQuestions,
-                          static_cast<TaskSet>(JudgeTask::kGenerateQuestions), user,
-                          ObjectSchema({{"questions", ArrayOf(kString)}, {"noncommittal", kBool}}));
+    ModelCall call =
+        Chat(CallKind::kGenerateQuestions, static_cast<TaskSet>(JudgeTask::kGenerateQuestions),
+             user, ObjectSchema({{"questions", ArrayOf(kString)}, {"noncommittal", kBool}}));
     call.questions = options_.questions;
     calls.push_back(std::move(call));
   }

@@ -24,7 +24,7 @@ enum class Batching {
 
 struct CallOptions {
   Batching batching = Batching::kBatched;
-  int questions = 3;                // questions generated for response relevancy
+  int questions = 3;                  // questions generated for response relevancy
   size_t chunk_chars_budget = 24000;  // chunks rated in one call, at most this much text
 };
 

@@ -25,8 +25,8 @@ bool HasHeader(const HttpRequest& r, const std::string& h) {
 TEST(OpenAiChatTest, BuildsAChatCompletionsRequestWithSchemaSeedAndTemperature) {
   auto p = MakeChatProvider("openai");
   ASSERT_TRUE(p.has_value());
-  HttpRequest r = (*p)->BuildChat(OpenAi(), {{"system", "S"}, {"user", "U"}},
-                                  R"({"type":"object"})");
+  HttpRequest r =
+      (*p)->BuildChat(OpenAi(), {{"system", "S"}, {"user", "U"}}, R"({"type":"object"})");
   EXPECT_EQ(r.url, "http://127.0.0.1:9/v1/chat/completions");
   EXPECT_TRUE(HasHeader(r, "Authorization: Bearer sk-test"));
   json body = json::parse(r.body);
@@ -77,7 +77,8 @@ TEST(AnthropicMessagesTest, PutsTheSystemPromptApartAndUsesItsHeaders) {
   s.provider = "anthropic";
   s.model = "claude-3-5-haiku-latest";
   s.base_url = "https://api.anthropic.com/v1";
-  HttpRequest r = (*MakeChatProvider("anthropic"))->BuildChat(s, {{"system", "S"}, {"user", "U"}}, "{}");
+  HttpRequest r =
+      (*MakeChatProvider("anthropic"))->BuildChat(s, {{"system", "S"}, {"user", "U"}}, "{}");
   EXPECT_EQ(r.url, "https://api.anthropic.com/v1/messages");
   EXPECT_TRUE(HasHeader(r, "x-api-key: sk-test"));
   EXPECT_TRUE(HasHeader(r, "anthropic-version: 2023-06-01"));
@@ -110,7 +111,8 @@ TEST(HttpErrorTest, StatusCodesMapToRetryableAndFatalErrors) {
   EXPECT_EQ(code(504), ErrorCode::kDeadlineExceeded);
   EXPECT_EQ(code(400), ErrorCode::kInvalidArgument);
   EXPECT_EQ(code(404), ErrorCode::kNotFound);
-  Status unauthorized = StatusForHttpError("openai", {401, R"({"error":{"message":"bad key"}})", {}});
+  Status unauthorized =
+      StatusForHttpError("openai", {401, R"({"error":{"message":"bad key"}})", {}});
   EXPECT_NE(unauthorized.message().find("bad key"), std::string::npos);
   EXPECT_NE(unauthorized.message().find("check the API key"), std::string::npos);
 }

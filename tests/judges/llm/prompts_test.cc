@@ -10,9 +10,9 @@ namespace tala::judges::llm {
 namespace {
 
 TEST(PromptsTest, EveryChatCallKindHasAVersionedPrompt) {
-  for (CallKind kind : {CallKind::kResponseClaims, CallKind::kReferenceClaims,
-                        CallKind::kRateChunks, CallKind::kGenerateQuestions,
-                        CallKind::kExtractEntities}) {
+  for (CallKind kind :
+       {CallKind::kResponseClaims, CallKind::kReferenceClaims, CallKind::kRateChunks,
+        CallKind::kGenerateQuestions, CallKind::kExtractEntities}) {
     const Prompt& p = GetPrompt(CallKindName(kind));
     EXPECT_FALSE(p.version.empty()) << p.name;
     EXPECT_GT(p.system.size(), 200u) << p.name;

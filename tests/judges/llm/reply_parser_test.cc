@@ -31,14 +31,15 @@ TEST(ReplyParserTest, NamesTheFieldAtFault) {
       ParseResponseClaims(R"({"claims":[{"claim":"B.","supported_by":[7]}]})", {true, false}, 5);
   ASSERT_FALSE(out_of_range.has_value());
   EXPECT_EQ(out_of_range.error().code(), ErrorCode::kBadReply);
-  EXPECT_NE(out_of_range.error().message().find("claims[0].supported_by: chunk 7 is out of range 1..5"),
-            std::string::npos);
+  EXPECT_NE(
+      out_of_range.error().message().find("claims[0].supported_by: chunk 7 is out of range 1..5"),
+      std::string::npos);
   auto missing = ParseResponseClaims(R"({"claims":[{"claim":"B."}]})", {false, true}, 5);
   ASSERT_FALSE(missing.has_value());
   EXPECT_NE(missing.error().message().find("claims[0]: missing field \"correct\""),
             std::string::npos);
-  auto wrong_type = ParseReferenceClaims(R"({"claims":[{"claim":"B.","attributed":"yes"}]})",
-                                         {true, false});
+  auto wrong_type =
+      ParseReferenceClaims(R"({"claims":[{"claim":"B.","attributed":"yes"}]})", {true, false});
   ASSERT_FALSE(wrong_type.has_value());
   EXPECT_NE(wrong_type.error().message().find("claims[0].attributed: expected true or false"),
             std::string::npos);
@@ -58,8 +59,8 @@ TEST(ReplyParserTest, ChunkRatingsMustCoverEachChunkOnce) {
       {true, false}, 2, 4);
   ASSERT_TRUE(ok.has_value()) << ok.error().ToString();
   EXPECT_EQ(ok->for_reference, (std::vector<bool>{true, false}));
-  auto short_list = ParseChunkRatings(R"({"chunks":[{"chunk":1,"for_reference":true}]})",
-                                      {true, false}, 0, 3);
+  auto short_list =
+      ParseChunkRatings(R"({"chunks":[{"chunk":1,"for_reference":true}]})", {true, false}, 0, 3);
   ASSERT_FALSE(short_list.has_value());
   EXPECT_NE(short_list.error().message().find("expected 3 ratings"), std::string::npos);
   auto repeated = ParseChunkRatings(

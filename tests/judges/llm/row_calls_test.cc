@@ -43,8 +43,8 @@ std::vector<ModelCall> AnswerAll(RowCalls& calls) {
         for (size_t i = 0; i < c.inputs.size(); ++i) v.push_back({1.0, double(i % 2)});
         EXPECT_TRUE(calls.AcceptEmbeddings(c, v).ok());
       } else {
-        Status s = calls.AcceptChat(c, tala::testing::MockAnswer(c.messages[0].content,
-                                                                 c.messages[1].content));
+        Status s = calls.AcceptChat(
+            c, tala::testing::MockAnswer(c.messages[0].content, c.messages[1].content));
         EXPECT_TRUE(s.ok()) << s.ToString();
       }
     }
@@ -139,7 +139,8 @@ TEST(RowCallsTest, ABadReplyLeavesVerdictsUnchangedSoTheCallCanBeRetried) {
   Status bad = calls.AcceptChat(ready[0], R"({"chunks":[{"chunk":1,"for_reference":true}]})");
   EXPECT_EQ(bad.code(), ErrorCode::kBadReply);
   EXPECT_FALSE(calls.done());
-  EXPECT_TRUE(calls.AcceptChat(ready[0], tala::testing::MockAnswer("", ready[0].messages[1].content)).ok());
+  EXPECT_TRUE(
+      calls.AcceptChat(ready[0], tala::testing::MockAnswer("", ready[0].messages[1].content)).ok());
   EXPECT_TRUE(calls.TakeReady().empty());
   EXPECT_TRUE(calls.done());
 }

@@ -1,0 +1,255 @@
+#include "io/reports/html_report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "analysis/intervals.h"
+#include "io/writers/json_text.h"
+#include "metrics/registry.h"
+
+namespace tala::io {
+
+namespace {
+
+std::string Html(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// JSON inside <script>: "</" would end the element, so it is written "<\/" (same JSON value).
+std::string ScriptSafe(const std::string& json) {
+  std::string out;
+  out.reserve(json.size());
+  for (size_t i = 0; i < json.size(); ++i) {
+    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') {
+      out += "<\\/";
+      ++i;
+    } else {
+      out += json[i];
+    }
+  }
+  return out;
+}
+
+std::string Header(const ResultsFile& r, const std::string& source) {
+  std::string out = "<header><h1>tala report</h1><dl>";
+  auto item = [&](const std::string& k, const std::string& v) {
+    out += "<div><dt>" + Html(k) + "</dt><dd>" + Html(v) + "</dd></div>";
+  };
+  item("results", source);
+  item("rows", std::to_string(r.rows.size()));
+  if (r.manifest) {
+    item("dataset", r.manifest->dataset);
+    item("judge", r.manifest->judge);
+    if (!r.manifest->embeddings.empty()) item("embeddings", r.manifest->embeddings);
+    item("created", r.manifest->created);
+    item("tala", r.manifest->tala_version);
+    std::string prompts;
+    for (const auto& [name, version] : r.manifest->prompts) {
+      prompts += (prompts.empty() ? "" : ", ") + name + "@" + version;
+    }
+    if (!prompts.empty()) item("prompts", prompts);
+  }
+  if (r.has_run_records) {
+    item("model calls", fmt::format("{} ({} from the cache), {} prompt + {} completion tokens",
+                                    r.calls.calls, r.calls.cache_hits, r.calls.prompt_tokens,
+                                    r.calls.completion_tokens));
+    item("cost", r.calls.cost_usd ? fmt::format("${:.4f}", *r.calls.cost_usd) : "unknown");
+  }
+  out += "</dl></header>";
+  return out;
+}
+
+std::string Cards(const ResultsFile& r) {
+  std::string out = "<section class=cards>";
+  for (const std::string& key : r.metric_keys) {
+    std::vector<double> values;
+    int64_t nulls = 0;
+    for (const ResultRow& row : r.rows) {
+      auto it = row.scores.find(key);
+      if (it == row.scores.end()) continue;
+      if (it->second) {
+        values.push_back(*it->second);
+      } else {
+        ++nulls;
+      }
+    }
+    bool lower = metrics::DirectionOfKey(key) == Direction::kLowerIsBetter;
+    out += "<div class=card><h3>" + Html(key) + "</h3>";
+    auto st = analysis::Summarise(values);
+    if (st) {
+      out += fmt::format(
+          "<div class=mean>{:.3f}</div><div class=ci>95% [{:.3f}, {:.3f}]</div>"
+          "<div class=bar><span style=\"left:{:.1f}%;width:{:.1f}%\"></span><i style=\"left:{:.1f}%\"></i></div>",
+          st->mean, st->ci_low, st->ci_high, 100 * std::clamp(st->ci_low, 0.0, 1.0),
+          100 * std::max(0.0, std::min(st->ci_high, 1.0) - std::max(st->ci_low, 0.0)),
+          100 * std::clamp(st->mean, 0.0, 1.0));
+    } else {
+      out += "<div class=mean>–</div><div class=ci>no scored row</div>";
+    }
+    out += fmt::format("<div class=counts>{} scored · {} null · {} is better</div>", values.size(),
+                       nulls, lower ? "lower" : "higher");
+    out += "<svg class=hist data-metric=\"" + Html(key) + "\" viewBox=\"0 0 200 50\"></svg></div>";
+  }
+  out += "</section>";
+  return out;
+}
+
+std::string Diagnoses(const ResultsFile& r) {
+  std::map<std::string, int64_t> counts;
+  for (const ResultRow& row : r.rows) {
+    if (!row.diagnosis.empty()) ++counts[row.diagnosis];
+  }
+  if (counts.empty()) return "";
+  std::string out = "<section><h2>Diagnosis</h2><div class=diag>";
+  for (const auto& [name, n] : counts) {
+    out += fmt::format(
+        "<button class=\"chip{}\" data-diagnosis=\"{}\">{} <b>{}</b></button>",
+        name == "healthy" ? " ok" : "", Html(name), Html(name), n);
+  }
+  out += "</div></section>";
+  return out;
+}
+
+constexpr const char* kStyle = R"CSS(
+:root{--fg:#1d2433;--muted:#667085;--line:#e4e7ec;--bg:#f7f8fa;--card:#fff;--ok:#12805c;--bad:#c4320a;--accent:#3a5bd9}
+*{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
+header{background:#1d2433;color:#fff;padding:18px 28px}header h1{margin:0 0 8px;font-size:20px}
+header dl{display:flex;flex-wrap:wrap;gap:6px 28px;margin:0}header dt{font-size:11px;text-transform:uppercase;opacity:.6}header dd{margin:0;font-size:13px}
+main{padding:20px 28px;max-width:1400px}h2{font-size:16px;margin:24px 0 10px}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:12px}
+.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px}.card h3{margin:0;font-size:13px;color:var(--muted);font-weight:600}
+.mean{font-size:28px;font-weight:650}.ci,.counts{color:var(--muted);font-size:12px}
+.bar{position:relative;height:6px;background:var(--line);border-radius:3px;margin:8px 0}.bar span{position:absolute;top:0;height:6px;background:#a9b8f0;border-radius:3px}.bar i{position:absolute;top:-3px;width:2px;height:12px;background:var(--accent)}
+.hist{width:100%;height:50px;margin-top:6px}.hist rect{fill:#a9b8f0}
+.diag{display:flex;flex-wrap:wrap;gap:8px}.chip{border:1px solid var(--line);background:#fff;border-radius:16px;padding:5px 12px;cursor:pointer;color:var(--bad)}.chip.ok{color:var(--ok)}.chip.on{background:#1d2433;color:#fff}
+.tools{display:flex;gap:10px;align-items:center;margin:8px 0}.tools input{flex:1;max-width:360px;padding:7px 10px;border:1px solid var(--line);border-radius:6px}
+table{width:100%;border-collapse:collapse;background:#fff;border:1px solid var(--line)}th,td{padding:6px 9px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
+th{cursor:pointer;user-select:none;background:#fafbfc;font-size:12px}th.asc:after{content:" ▲"}th.desc:after{content:" ▼"}
+tbody tr{cursor:pointer}tbody tr:hover{background:#f0f3ff}td.num{text-align:right;font-variant-numeric:tabular-nums}td.low{color:var(--bad);font-weight:600}
+.pager{display:flex;gap:8px;align-items:center;margin:8px 0;color:var(--muted)}.pager button{border:1px solid var(--line);background:#fff;border-radius:6px;padding:3px 10px;cursor:pointer}
+#detail{position:fixed;top:0;right:0;width:min(640px,100%);height:100%;overflow:auto;background:#fff;border-left:1px solid var(--line);box-shadow:-8px 0 24px rgba(0,0,0,.08);padding:18px 22px;display:none}
+#detail.open{display:block}#detail h3{margin:16px 0 6px;font-size:13px;text-transform:uppercase;color:var(--muted)}#detail .close{float:right;cursor:pointer;border:0;background:none;font-size:20px}
+.claim{padding:6px 8px;border-radius:6px;margin:4px 0;border-left:4px solid var(--line);background:#fafbfc}.claim.yes{border-color:var(--ok)}.claim.no{border-color:var(--bad)}
+.claim small,.chunk small{color:var(--muted)}.chunk{padding:6px 8px;margin:4px 0;border:1px solid var(--line);border-radius:6px}.chunk.rel{border-color:var(--ok)}
+.tag{display:inline-block;font-size:11px;padding:0 6px;border-radius:8px;background:var(--line);margin-right:4px}.tag.yes{background:#d1fadf;color:var(--ok)}.tag.no{background:#fee4e2;color:var(--bad)}
+pre.text{white-space:pre-wrap;background:#fafbfc;padding:8px;border-radius:6px;margin:0}
+)CSS";
+
+constexpr const char* kScript = R"JS(
+(function(){
+'use strict';
+var errors=[];window.addEventListener('error',function(e){errors.push(String(e.message));});
+var rows=JSON.parse(document.getElementById('tala-rows').textContent);
+var metrics=JSON.parse(document.getElementById('tala-metrics').textContent);
+var lowerBetter=JSON.parse(document.getElementById('tala-lower').textContent);
+var PAGE=100,page=0,sortKey=null,sortDir=1,filter='',diag='';
+function el(tag,attrs,text){var e=document.createElement(tag);for(var k in attrs||{})e.setAttribute(k,attrs[k]);if(text!==undefined)e.textContent=text;return e;}
+function score(r,k){var v=r.scores?r.scores[k]:null;return v===undefined?null:v;}
+function fmt(v){return v===null||v===undefined?'–':(Math.round(v*1000)/1000).toFixed(3);}
+function hist(svg,k){var b=[0,0,0,0,0,0,0,0,0,0],n=0;rows.forEach(function(r){var v=score(r,k);if(v===null)return;n++;b[Math.min(9,Math.max(0,Math.floor(v*10)))]++;});
+ var max=Math.max.apply(null,b)||1;b.forEach(function(c,i){var h=c/max*46;var rc=document.createElementNS('http://www.w3.org/2000/svg','rect');rc.setAttribute('x',i*20+1);rc.setAttribute('y',48-h);rc.setAttribute('width',18);rc.setAttribute('height',h);var t=document.createElementNS('http://www.w3.org/2000/svg','title');t.textContent=(i/10).toFixed(1)+'–'+((i+1)/10).toFixed(1)+': '+c;rc.appendChild(t);svg.appendChild(rc);});}
+document.querySelectorAll('svg.hist').forEach(function(s){hist(s,s.getAttribute('data-metric'));});
+var view=rows.slice();
+function apply(){var q=filter.toLowerCase();view=rows.filter(function(r){if(diag&&r.diagnosis!==diag)return false;if(!q)return true;
+  var t=String(r.id)+' '+(r.diagnosis||'')+' '+(r.inputs?(r.inputs.user_input||'')+' '+(r.inputs.response||''):'');return t.toLowerCase().indexOf(q)>=0;});
+ if(sortKey!==null){view.sort(function(a,b){var x=sortKey==='id'?String(a.id):sortKey==='diagnosis'?(a.diagnosis||''):score(a,sortKey),y=sortKey==='id'?String(b.id):sortKey==='diagnosis'?(b.diagnosis||''):score(b,sortKey);
+  if(x===null&&y===null)return 0;if(x===null)return 1;if(y===null)return -1;return (x<y?-1:x>y?1:0)*sortDir;});}
+ page=Math.min(page,Math.max(0,Math.ceil(view.length/PAGE)-1));render();}
+var thead=document.querySelector('#rows thead tr'),tbody=document.querySelector('#rows tbody');
+['id'].concat(metrics).concat(['diagnosis']).forEach(function(k){var th=el('th',{'data-key':k},k);th.addEventListener('click',function(){if(sortKey===k)sortDir=-sortDir;else{sortKey=k;sortDir=1;}
+  document.querySelectorAll('#rows th').forEach(function(h){h.className='';});th.className=sortDir>0?'asc':'desc';apply();});thead.appendChild(th);});
+function render(){tbody.textContent='';var start=page*PAGE;view.slice(start,start+PAGE).forEach(function(r){var tr=el('tr');tr.appendChild(el('td',{},String(r.id)));
+  metrics.forEach(function(k){var v=score(r,k);var low=v!==null&&(lowerBetter.indexOf(k)>=0?v>0.3:v<0.7);tr.appendChild(el('td',{'class':'num'+(low?' low':'')},fmt(v)));});
+  tr.appendChild(el('td',{},r.diagnosis||''));tr.addEventListener('click',function(){open(r);});tbody.appendChild(tr);});
+ document.getElementById('count').textContent=view.length+' of '+rows.length+' rows';
+ document.getElementById('pageinfo').textContent='page '+(page+1)+' of '+Math.max(1,Math.ceil(view.length/PAGE));}
+document.getElementById('prev').addEventListener('click',function(){if(page>0){page--;render();}});
+document.getElementById('next').addEventListener('click',function(){if((page+1)*PAGE<view.length){page++;render();}});
+document.getElementById('filter').addEventListener('input',function(e){filter=e.target.value;page=0;apply();});
+document.querySelectorAll('.chip').forEach(function(c){c.addEventListener('click',function(){var d=c.getAttribute('data-diagnosis');diag=diag===d?'':d;
+  document.querySelectorAll('.chip').forEach(function(x){x.classList.toggle('on',x.getAttribute('data-diagnosis')===diag);});page=0;apply();});});
+var panel=document.getElementById('detail');
+function section(title){panel.appendChild(el('h3',{},title));}
+function open(r){panel.textContent='';var x=el('button',{'class':'close','title':'close'},'×');x.addEventListener('click',function(){panel.classList.remove('open');});panel.appendChild(x);
+ panel.appendChild(el('h2',{},'row '+r.id));if(r.diagnosis)panel.appendChild(el('div',{'class':'tag '+(r.diagnosis==='healthy'?'yes':'no')},r.diagnosis));
+ var inp=r.inputs||{},v=r.verdicts||{},ctx=inp.retrieved_contexts||[];
+ section('scores');metrics.forEach(function(k){var d=el('div');d.appendChild(el('b',{},k+': '+fmt(score(r,k))+' '));d.appendChild(el('small',{},(r.reasons&&r.reasons[k])||''));panel.appendChild(d);});
+ if(r.error){section('error');panel.appendChild(el('pre',{'class':'text'},r.error));}
+ if(inp.user_input!==undefined){section('question');panel.appendChild(el('pre',{'class':'text'},inp.user_input));}
+ if(inp.response!==undefined){section('response');panel.appendChild(el('pre',{'class':'text'},inp.response));}
+ if(v.response_claims){section('response claims');v.response_claims.forEach(function(c){var d=el('div',{'class':'claim '+(c.supported===true?'yes':c.supported===false?'no':'')});
+   d.appendChild(el('span',{'class':'tag '+(c.supported?'yes':'no')},c.supported===null?'?':c.supported?'supported':'unsupported'));
+   if(c.correct!==null&&c.correct!==undefined)d.appendChild(el('span',{'class':'tag '+(c.correct?'yes':'no')},c.correct?'agrees with reference':'not in reference'));
+   d.appendChild(document.createTextNode(c.text));if(c.supported_by&&c.supported_by.length)d.appendChild(el('small',{},' — chunk '+c.supported_by.map(function(i){return i+1;}).join(', ')));
+   if(c.reason)d.appendChild(el('div',{},'')).appendChild(el('small',{},c.reason));panel.appendChild(d);});}
+ if(ctx.length){section('retrieved chunks (rank order)');ctx.forEach(function(t,i){var rel=v.chunk_relevant?v.chunk_relevant[i]:undefined;var d=el('div',{'class':'chunk'+(rel?' rel':'')});
+   d.appendChild(el('span',{'class':'tag'},'#'+(i+1)));if(rel!==undefined)d.appendChild(el('span',{'class':'tag '+(rel?'yes':'no')},rel?'relevant':'not relevant'));
+   if(v.chunk_relevant_to_response)d.appendChild(el('span',{'class':'tag'},v.chunk_relevant_to_response[i]?'used by response':'not used'));d.appendChild(document.createTextNode(t));panel.appendChild(d);});}
+ if(inp.reference!==undefined){section('reference');panel.appendChild(el('pre',{'class':'text'},inp.reference));}
+ if(v.reference_claims){section('reference claims');v.reference_claims.forEach(function(c){var d=el('div',{'class':'claim '+(c.attributed===true?'yes':c.attributed===false?'no':'')});
+   if(c.attributed!==null)d.appendChild(el('span',{'class':'tag '+(c.attributed?'yes':'no')},c.attributed?'in context':'not in context'));
+   if(c.in_response!==null)d.appendChild(el('span',{'class':'tag '+(c.in_response?'yes':'no')},c.in_response?'in response':'missing from response'));
+   d.appendChild(document.createTextNode(c.text));if(c.reason)d.appendChild(el('div',{},'')).appendChild(el('small',{},c.reason));panel.appendChild(d);});}
+ if(v.generated_questions){section('generated questions');v.generated_questions.forEach(function(q){panel.appendChild(el('div',{},q.text+' (cosine '+fmt(q.cosine)+(q.noncommittal?', noncommittal':'')+')'));});}
+ panel.classList.add('open');}
+apply();
+if(location.hash==='#selftest'){var out=[];try{var key=metrics[0]||'id';var th=document.querySelector('#rows th[data-key="'+key+'"]');th.click();th.click();
+  var cells=Array.prototype.map.call(document.querySelectorAll('#rows tbody tr'),function(tr){return tr.children[1]?tr.children[1].textContent:'';}).filter(function(t){return t!=='–';}).map(Number);
+  var sorted=cells.every(function(c,i){return i===0||cells[i-1]>=c;});out.push('sorted='+(sorted&&cells.length>0?1:0));
+  document.querySelector('#rows tbody tr').click();out.push('drilldown='+(panel.classList.contains('open')&&panel.querySelectorAll('h3').length>1?1:0));
+  var f=document.getElementById('filter');f.value=String(rows[0].id);f.dispatchEvent(new Event('input'));out.push('filtered='+(view.length>=1&&view.length<=rows.length?1:0));
+ }catch(e){errors.push(String(e));}out.push('errors='+errors.length);if(errors.length)out.push(errors.join(' | '));
+ var res=el('pre',{'id':'selftest-result'},'SELFTEST '+out.join(' '));document.body.appendChild(res);}
+})();
+)JS";
+
+}  // namespace
+
+std::string RenderHtml(const ResultsFile& r, const std::string& source) {
+  std::string rows = "[";
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    if (i) rows += ',';
+    rows += r.rows[i].json.empty() ? "{}" : r.rows[i].json;
+  }
+  rows += ']';
+  std::string metrics = "[", lower = "[";
+  for (size_t i = 0; i < r.metric_keys.size(); ++i) {
+    if (i) metrics += ',';
+    AppendJsonString(metrics, r.metric_keys[i]);
+    if (metrics::DirectionOfKey(r.metric_keys[i]) == Direction::kLowerIsBetter) {
+      if (lower.size() > 1) lower += ',';
+      AppendJsonString(lower, r.metric_keys[i]);
+    }
+  }
+  metrics += ']';
+  lower += ']';
+  std::string out = "<!doctype html><html lang=en><head><meta charset=utf-8>"
+                    "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
+                    "<title>tala report: " + Html(source) + "</title><style>" + kStyle +
+                    "</style></head><body>";
+  out += Header(r, source);
+  out += "<main><h2>Metrics</h2>" + Cards(r) + Diagnoses(r);
+  out += "<section><h2>Rows</h2><div class=tools><input id=filter type=search placeholder=\"filter by id, "
+         "diagnosis or text\"><span id=count></span></div>"
+         "<table id=rows><thead><tr></tr></thead><tbody></tbody></table>"
+         "<div class=pager><button id=prev>‹ prev</button><span id=pageinfo></span>"
+         "<button id=next>next ›</button></div></section></main><aside id=detail></aside>";
+  out += "<script id=tala-rows type=application/json>" + ScriptSafe(rows) + "</script>";
+  out += "<script id=tala-metrics type=application/json>" + ScriptSafe(metrics) + "</script>";
+  out += "<script id=tala-lower type=application/json>" + ScriptSafe(lower) + "</script>";
+  out += std::string("<script>") + kScript + "</script></body></html>\n";
+  return out;
+}
+
+}  // namespace tala::io
