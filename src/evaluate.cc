@@ -231,10 +231,7 @@ Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJson
     held.emplace(seq, std::make_pair(std::move(s), std::move(*v)));
     return write_held(false);
   };
-  auto tick = [&](const runtime::RunnerProgress& p) {
-    Progress progress{0, 0, p.in_flight, p.cache_hits, p.failed_calls, p.retries, p.tokens};
-    Report(run, summary, &progress);
-  };
+  auto tick = [&](const runtime::RunnerProgress& p) { Report(run, summary, &p); };
   Status status = runner->Run(next, plan, done, run.options.stop, tick);
   // Rows finished behind one that never will (Ctrl-C, a fatal error) are kept all the same.
   Status flushed = write_held(true);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -31,6 +32,8 @@ struct EvalFlags {
   std::string seed = "42";
   std::string markdown, csv, junit, html;
   std::vector<std::string> thresholds;
+  std::string diagnosis_baseline;
+  double diagnosis_margin = 0.1;
   bool json = false;
   bool quiet = false;
 };
@@ -62,6 +65,23 @@ Status ParseFlags(EvalFlags& flags) {
       return InvalidArgument("--diagnose: expected METRIC=THRESHOLD in [0, 1], got \"" + t + "\"");
     }
     o.diagnosis_thresholds[t.substr(0, eq)] = v;
+  }
+  if (!flags.diagnosis_baseline.empty()) {
+    // Relative to a baseline run: a row fails a stage when it is `margin` below the baseline's
+    // mean for that metric. Thresholds given with --diagnose win.
+    auto base = io::ReadResults(flags.diagnosis_baseline);
+    if (!base) return base.error();
+    for (const std::string& key : base->metric_keys) {
+      double sum = 0;
+      int64_t n = 0;
+      for (const io::ResultRow& row : base->rows) {
+        auto it = row.scores.find(key);
+        if (it != row.scores.end() && it->second) sum += *it->second, ++n;
+      }
+      if (n == 0) continue;
+      double threshold = std::max(0.0, sum / static_cast<double>(n) - flags.diagnosis_margin);
+      o.diagnosis_thresholds.emplace(key, threshold);
+    }
   }
   return OkStatus();
 }
@@ -266,6 +286,13 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
   cmd->add_option("--diagnose", flags->thresholds,
                   "per-metric diagnosis threshold, METRIC=VALUE (repeatable), e.g. "
                   "context_recall=0.6");
+  cmd->add_option("--diagnose-baseline", flags->diagnosis_baseline,
+                  "thresholds relative to a baseline results file: a row fails a stage when "
+                  "its metric is --diagnose-margin below the baseline's mean");
+  cmd->add_option("--diagnose-margin", flags->diagnosis_margin,
+                  "margin below the baseline's mean for --diagnose-baseline")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--resume", o.resume,
                 "keep the rows already in the results file and score only the others (a run "
                 "stopped at 90% finishes from 90%)");

@@ -392,7 +392,7 @@ Status JudgeRunner::Run(const NextRow& next, const PlanRow& plan, const RowDone&
       wake = wake ? std::min(*wake, impl_->waiting.begin()->first) : impl_->waiting.begin()->first;
     }
     if (tick) {
-      tick({rows_done_, impl_->http->in_flight(), accounting_.total.cache_hits,
+      tick({rows_done_, 0, impl_->http->in_flight(), accounting_.total.cache_hits,
             accounting_.total.failed, accounting_.total.retries,
             accounting_.total.prompt_tokens + accounting_.total.completion_tokens});
     }
@@ -412,7 +412,7 @@ Status JudgeRunner::Run(const NextRow& next, const PlanRow& plan, const RowDone&
     }
   }
   if (tick) {
-    tick({rows_done_, 0, accounting_.total.cache_hits, accounting_.total.failed,
+    tick({rows_done_, 0, 0, accounting_.total.cache_hits, accounting_.total.failed,
           accounting_.total.retries,
           accounting_.total.prompt_tokens + accounting_.total.completion_tokens});
   }

@@ -18,6 +18,7 @@
 #include "runtime/clock.h"
 #include "runtime/retry_policy.h"
 #include "tala/embedder.h"
+#include "tala/evaluate.h"
 #include "tala/sample.h"
 
 namespace tala::runtime {
@@ -39,14 +40,8 @@ struct RuntimeOptions {
   bool write_cache = true;  // store parsed replies
 };
 
-struct RunnerProgress {
-  int64_t rows_done = 0;
-  int in_flight = 0;
-  int64_t cache_hits = 0;
-  int64_t failed_calls = 0;
-  int64_t retries = 0;
-  int64_t tokens = 0;  // prompt + completion, from the model (not the cache)
-};
+// What the runner reports as it goes (rows_total is left for the caller to fill).
+using RunnerProgress = Progress;
 
 class JudgeRunner {
  public:

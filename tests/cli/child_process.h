@@ -56,6 +56,15 @@ class ChildProcess {
     waitpid(pid_, nullptr, 0);
     pid_ = -1;
   }
+  // Sends `signal` and returns the exit code (-1 when the child died of a signal).
+  int Stop(int signal) {
+    if (pid_ <= 0) return -1;
+    kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
   bool running() const { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
 
  private:

@@ -294,6 +294,11 @@ TEST(EvalCommandTest, PerMetricDiagnosisThresholdsChangeTheDiagnosis) {
   auto lenient = testing::RunTala(base + " --diagnose context_precision=0.1");
   EXPECT_NE(normal.out.find("ranking noise 6"), std::string::npos) << normal.out;
   EXPECT_EQ(lenient.out.find("ranking noise"), std::string::npos) << lenient.out;
+  // Relative to a baseline: half a point below the baseline's means, nothing is ranking noise.
+  auto relative = testing::RunTala(base + " --diagnose-baseline " + dir.path() +
+                                   "/r.jsonl --diagnose-margin 0.5");
+  EXPECT_EQ(relative.exit_code, 0) << relative.out;
+  EXPECT_EQ(relative.out.find("ranking noise"), std::string::npos) << relative.out;
   auto bad = testing::RunTala(base + " --diagnose context_precision=2 2>&1");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.out.find("--diagnose: expected METRIC=THRESHOLD"), std::string::npos) << bad.out;

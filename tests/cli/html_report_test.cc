@@ -40,22 +40,22 @@ TEST(HtmlReportTest, TenThousandRowsSortFilterAndDrillDownInHeadlessChromium) {
   TempDir dir;
   std::string data = dir.Write("d.jsonl", Dataset(10000));
   std::string results = dir.path() + "/r.jsonl", html = dir.path() + "/report.html";
-  CommandOutput eval = RunTala("eval " + data +
-                               " --metrics faithfulness,context_precision,context_recall -q -o " +
-                               results + " --html " + html + " 2>&1");
+  CommandOutput eval =
+      RunTala("eval " + data + " --metrics faithfulness,context_precision,context_recall -q -o " +
+              results + " --html " + html + " 2>&1");
   ASSERT_EQ(eval.exit_code, 0) << eval.out;
   ASSERT_TRUE(std::filesystem::exists(html));
   std::ifstream in(html);
   std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   // Self-contained: nothing loaded from elsewhere (the SVG namespace URI is only a name).
-  for (const char* fetch : {"src=\"http", "href=\"http", "url(http", "fetch(", "XMLHttpRequest",
-                            "<link", "import("}) {
+  for (const char* fetch :
+       {"src=\"http", "href=\"http", "url(http", "fetch(", "XMLHttpRequest", "<link", "import("}) {
     EXPECT_EQ(page.find(fetch), std::string::npos) << "the report must not fetch: " << fetch;
   }
   EXPECT_EQ(page.find("</script><b>"), std::string::npos) << "row text must not end the script";
 
-  std::string dom_cmd = std::string(kChromium) + kFlags + " --dump-dom 'file://" + html +
-                        "#selftest' 2>/dev/null";
+  std::string dom_cmd =
+      std::string(kChromium) + kFlags + " --dump-dom 'file://" + html + "#selftest' 2>/dev/null";
   std::FILE* pipe = popen(dom_cmd.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string dom;
@@ -72,8 +72,9 @@ TEST(HtmlReportTest, TenThousandRowsSortFilterAndDrillDownInHeadlessChromium) {
 
   std::string artifacts = std::string(TALA_BINARY_DIR) + "/test-artifacts";
   std::filesystem::create_directories(artifacts);
-  std::string shot = std::string(kChromium) + kFlags + " --window-size=1400,1100 --screenshot=" +
-                     artifacts + "/html-report.png 'file://" + html + "#selftest' >/dev/null 2>&1";
+  std::string shot = std::string(kChromium) + kFlags +
+                     " --window-size=1400,1100 --screenshot=" + artifacts +
+                     "/html-report.png 'file://" + html + "#selftest' >/dev/null 2>&1";
   EXPECT_EQ(std::system(shot.c_str()), 0);
   EXPECT_TRUE(std::filesystem::exists(artifacts + "/html-report.png"));
 }

@@ -159,6 +159,27 @@ TEST_F(LlmEvalTest, AKilledRunFinishesWithResume) {
   EXPECT_NE(r.out.find("rows: 60 scored"), std::string::npos) << r.out;
 }
 
+TEST_F(LlmEvalTest, CtrlCStopsCleanlyKeepingEveryRowDone) {
+  StartMock({"--latency-ms", "40"});
+  std::string data = dir_.Write("d.jsonl", Dataset(60));
+  std::string out = dir_.path() + "/r.jsonl";
+  ChildProcess tala({std::string(TALA_BINARY_DIR) + "/tala", "eval", data, "--judge",
+                     "openai:mock-model", "--base-url", url_, "--cache", "off", "-o", out,
+                     "--max-in-flight", "2", "--metrics", "faithfulness", "-q"},
+                    /*pipe_stdout=*/false);
+  for (int i = 0; i < 400 && RowLines(dir_.Read("r.jsonl")).size() < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  EXPECT_EQ(tala.Stop(SIGINT), 130);
+  std::vector<std::string> lines = Lines(dir_.Read("r.jsonl"));
+  ASSERT_GE(lines.size(), 7u);  // manifest, at least 5 rows, the run record
+  EXPECT_LT(lines.size(), 62u);
+  EXPECT_EQ(lines.back().rfind("{\"tala_run\":{\"status\":\"cancelled\"", 0), 0u) << lines.back();
+  for (size_t i = 1; i + 1 < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].rfind("{\"id\":", 0), 0u) << "a whole row on every line: " << lines[i];
+  }
+}
+
 TEST_F(LlmEvalTest, ResumeRefusesAFileMadeWithOtherMetrics) {
   StartMock();
   std::string data = dir_.Write("d.jsonl", Dataset(3));

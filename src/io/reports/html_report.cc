@@ -16,11 +16,20 @@ std::string Html(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -61,9 +70,9 @@ std::string Header(const ResultsFile& r, const std::string& source) {
     if (!prompts.empty()) item("prompts", prompts);
   }
   if (r.has_run_records) {
-    item("model calls", fmt::format("{} ({} from the cache), {} prompt + {} completion tokens",
-                                    r.calls.calls, r.calls.cache_hits, r.calls.prompt_tokens,
-                                    r.calls.completion_tokens));
+    item("model calls",
+         fmt::format("{} ({} from the cache), {} prompt + {} completion tokens", r.calls.calls,
+                     r.calls.cache_hits, r.calls.prompt_tokens, r.calls.completion_tokens));
     item("cost", r.calls.cost_usd ? fmt::format("${:.4f}", *r.calls.cost_usd) : "unknown");
   }
   out += "</dl></header>";
@@ -90,7 +99,8 @@ std::string Cards(const ResultsFile& r) {
     if (st) {
       out += fmt::format(
           "<div class=mean>{:.3f}</div><div class=ci>95% [{:.3f}, {:.3f}]</div>"
-          "<div class=bar><span style=\"left:{:.1f}%;width:{:.1f}%\"></span><i style=\"left:{:.1f}%\"></i></div>",
+          "<div class=bar><span style=\"left:{:.1f}%;width:{:.1f}%\"></span><i "
+          "style=\"left:{:.1f}%\"></i></div>",
           st->mean, st->ci_low, st->ci_high, 100 * std::clamp(st->ci_low, 0.0, 1.0),
           100 * std::max(0.0, std::min(st->ci_high, 1.0) - std::max(st->ci_low, 0.0)),
           100 * std::clamp(st->mean, 0.0, 1.0));
@@ -113,9 +123,8 @@ std::string Diagnoses(const ResultsFile& r) {
   if (counts.empty()) return "";
   std::string out = "<section><h2>Diagnosis</h2><div class=diag>";
   for (const auto& [name, n] : counts) {
-    out += fmt::format(
-        "<button class=\"chip{}\" data-diagnosis=\"{}\">{} <b>{}</b></button>",
-        name == "healthy" ? " ok" : "", Html(name), Html(name), n);
+    out += fmt::format("<button class=\"chip{}\" data-diagnosis=\"{}\">{} <b>{}</b></button>",
+                       name == "healthy" ? " ok" : "", Html(name), Html(name), n);
   }
   out += "</div></section>";
   return out;
@@ -234,17 +243,20 @@ std::string RenderHtml(const ResultsFile& r, const std::string& source) {
   }
   metrics += ']';
   lower += ']';
-  std::string out = "<!doctype html><html lang=en><head><meta charset=utf-8>"
-                    "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
-                    "<title>tala report: " + Html(source) + "</title><style>" + kStyle +
-                    "</style></head><body>";
+  std::string out =
+      "<!doctype html><html lang=en><head><meta charset=utf-8>"
+      "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
+      "<title>tala report: " +
+      Html(source) + "</title><style>" + kStyle + "</style></head><body>";
   out += Header(r, source);
   out += "<main><h2>Metrics</h2>" + Cards(r) + Diagnoses(r);
-  out += "<section><h2>Rows</h2><div class=tools><input id=filter type=search placeholder=\"filter by id, "
-         "diagnosis or text\"><span id=count></span></div>"
-         "<table id=rows><thead><tr></tr></thead><tbody></tbody></table>"
-         "<div class=pager><button id=prev>‹ prev</button><span id=pageinfo></span>"
-         "<button id=next>next ›</button></div></section></main><aside id=detail></aside>";
+  out +=
+      "<section><h2>Rows</h2><div class=tools><input id=filter type=search placeholder=\"filter by "
+      "id, "
+      "diagnosis or text\"><span id=count></span></div>"
+      "<table id=rows><thead><tr></tr></thead><tbody></tbody></table>"
+      "<div class=pager><button id=prev>‹ prev</button><span id=pageinfo></span>"
+      "<button id=next>next ›</button></div></section></main><aside id=detail></aside>";
   out += "<script id=tala-rows type=application/json>" + ScriptSafe(rows) + "</script>";
   out += "<script id=tala-metrics type=application/json>" + ScriptSafe(metrics) + "</script>";
   out += "<script id=tala-lower type=application/json>" + ScriptSafe(lower) + "</script>";

@@ -15,7 +15,9 @@ void Key(std::string& out, bool& first, const char* key) {
   out += ':';
 }
 
-void Bool(std::string& out, const std::optional<bool>& b) { out += !b ? "null" : *b ? "true" : "false"; }
+void Bool(std::string& out, const std::optional<bool>& b) {
+  out += !b ? "null" : *b ? "true" : "false";
+}
 
 void Strings(std::string& out, const std::vector<std::string>& list) {
   out += '[';
@@ -28,7 +30,8 @@ void Strings(std::string& out, const std::vector<std::string>& list) {
 
 void Bools(std::string& out, const std::vector<bool>& list) {
   out += '[';
-  for (size_t i = 0; i < list.size(); ++i) out += (i ? "," : "") + std::string(list[i] ? "true" : "false");
+  for (size_t i = 0; i < list.size(); ++i)
+    out += (i ? "," : "") + std::string(list[i] ? "true" : "false");
   out += ']';
 }
 
@@ -50,7 +53,8 @@ void Claims(std::string& out, const std::vector<ClaimVerdict>& claims) {
     out += ",\"supported\":";
     Bool(out, c.supported);
     out += ",\"supported_by\":[";
-    for (size_t k = 0; k < c.supported_by.size(); ++k) out += (k ? "," : "") + std::to_string(c.supported_by[k]);
+    for (size_t k = 0; k < c.supported_by.size(); ++k)
+      out += (k ? "," : "") + std::to_string(c.supported_by[k]);
     out += "],\"correct\":";
     Bool(out, c.correct);
     if (c.support_score) {
@@ -128,7 +132,8 @@ void AppendRowDetail(std::string& out, const Sample& s, const Verdicts& v) {
       const GeneratedQuestion& q = (*v.generated_questions)[i];
       out += i ? ",{\"text\":" : "{\"text\":";
       AppendJsonString(out, q.text);
-      out += std::string(",\"noncommittal\":") + (q.noncommittal ? "true" : "false") + ",\"cosine\":";
+      out +=
+          std::string(",\"noncommittal\":") + (q.noncommittal ? "true" : "false") + ",\"cosine\":";
       Number(out, q.cosine);
       out += '}';
     }

@@ -58,21 +58,15 @@ std::string FormatManifestLine(const RunManifest& m) {
   std::string out = "{";
   Key(out, kManifestKey);
   out += '{';
-  Key(out, "tala_version");
-  AppendJsonString(out, m.tala_version);
-  out += ',';
-  Key(out, "created");
-  AppendJsonString(out, m.created);
-  out += ',';
-  Key(out, "dataset");
-  AppendJsonString(out, m.dataset);
-  out += ',';
-  Key(out, "judge");
-  AppendJsonString(out, m.judge);
-  out += ',';
-  Key(out, "embeddings");
-  AppendJsonString(out, m.embeddings);
-  out += ',';
+  for (const auto& [key, value] : {std::pair{"tala_version", &m.tala_version},
+                                   {"created", &m.created},
+                                   {"dataset", &m.dataset},
+                                   {"judge", &m.judge},
+                                   {"embeddings", &m.embeddings}}) {
+    Key(out, key);
+    AppendJsonString(out, *value);
+    out += ',';
+  }
   Key(out, "prompts");
   StringMap(out, m.prompts);
   out += ',';

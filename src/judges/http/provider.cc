@@ -40,6 +40,16 @@ Result<json> ParseBody(const char* provider, const HttpResponse& r) {
   return j;
 }
 
+// A JSON POST to `base_url` + `path`, the key sent after `auth_prefix` ("Authorization: Bearer ")
+// when there is one.
+HttpRequest JsonPost(const ModelSettings& s, const char* path, std::vector<std::string> headers,
+                     const json& body, const std::string& auth_prefix) {
+  headers.insert(headers.begin(), "Content-Type: application/json");
+  if (!s.api_key.empty()) headers.push_back(auth_prefix + s.api_key);
+  return {TrimSlash(s.base_url) + path, std::move(headers),
+          body.dump(-1, ' ', false, json::error_handler_t::replace)};
+}
+
 int64_t IntAt(const json& j, const char* object, const char* field) {
   auto o = j.find(object);
   if (o == j.end() || !o->is_object()) return 0;
@@ -65,11 +75,7 @@ class OpenAiChat : public ChatProvider {
           {"json_schema",
            {{"name", "verdicts"}, {"strict", true}, {"schema", json::parse(schema)}}}};
     }
-    HttpRequest req{TrimSlash(s.base_url) + "/chat/completions",
-                    {"Content-Type: application/json"},
-                    body.dump(-1, ' ', false, json::error_handler_t::replace)};
-    if (!s.api_key.empty()) req.headers.push_back("Authorization: Bearer " + s.api_key);
-    return req;
+    return JsonPost(s, "/chat/completions", {}, body, "Authorization: Bearer ");
   }
 
   Result<ChatReply> ParseChat(const HttpResponse& r) const override {
@@ -120,11 +126,7 @@ class AnthropicMessages : public ChatProvider {
     if (!system.empty()) body["system"] = system;
     body["messages"] = std::move(list);
     if (s.send_temperature) body["temperature"] = s.temperature;
-    HttpRequest req{TrimSlash(s.base_url) + "/messages",
-                    {"Content-Type: application/json", "anthropic-version: 2023-06-01"},
-                    body.dump(-1, ' ', false, json::error_handler_t::replace)};
-    if (!s.api_key.empty()) req.headers.push_back("x-api-key: " + s.api_key);
-    return req;
+    return JsonPost(s, "/messages", {"anthropic-version: 2023-06-01"}, body, "x-api-key: ");
   }
 
   Result<ChatReply> ParseChat(const HttpResponse& r) const override {
@@ -171,11 +173,7 @@ Result<std::unique_ptr<ChatProvider>> MakeChatProvider(const std::string& provid
 
 HttpRequest BuildEmbeddingsRequest(const ModelSettings& s, const std::vector<std::string>& inputs) {
   json body = {{"model", s.model}, {"input", inputs}};
-  HttpRequest req{TrimSlash(s.base_url) + "/embeddings",
-                  {"Content-Type: application/json"},
-                  body.dump(-1, ' ', false, json::error_handler_t::replace)};
-  if (!s.api_key.empty()) req.headers.push_back("Authorization: Bearer " + s.api_key);
-  return req;
+  return JsonPost(s, "/embeddings", {}, body, "Authorization: Bearer ");
 }
 
 Result<EmbeddingsReply> ParseEmbeddingsResponse(const HttpResponse& r, size_t inputs) {
