@@ -1,5 +1,5 @@
 // The HTML report in a real browser: headless Chromium (Debian's `chromium`, installed by
-// `make deps`) opens a 10,000-row report with #selftest, which sorts the table, opens a row's
+// `make test-deps`) opens a 10,000-row report with #selftest, which sorts the table, opens a row's
 // drill-down and filters, and writes the outcome and any script error into the page. A
 // screenshot is kept in build/test-artifacts/ for people to look at.
 
@@ -35,7 +35,7 @@ std::string Dataset(int rows) {
 
 TEST(HtmlReportTest, TenThousandRowsSortFilterAndDrillDownInHeadlessChromium) {
   if (!std::filesystem::exists(kChromium)) {
-    GTEST_SKIP() << "chromium is not installed (make deps installs it)";
+    GTEST_SKIP() << "chromium is not installed (make test-deps installs it)";
   }
   TempDir dir;
   std::string data = dir.Write("d.jsonl", Dataset(10000));

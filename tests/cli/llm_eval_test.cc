@@ -56,6 +56,20 @@ class LlmEvalTest : public ::testing::Test {
     url_ = mock_->FirstLine();
     ASSERT_EQ(url_.rfind("http://127.0.0.1:", 0), 0u) << url_;
   }
+  // Runs tala eval in the background against the mock (2 requests in flight, no cache) and
+  // returns once `rows` rows are in `out`.
+  std::unique_ptr<ChildProcess> StartEvalAndWait(const std::string& data, const std::string& out,
+                                                 const std::string& metrics, size_t rows) {
+    auto tala = std::make_unique<ChildProcess>(
+        std::vector<std::string>{std::string(TALA_BINARY_DIR) + "/tala", "eval", data, "--judge",
+                                 "openai:mock-model", "--base-url", url_, "--cache", "off", "-o",
+                                 out, "--max-in-flight", "2", "--metrics", metrics, "-q"},
+        /*pipe_stdout=*/false);
+    for (int i = 0; i < 400 && RowLines(dir_.Read("r.jsonl")).size() < rows; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    return tala;
+  }
   std::string Eval(const std::string& data, const std::string& out, const std::string& extra) {
     std::string cache = extra.find("--cache") == std::string::npos
                             ? " --cache " + dir_.path() + "/cache.sqlite"
@@ -131,17 +145,8 @@ TEST_F(LlmEvalTest, AKilledRunFinishesWithResume) {
   StartMock({"--latency-ms", "40"});
   std::string data = dir_.Write("d.jsonl", Dataset(60));
   std::string out = dir_.path() + "/r.jsonl";
-  {
-    ChildProcess tala({std::string(TALA_BINARY_DIR) + "/tala", "eval", data, "--judge",
-                       "openai:mock-model", "--base-url", url_, "--cache", "off", "-o", out,
-                       "--max-in-flight", "2", "--metrics", "faithfulness,context_recall", "-q"},
-                      /*pipe_stdout=*/false);
-    // Kill it once some rows (but not all) are written.
-    for (int i = 0; i < 400 && RowLines(dir_.Read("r.jsonl")).size() < 10; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    }
-    tala.Kill(SIGKILL);
-  }
+  // Kill it once some rows (but not all) are written.
+  StartEvalAndWait(data, out, "faithfulness,context_recall", 10)->Kill(SIGKILL);
   size_t before = RowLines(dir_.Read("r.jsonl")).size();
   ASSERT_GE(before, 10u);
   ASSERT_LT(before, 60u) << "the run finished before it could be killed";
@@ -163,14 +168,7 @@ TEST_F(LlmEvalTest, CtrlCStopsCleanlyKeepingEveryRowDone) {
   StartMock({"--latency-ms", "40"});
   std::string data = dir_.Write("d.jsonl", Dataset(60));
   std::string out = dir_.path() + "/r.jsonl";
-  ChildProcess tala({std::string(TALA_BINARY_DIR) + "/tala", "eval", data, "--judge",
-                     "openai:mock-model", "--base-url", url_, "--cache", "off", "-o", out,
-                     "--max-in-flight", "2", "--metrics", "faithfulness", "-q"},
-                    /*pipe_stdout=*/false);
-  for (int i = 0; i < 400 && RowLines(dir_.Read("r.jsonl")).size() < 5; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  }
-  EXPECT_EQ(tala.Stop(SIGINT), 130);
+  EXPECT_EQ(StartEvalAndWait(data, out, "faithfulness", 5)->Stop(SIGINT), 130);
   std::vector<std::string> lines = Lines(dir_.Read("r.jsonl"));
   ASSERT_GE(lines.size(), 7u);  // manifest, at least 5 rows, the run record
   EXPECT_LT(lines.size(), 62u);

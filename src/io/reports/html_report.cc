@@ -5,35 +5,13 @@
 #include <map>
 
 #include "analysis/intervals.h"
+#include "io/reports/markup_escape.h"
 #include "io/writers/json_text.h"
 #include "metrics/registry.h"
 
 namespace tala::io {
 
 namespace {
-
-std::string Html(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // JSON inside <script>: "</" would end the element, so it is written "<\/" (same JSON value).
 std::string ScriptSafe(const std::string& json) {
@@ -53,7 +31,7 @@ std::string ScriptSafe(const std::string& json) {
 std::string Header(const ResultsFile& r, const std::string& source) {
   std::string out = "<header><h1>tala report</h1><dl>";
   auto item = [&](const std::string& k, const std::string& v) {
-    out += "<div><dt>" + Html(k) + "</dt><dd>" + Html(v) + "</dd></div>";
+    out += "<div><dt>" + EscapeMarkup(k) + "</dt><dd>" + EscapeMarkup(v) + "</dd></div>";
   };
   item("results", source);
   item("rows", std::to_string(r.rows.size()));
@@ -94,7 +72,7 @@ std::string Cards(const ResultsFile& r) {
       }
     }
     bool lower = metrics::DirectionOfKey(key) == Direction::kLowerIsBetter;
-    out += "<div class=card><h3>" + Html(key) + "</h3>";
+    out += "<div class=card><h3>" + EscapeMarkup(key) + "</h3>";
     auto st = analysis::Summarise(values);
     if (st) {
       out += fmt::format(
@@ -109,7 +87,8 @@ std::string Cards(const ResultsFile& r) {
     }
     out += fmt::format("<div class=counts>{} scored · {} null · {} is better</div>", values.size(),
                        nulls, lower ? "lower" : "higher");
-    out += "<svg class=hist data-metric=\"" + Html(key) + "\" viewBox=\"0 0 200 50\"></svg></div>";
+    out += "<svg class=hist data-metric=\"" + EscapeMarkup(key) +
+           "\" viewBox=\"0 0 200 50\"></svg></div>";
   }
   out += "</section>";
   return out;
@@ -124,7 +103,7 @@ std::string Diagnoses(const ResultsFile& r) {
   std::string out = "<section><h2>Diagnosis</h2><div class=diag>";
   for (const auto& [name, n] : counts) {
     out += fmt::format("<button class=\"chip{}\" data-diagnosis=\"{}\">{} <b>{}</b></button>",
-                       name == "healthy" ? " ok" : "", Html(name), Html(name), n);
+                       name == "healthy" ? " ok" : "", EscapeMarkup(name), EscapeMarkup(name), n);
   }
   out += "</div></section>";
   return out;
@@ -247,7 +226,7 @@ std::string RenderHtml(const ResultsFile& r, const std::string& source) {
       "<!doctype html><html lang=en><head><meta charset=utf-8>"
       "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
       "<title>tala report: " +
-      Html(source) + "</title><style>" + kStyle + "</style></head><body>";
+      EscapeMarkup(source) + "</title><style>" + kStyle + "</style></head><body>";
   out += Header(r, source);
   out += "<main><h2>Metrics</h2>" + Cards(r) + Diagnoses(r);
   out +=

@@ -2,49 +2,27 @@
 
 #include <fmt/format.h>
 
+#include "io/reports/markup_escape.h"
+
 namespace tala::io {
 
-namespace {
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        // XML 1.0 forbids most control characters even when escaped.
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
-    }
-  }
-  return out;
-}
-}  // namespace
+namespace {}  // namespace
 
 std::string RenderJunit(const std::string& suite, const std::vector<JunitCase>& cases) {
   int failures = 0;
   for (const JunitCase& c : cases) failures += c.passed ? 0 : 1;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites tests=\"{}\" failures=\"{}\">\n", cases.size(), failures);
-  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n", Escape(suite),
-                     cases.size(), failures);
+  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n",
+                     EscapeMarkup(suite), cases.size(), failures);
   for (const JunitCase& c : cases) {
-    out +=
-        fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", Escape(suite), Escape(c.name));
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", EscapeMarkup(suite),
+                       EscapeMarkup(c.name));
     if (!c.passed) {
-      out += fmt::format("      <failure message=\"{}\">{}</failure>\n", Escape(c.message),
-                         Escape(c.message));
+      out += fmt::format("      <failure message=\"{}\">{}</failure>\n", EscapeMarkup(c.message),
+                         EscapeMarkup(c.message));
     } else {
-      out += fmt::format("      <system-out>{}</system-out>\n", Escape(c.message));
+      out += fmt::format("      <system-out>{}</system-out>\n", EscapeMarkup(c.message));
     }
     out += "    </testcase>\n";
   }
