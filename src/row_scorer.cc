@@ -20,8 +20,8 @@ io::RowResult RowScorer::Score(const Sample& sample) {
 io::RowResult RowScorer::ScoreWith(const Sample& sample, const Result<Verdicts>& verdicts) {
   io::RowResult row{sample, {}, OkStatus()};
   if (!verdicts) row.status = verdicts.error();
-  // Only judged rows carry verdicts worth drilling into.
-  if (verdicts && judges::PlanTasks(sample, metrics_) != 0) row.verdicts = &*verdicts;
+  // Only runs with judged metrics carry verdicts worth drilling into.
+  if (verdicts && judged_) row.verdicts = &*verdicts;
   for (const auto& metric : metrics_) {
     io::RowScore score{metric->key(), {}};
     if (!judges::HasRequiredFields(sample, *metric)) {

@@ -17,7 +17,9 @@ class RowScorer {
   // `judge` may be null when verdicts come from elsewhere (the LLM runtime): use ScoreWith.
   RowScorer(const std::vector<std::unique_ptr<Metric>>& metrics, Judge* judge,
             std::string judge_name)
-      : metrics_(metrics), judge_(judge), judge_name_(std::move(judge_name)) {}
+      : metrics_(metrics), judge_(judge), judge_name_(std::move(judge_name)) {
+    for (const auto& m : metrics_) judged_ = judged_ || m->tasks() != 0;
+  }
   // The row's scores, one per metric in order; status is the judge's failure, if any.
   // REQUIRES: a judge was given.
   io::RowResult Score(const Sample& sample);
@@ -28,6 +30,7 @@ class RowScorer {
   const std::vector<std::unique_ptr<Metric>>& metrics_;
   Judge* judge_;
   std::string judge_name_;
+  bool judged_ = false;  // some metric asks the judge: rows carry their inputs and verdicts
 };
 
 }  // namespace tala
