@@ -72,14 +72,9 @@ Status ParseFlags(EvalFlags& flags) {
     auto base = io::ReadResults(flags.diagnosis_baseline);
     if (!base) return base.error();
     for (const std::string& key : base->metric_keys) {
-      double sum = 0;
-      int64_t n = 0;
-      for (const io::ResultRow& row : base->rows) {
-        auto it = row.scores.find(key);
-        if (it != row.scores.end() && it->second) sum += *it->second, ++n;
-      }
-      if (n == 0) continue;
-      double threshold = std::max(0.0, sum / static_cast<double>(n) - flags.diagnosis_margin);
+      io::MetricColumn column = io::ColumnOf(*base, key);
+      if (column.values.empty()) continue;
+      double threshold = std::max(0.0, column.mean() - flags.diagnosis_margin);
       o.diagnosis_thresholds.emplace(key, threshold);
     }
   }

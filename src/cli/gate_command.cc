@@ -40,15 +40,6 @@ Result<std::map<std::string, double>> ParseGates(const std::vector<std::string>&
   return out;
 }
 
-std::vector<double> Defined(const io::ResultsFile& f, const std::string& key) {
-  std::vector<double> out;
-  for (const io::ResultRow& r : f.rows) {
-    auto it = r.scores.find(key);
-    if (it != r.scores.end() && it->second) out.push_back(*it->second);
-  }
-  return out;
-}
-
 int RunGate(const GateFlags& f) {
   auto mins = ParseGates(f.min, "--min");
   auto drops = ParseGates(f.max_drop, "--max-drop");
@@ -75,7 +66,7 @@ int RunGate(const GateFlags& f) {
   std::vector<io::JunitCase> cases;
   char line[512];
   for (const auto& [key, bound] : *mins) {
-    auto st = analysis::Summarise(Defined(*run, key));
+    auto st = analysis::Summarise(io::ColumnOf(*run, key).values);
     if (!st) {
       std::fprintf(stderr, "tala gate: %s has no scored row in %s\n", key.c_str(),
                    f.results.c_str());

@@ -11,6 +11,26 @@
 
 namespace tala::io {
 
+double MetricColumn::mean() const {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+MetricColumn ColumnOf(const ResultsFile& results, const std::string& key) {
+  MetricColumn column;
+  for (const ResultRow& row : results.rows) {
+    auto it = row.scores.find(key);
+    if (it == row.scores.end()) continue;
+    if (it->second) {
+      column.values.push_back(*it->second);
+    } else {
+      ++column.nulls;
+    }
+  }
+  return column;
+}
+
 PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
                       const std::string& key) {
   std::map<std::string_view, const ResultRow*> by_id;

@@ -27,6 +27,15 @@ struct ResultsFile {
   bool has_run_records = false;
 };
 
+// One metric's column of a results file: the defined values in row order, and the nulls.
+struct MetricColumn {
+  std::vector<double> values;
+  int64_t nulls = 0;
+  // REQUIRES: !values.empty().
+  double mean() const;
+};
+MetricColumn ColumnOf(const ResultsFile& results, const std::string& key);
+
 // Rows of `candidate` whose id is also in `base`, with both scores of `key` defined.
 struct PairedScores {
   std::vector<double> base, candidate;

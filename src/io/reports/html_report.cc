@@ -60,17 +60,7 @@ std::string Header(const ResultsFile& r, const std::string& source) {
 std::string Cards(const ResultsFile& r) {
   std::string out = "<section class=cards>";
   for (const std::string& key : r.metric_keys) {
-    std::vector<double> values;
-    int64_t nulls = 0;
-    for (const ResultRow& row : r.rows) {
-      auto it = row.scores.find(key);
-      if (it == row.scores.end()) continue;
-      if (it->second) {
-        values.push_back(*it->second);
-      } else {
-        ++nulls;
-      }
-    }
+    auto [values, nulls] = ColumnOf(r, key);
     bool lower = metrics::DirectionOfKey(key) == Direction::kLowerIsBetter;
     out += "<div class=card><h3>" + EscapeMarkup(key) + "</h3>";
     auto st = analysis::Summarise(values);

@@ -33,22 +33,12 @@ std::string RenderJunit(const std::string& suite, const std::vector<JunitCase>& 
 std::vector<JunitCase> MetricCases(const ResultsFile& results) {
   std::vector<JunitCase> cases;
   for (const std::string& key : results.metric_keys) {
-    int64_t scored = 0, missing = 0;
-    double sum = 0;
-    for (const ResultRow& row : results.rows) {
-      auto it = row.scores.find(key);
-      if (it == row.scores.end()) continue;
-      if (it->second) {
-        ++scored;
-        sum += *it->second;
-      } else {
-        ++missing;
-      }
-    }
+    MetricColumn column = ColumnOf(results, key);
+    size_t scored = column.values.size();
     JunitCase c{key, scored > 0, ""};
-    c.message = scored > 0 ? fmt::format("mean {:.4f} over {} scored rows ({} null)",
-                                         sum / static_cast<double>(scored), scored, missing)
-                           : fmt::format("no row was scored ({} null)", missing);
+    c.message = scored > 0 ? fmt::format("mean {:.4f} over {} scored rows ({} null)", column.mean(),
+                                         scored, column.nulls)
+                           : fmt::format("no row was scored ({} null)", column.nulls);
     cases.push_back(std::move(c));
   }
   return cases;

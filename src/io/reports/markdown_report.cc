@@ -22,17 +22,7 @@ std::string RenderMarkdown(const ResultsFile& results, const std::string& title)
   std::string out = fmt::format("## tala: {}\n\n{} rows\n\n", title, results.rows.size());
   out += "| metric | mean | 95% interval | scored | undefined |\n|---|---:|---|---:|---:|\n";
   for (const std::string& key : results.metric_keys) {
-    std::vector<double> values;
-    size_t undefined = 0;
-    for (const ResultRow& r : results.rows) {
-      auto it = r.scores.find(key);
-      if (it == r.scores.end()) continue;
-      if (it->second) {
-        values.push_back(*it->second);
-      } else {
-        ++undefined;
-      }
-    }
+    auto [values, undefined] = ColumnOf(results, key);
     size_t scored = values.size();
     auto st = analysis::Summarise(std::move(values));
     out += st ? fmt::format("| {} | {:.4f} | [{:.4f}, {:.4f}] | {} | {} |\n", key, st->mean,
