@@ -22,6 +22,7 @@ std::vector<char32_t> CodePoints(std::string_view utf8);
 double StringSimilarity(std::string_view a, std::string_view b, Distance d);
 double StringSimilarity(const std::vector<char32_t>& a, const std::vector<char32_t>& b, Distance d);
 size_t LevenshteinDistance(const std::vector<char32_t>& a, const std::vector<char32_t>& b);
+double JaroSimilarity(const std::vector<char32_t>& a, const std::vector<char32_t>& b);
 Result<Distance> ParseDistance(const std::string& metric, const MetricOptions& options);
 
 const MetricInfo& StringSimilarityInfo();

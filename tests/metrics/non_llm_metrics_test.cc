@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "metrics/bleu.h"
@@ -108,14 +109,45 @@ size_t ReferenceLevenshtein(const std::vector<char32_t>& a, const std::vector<ch
   return d[a.size()][b.size()];
 }
 
-// The bit-parallel distance must equal the textbook dynamic programme, across block boundaries.
-TEST(StringDistanceTest, BitParallelLevenshteinMatchesTheDynamicProgramme) {
-  std::mt19937 rng(11);
+// The textbook Jaro: for each symbol of a, the first unmatched equal symbol of b in the window.
+double ReferenceJaro(const std::vector<char32_t>& a, const std::vector<char32_t>& b) {
+  if (a.empty() && b.empty()) return 1.0;
+  if (a.empty() || b.empty()) return 0.0;
+  const size_t window = std::max<size_t>(std::max(a.size(), b.size()) / 2, 1) - 1;
+  std::vector<bool> a_match(a.size()), b_match(b.size());
+  size_t matches = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    size_t lo = i > window ? i - window : 0, hi = std::min(b.size(), i + window + 1);
+    for (size_t j = lo; j < hi; ++j) {
+      if (b_match[j] || a[i] != b[j]) continue;
+      a_match[i] = b_match[j] = true;
+      ++matches;
+      break;
+    }
+  }
+  if (matches == 0) return 0.0;
+  size_t transpositions = 0, j = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!a_match[i]) continue;
+    while (!b_match[j]) ++j;
+    transpositions += a[i] != b[j] ? 1 : 0;
+    ++j;
+  }
+  double m = static_cast<double>(matches);
+  return (m / a.size() + m / b.size() + (m - transpositions / 2.0) / m) / 3.0;
+}
+
+// Random pairs that start equal and are then mutated, so scores span the whole range; lengths
+// cross the 64-symbol block boundaries; the alphabet mixes ASCII and wider code points.
+std::vector<std::pair<std::vector<char32_t>, std::vector<char32_t>>> RandomPairs(unsigned seed,
+                                                                                 int count) {
+  std::mt19937 rng(seed);
   const std::u32string alphabet = U"abcdeé日 ";
-  for (int trial = 0; trial < 400; ++trial) {
-    std::vector<char32_t> a(rng() % 200), b(rng() % 200);
+  std::vector<std::pair<std::vector<char32_t>, std::vector<char32_t>>> pairs;
+  for (int trial = 0; trial < count; ++trial) {
+    std::vector<char32_t> a(rng() % 200), b;
     for (auto& c : a) c = alphabet[rng() % alphabet.size()];
-    b = a;  // start similar, then mutate, so distances span the whole range
+    b = a;
     for (int edits = rng() % 40; edits > 0; --edits) {
       size_t at = b.empty() ? 0 : rng() % b.size();
       switch (rng() % 3) {
@@ -130,7 +162,71 @@ TEST(StringDistanceTest, BitParallelLevenshteinMatchesTheDynamicProgramme) {
       }
     }
     if (trial % 4 == 0) b.resize(rng() % 150, U'x');
+    pairs.emplace_back(std::move(a), std::move(b));
+  }
+  return pairs;
+}
+
+std::string Utf8(const std::vector<char32_t>& cps) {
+  std::string out;
+  for (char32_t c : cps) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
+}
+
+// The bit-parallel Jaro must equal the textbook one, across block boundaries, and the UTF-8 entry
+// point (bytes for ASCII, code points otherwise) must agree with the code-point one.
+TEST(StringDistanceTest, BitParallelJaroMatchesTheTextbookJaro) {
+  int i = 0;
+  for (const auto& [a, b] : RandomPairs(13, 400)) {
+    ASSERT_DOUBLE_EQ(JaroSimilarity(a, b), ReferenceJaro(a, b)) << "trial " << i;
+    ASSERT_DOUBLE_EQ(JaroSimilarity(b, a), ReferenceJaro(b, a)) << "trial " << i;
+    for (Distance d :
+         {Distance::kLevenshtein, Distance::kHamming, Distance::kJaro, Distance::kJaroWinkler}) {
+      ASSERT_DOUBLE_EQ(StringSimilarity(Utf8(a), Utf8(b), d), StringSimilarity(a, b, d))
+          << "trial " << i;
+    }
+    ++i;
+  }
+}
+
+// ASCII-only pairs take the byte path; it must agree with the textbook algorithms too.
+TEST(StringDistanceTest, AsciiPathMatchesTheTextbookAlgorithms) {
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string a, b;
+    for (size_t n = rng() % 300; n > 0; --n) a += "abc d"[rng() % 5];
+    b = a;
+    for (int edits = rng() % 60; edits > 0 && !b.empty(); --edits)
+      b[rng() % b.size()] = "xyz a"[rng() % 5];
+    if (trial % 3 == 0) b = b.substr(rng() % (b.size() + 1));
+    auto ca = CodePoints(a), cb = CodePoints(b);
+    double longest =
+        std::max<double>({1.0, static_cast<double>(ca.size()), static_cast<double>(cb.size())});
+    ASSERT_DOUBLE_EQ(StringSimilarity(a, b, Distance::kLevenshtein),
+                     ca.empty() && cb.empty() ? 1.0 : 1.0 - ReferenceLevenshtein(ca, cb) / longest)
+        << "trial " << trial;
+    ASSERT_DOUBLE_EQ(StringSimilarity(a, b, Distance::kJaro), ReferenceJaro(ca, cb))
+        << "trial " << trial;
+  }
+}
+
+// The bit-parallel distance must equal the textbook dynamic programme, across block boundaries.
+TEST(StringDistanceTest, BitParallelLevenshteinMatchesTheDynamicProgramme) {
+  int trial = 0;
+  for (const auto& [a, b] : RandomPairs(11, 400)) {
     ASSERT_EQ(LevenshteinDistance(a, b), ReferenceLevenshtein(a, b)) << "trial " << trial;
+    ++trial;
   }
 }
 
