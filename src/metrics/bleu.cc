@@ -1,5 +1,6 @@
 #include "metrics/bleu.h"
 
+#include <array>
 #include <cmath>
 
 #include "metrics/ngram_counts.h"
@@ -7,90 +8,139 @@
 namespace tala::metrics {
 
 namespace {
-// The punctuation class of 13a: { to ~, [ to `, space to &, ( to +, : to @, and /.
-bool Is13aPunct(unsigned char c) {
-  return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') ||
-         (c >= '(' && c <= '+') || (c >= ':' && c <= '@') || c == '/';
+// What 13a does with each byte. Bytes of 0x80 and above (UTF-8 beyond ASCII) are word bytes:
+// every class 13a knows is ASCII.
+enum class Byte13a : unsigned char {
+  kWord,
+  kSpace,     // Python's str.split() white space: ends a token
+  kPunct,     // { to ~, [ to `, ! to &, ( to +, : to @, and /: always its own token
+  kDotComma,  // its own token unless between two digits
+  kDash,      // its own token after a digit
+};
+
+constexpr std::array<Byte13a, 256> MakeByteClasses() {
+  std::array<Byte13a, 256> t{};
+  auto range = [&](int from, int to, Byte13a k) {
+    for (int c = from; c <= to; ++c) t[c] = k;
+  };
+  range('{', '~', Byte13a::kPunct);
+  range('[', '`', Byte13a::kPunct);
+  range('!', '&', Byte13a::kPunct);
+  range('(', '+', Byte13a::kPunct);
+  range(':', '@', Byte13a::kPunct);
+  t['/'] = Byte13a::kPunct;
+  range('\t', '\r', Byte13a::kSpace);
+  range('\x1c', '\x1f', Byte13a::kSpace);
+  t[' '] = Byte13a::kSpace;
+  t['.'] = t[','] = Byte13a::kDotComma;
+  t['-'] = Byte13a::kDash;
+  return t;
 }
+constexpr std::array<Byte13a, 256> kByteClass = MakeByteClasses();
+
+Byte13a ClassOf(char c) { return kByteClass[static_cast<unsigned char>(c)]; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
 namespace {
-// 13a's normalisation and punctuation splitting; tokens are then the space-separated pieces.
-std::string Spaced13a(std::string_view in) {
-  std::string line;
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == '-' && i + 1 < in.size() && in[i + 1] == '\n') {
-      ++i;  // a hyphen at a line break joins the word
-      continue;
-    }
-    line.push_back(in[i] == '\n' ? ' ' : in[i]);
+// Every occurrence of `from` replaced, left to right and not recursively (as Python's
+// str.replace, which sacreBLEU uses).
+std::string ReplaceAll(std::string_view in, std::string_view from, std::string_view to) {
+  std::string out;
+  size_t pos = 0;
+  for (size_t at; (at = in.find(from, pos)) != std::string_view::npos; pos = at + from.size()) {
+    out.append(in.substr(pos, at - pos));
+    out.append(to);
   }
-  for (auto [from, to] : {std::pair<std::string_view, std::string_view>{"&quot;", "\""},
-                          {"&amp;", "&"},
-                          {"&lt;", "<"},
-                          {"&gt;", ">"}}) {
-    for (size_t at; (at = line.find(from)) != std::string::npos;) line.replace(at, from.size(), to);
+  out.append(in.substr(pos));
+  return out;
+}
+
+// 13a's normalisation: drop "<skipped>", join a hyphen at a line break, line breaks become spaces,
+// then the four entities are decoded. Most text needs none of it: it is returned as is, and only
+// text holding a line break, '&' or '<' is copied into `buf`.
+std::string_view Normalized13a(std::string_view in, std::string& buf) {
+  bool needed = false;
+  for (char c : in) needed |= c == '\n' || c == '&' || c == '<';
+  if (!needed) return in;
+  buf = ReplaceAll(in, "<skipped>", "");
+  buf = ReplaceAll(buf, "-\n", "");
+  buf = ReplaceAll(buf, "\n", " ");
+  if (buf.find('&') != std::string::npos) {
+    buf = ReplaceAll(buf, "&quot;", "\"");
+    buf = ReplaceAll(buf, "&amp;", "&");
+    buf = ReplaceAll(buf, "&lt;", "<");
+    buf = ReplaceAll(buf, "&gt;", ">");
   }
-  std::string spaced;
-  spaced.reserve(line.size() * 2);
+  return buf;
+}
+
+// Calls fn(token) for each 13a token of a normalised line. 13a puts spaces around punctuation
+// and then splits on white space; a word is therefore a run of the line itself and a split
+// character a token of its own, so the tokens are views of the line: no spaced copy is built.
+template <typename Fn>
+void ForEach13aToken(std::string_view line, Fn fn) {
+  size_t start = std::string_view::npos;
+  auto flush = [&](size_t end) {
+    if (start != std::string_view::npos) fn(line.substr(start, end - start));
+    start = std::string_view::npos;
+  };
   for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    bool prev_digit = i > 0 && IsDigit(line[i - 1]);
-    bool next_digit = i + 1 < line.size() && IsDigit(line[i + 1]);
     bool split = false;
-    if (c == '.' || c == ',') {
-      split = !prev_digit || !next_digit;  // 3.14 and 1,000 stay whole
-    } else if (c == '-') {
-      split = prev_digit;
-    } else if (c != ' ' && Is13aPunct(static_cast<unsigned char>(c))) {
-      split = true;
+    switch (ClassOf(line[i])) {
+      case Byte13a::kSpace:
+        flush(i);
+        continue;
+      case Byte13a::kPunct:
+        split = true;
+        break;
+      case Byte13a::kDotComma:  // 3.14 and 1,000 stay whole
+        split = !(i > 0 && IsDigit(line[i - 1]) && i + 1 < line.size() && IsDigit(line[i + 1]));
+        break;
+      case Byte13a::kDash:
+        split = i > 0 && IsDigit(line[i - 1]);
+        break;
+      case Byte13a::kWord:
+        break;
     }
     if (split) {
-      spaced += ' ';
-      spaced += c;
-      spaced += ' ';
-    } else {
-      spaced += c;
+      flush(i);
+      fn(line.substr(i, 1));
+    } else if (start == std::string_view::npos) {
+      start = i;
     }
   }
-  return spaced;
+  flush(line.size());
 }
 
-// Calls fn(token) for each space-separated piece of `spaced`.
-template <typename Fn>
-void ForEachToken(std::string_view spaced, Fn fn) {
-  size_t start = std::string_view::npos;
-  for (size_t i = 0; i <= spaced.size(); ++i) {
-    bool space = i == spaced.size() || spaced[i] == ' ' || spaced[i] == '\t' || spaced[i] == '\r';
-    if (!space && start == std::string_view::npos) start = i;
-    if (space && start != std::string_view::npos) {
-      fn(spaced.substr(start, i - start));
-      start = std::string_view::npos;
-    }
-  }
-}
-
-std::vector<uint64_t> TokenHashes13a(std::string_view text) {
-  std::vector<uint64_t> out;
-  ForEachToken(Spaced13a(text), [&](std::string_view t) { out.push_back(HashToken(t)); });
-  return out;
+void TokenHashes13a(std::string_view text, std::vector<uint64_t>& out) {
+  thread_local std::string buf;
+  out.clear();
+  ForEach13aToken(Normalized13a(text, buf),
+                  [&](std::string_view t) { out.push_back(HashToken(t)); });
 }
 }  // namespace
 
 std::vector<std::string> Tokenize13a(std::string_view in) {
+  std::string buf;
   std::vector<std::string> tokens;
-  ForEachToken(Spaced13a(in), [&](std::string_view t) { tokens.emplace_back(t); });
+  ForEach13aToken(Normalized13a(in, buf), [&](std::string_view t) { tokens.emplace_back(t); });
   return tokens;
 }
 
 double Bleu(std::string_view hypothesis, std::string_view reference) {
-  std::vector<uint64_t> h = TokenHashes13a(hypothesis), r = TokenHashes13a(reference);
+  // Per-thread buffers, reused: BLEU runs over millions of rows.
+  thread_local std::vector<uint64_t> h, r, hn, rn;
+  TokenHashes13a(hypothesis, h);
+  TokenHashes13a(reference, r);
   constexpr size_t kOrder = 4;
   size_t correct[kOrder], total[kOrder];
   bool any = false;
   for (size_t n = 1; n <= kOrder; ++n) {
-    std::vector<uint64_t> hn = NgramHashesFromUnits(h, n), rn = NgramHashesFromUnits(r, n);
+    hn.clear();
+    rn.clear();
+    AppendNgramHashes(h, n, hn);
+    AppendNgramHashes(r, n, rn);
     correct[n - 1] = ClippedMatches(hn, rn);
     total[n - 1] = hn.size();
     any = any || correct[n - 1] > 0;

@@ -67,8 +67,12 @@ std::vector<uint64_t> Units(const std::vector<std::string>& words) {
 
 void AddOrders(const std::vector<uint64_t>& h, const std::vector<uint64_t>& r, int orders,
                std::vector<OrderStats>& stats) {
+  thread_local std::vector<uint64_t> hn, rn;  // reused across rows: no allocation per order
   for (int n = 1; n <= orders; ++n) {
-    std::vector<uint64_t> hn = NgramHashesFromUnits(h, n), rn = NgramHashesFromUnits(r, n);
+    hn.clear();
+    rn.clear();
+    AppendNgramHashes(h, n, hn);
+    AppendNgramHashes(r, n, rn);
     stats.push_back({hn.size(), rn.size(), ClippedMatches(hn, rn)});
   }
 }

@@ -22,45 +22,69 @@ std::vector<uint64_t> NgramHashes(const std::vector<std::string_view>& tokens, s
 
 std::vector<uint64_t> NgramHashesFromUnits(const std::vector<uint64_t>& unit, size_t n) {
   std::vector<uint64_t> out;
-  if (n == 0 || unit.size() < n) return out;
-  out.reserve(unit.size() - n + 1);
-  for (size_t i = 0; i + n <= unit.size(); ++i) {
-    uint64_t h = 0x9E3779B97F4A7C15ull * n;
-    for (size_t k = 0; k < n; ++k) h = (h ^ unit[i + k]) * 0x100000001B3ull + (h >> 29);
-    out.push_back(h);
-  }
+  AppendNgramHashes(unit, n, out);
   return out;
 }
 
-size_t ClippedMatches(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+void AppendNgramHashes(const std::vector<uint64_t>& unit, size_t n, std::vector<uint64_t>& out) {
+  if (n == 0 || unit.size() < n) return;
+  const size_t first = out.size();
+  out.resize(first + unit.size() - n + 1);
+  uint64_t* dst = out.data() + first;
+  for (size_t i = 0; i + n <= unit.size(); ++i) {
+    uint64_t h = 0x9E3779B97F4A7C15ull * n;
+    for (size_t k = 0; k < n; ++k) h = (h ^ unit[i + k]) * 0x100000001B3ull + (h >> 29);
+    dst[i] = h;
+  }
+}
+
+size_t ClippedMatches(const uint64_t* a, size_t na, const uint64_t* b, size_t nb) {
   // Counts of b in an open-addressing table (linear probing, load <= 1/2), then a's n-grams take
-  // from it: O(|a| + |b|), no sort. Key 0 marks an empty slot, so 0 is stored as 1.
-  if (a.empty() || b.empty()) return 0;
-  size_t capacity = 16;
-  while (capacity < 2 * b.size()) capacity <<= 1;
-  const size_t mask = capacity - 1;
-  thread_local std::vector<std::pair<uint64_t, uint32_t>> table;  // reused: no allocation per call
-  table.assign(capacity, {0, 0});
-  auto find = [&](uint64_t key) {  // the slot holding key, or the empty slot where it belongs
-    key = key == 0 ? 1 : key;
-    size_t i = (key ^ (key >> 29)) & mask;
-    while (table[i].first != 0 && table[i].first != key) i = (i + 1) & mask;
-    return std::make_pair(i, key);
+  // from it: O(|a| + |b|), no sort. The table is per thread and never cleared: a slot belongs to
+  // this call only when it carries this call's epoch, so a call costs its n-grams, not the table.
+  if (na == 0 || nb == 0) return 0;
+  struct Slot {
+    uint64_t key;
+    uint32_t count;
+    uint32_t epoch;
   };
-  for (uint64_t key : b) {
-    auto [i, k] = find(key);
-    table[i].first = k;
-    ++table[i].second;
+  thread_local std::vector<Slot> table;
+  thread_local uint32_t epoch = 0;
+  size_t capacity = 16;
+  while (capacity < 2 * nb) capacity <<= 1;
+  if (table.size() < capacity) table.resize(capacity, Slot{0, 0, 0});
+  if (++epoch == 0) {  // wrapped: forget every stamp once in 4 billion calls
+    for (Slot& slot : table) slot.epoch = 0;
+    epoch = 1;
+  }
+  const size_t mask = capacity - 1;
+  const uint32_t now = epoch;
+  auto find = [&](uint64_t key) -> Slot& {  // the slot holding key, or the free slot for it
+    size_t i = (key ^ (key >> 29)) & mask;
+    while (table[i].epoch == now && table[i].key != key) i = (i + 1) & mask;
+    return table[i];
+  };
+  for (size_t j = 0; j < nb; ++j) {
+    Slot& slot = find(b[j]);
+    if (slot.epoch != now) {
+      slot = Slot{b[j], 1, now};
+    } else {
+      ++slot.count;
+    }
   }
   size_t matches = 0;
-  for (uint64_t key : a) {
-    auto [i, k] = find(key);
-    if (table[i].first == k && table[i].second > 0) {  // lookups never insert: the load stays low
-      --table[i].second;
+  for (size_t j = 0; j < na; ++j) {
+    Slot& slot = find(a[j]);  // lookups never insert: the load stays low
+    if (slot.epoch == now && slot.count > 0) {
+      --slot.count;
       ++matches;
     }
   }
   return matches;
+}
+
+size_t ClippedMatches(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  return ClippedMatches(a.data(), a.size(), b.data(), b.size());
 }
 
 }  // namespace tala::metrics

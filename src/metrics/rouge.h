@@ -7,6 +7,7 @@
 //   fmeasure = 2PR / (P + R) (0 when both are 0); option mode=fmeasure (default)|precision|recall.
 // In [0, 1]; higher is better. Source: Lin 2004.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,8 @@ struct RougeScore {
   double precision = 0, recall = 0, fmeasure = 0;
 };
 std::vector<std::string> RougeTokens(std::string_view text, bool stem);
+// Length of the longest common subsequence of two token-hash sequences.
+size_t LcsLength(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b);
 RougeScore Rouge(std::string_view candidate, std::string_view reference, RougeType type, bool stem);
 const MetricInfo& RougeInfo();
 Result<std::unique_ptr<Metric>> MakeRouge(const MetricOptions& options);

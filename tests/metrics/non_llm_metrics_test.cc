@@ -22,6 +22,20 @@ TEST(Tokenize13aTest, SplitsPunctuationButKeepsNumbers) {
             (Strings{"1,000", "people", "in", "2019", "-", "2020", "&", "more"}));
 }
 
+// 13a's normalisation, as sacreBLEU applies it: "<skipped>" dropped, a hyphen at a line break
+// joins, line breaks are spaces, entities decoded in order (quot, amp, lt, gt) by one
+// non-recursive pass each: "&amp;amp;" decodes once, "&amp;lt;" reaches "<" through "&lt;".
+TEST(Tokenize13aTest, NormalisesLikeSacreBleu) {
+  EXPECT_EQ(Tokenize13a("state-\nof-the-art<skipped> plan\nB"),
+            (Strings{"stateof-the-art", "plan", "B"}));
+  EXPECT_EQ(Tokenize13a("&amp;amp; &amp;lt; &quot;x&quot;"),
+            (Strings{"&", "amp", ";", "<", "\"", "x", "\""}));
+  // Python's str.split() white space ends a token; non-ASCII bytes are word bytes.
+  EXPECT_EQ(Tokenize13a("a\tb\vc\fd\x1f"
+                        "e café."),
+            (Strings{"a", "b", "c", "d", "e", "café", "."}));
+}
+
 TEST(StringDistanceTest, LevenshteinOnCodePoints) {
   EXPECT_EQ(LevenshteinDistance(CodePoints("kitten"), CodePoints("sitting")), 3u);
   EXPECT_EQ(LevenshteinDistance(CodePoints("日本語"), CodePoints("日本")), 1u);
@@ -31,6 +45,57 @@ TEST(StringDistanceTest, LevenshteinOnCodePoints) {
 TEST(RougeTest, TokensAreLowerCasedAlphanumerics) {
   EXPECT_EQ(RougeTokens("The CAT's 2 hats!", false), (Strings{"the", "cat", "s", "2", "hats"}));
   EXPECT_EQ(RougeTokens("running", true), (Strings{"run"}));
+}
+
+size_t ReferenceLcs(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1, 0));
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = a[i - 1] == b[j - 1] ? d[i - 1][j - 1] + 1 : std::max(d[i - 1][j], d[i][j - 1]);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// The bit-parallel LCS must equal the table, on lengths that cross the 64-token word boundaries
+// (the carry between words) and on both small and large alphabets.
+TEST(RougeTest, BitParallelLcsMatchesTheTable) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 400; ++trial) {
+    const unsigned alphabet = trial % 2 ? 3 : 40;
+    std::vector<uint64_t> a(rng() % 300), b(rng() % 300);
+    for (auto& t : a) t = rng() % alphabet * 0x9E3779B97F4A7C15ull;
+    for (auto& t : b) t = rng() % alphabet * 0x9E3779B97F4A7C15ull;
+    ASSERT_EQ(LcsLength(a, b), ReferenceLcs(a, b)) << a.size() << " x " << b.size();
+  }
+}
+
+// The scorer's token hashes (stems cached by hash) must agree with the string tokens: scoring the
+// stemmed texts unstemmed gives the same numbers.
+TEST(RougeTest, CachedStemsAgreeWithTheStringTokens) {
+  std::mt19937 rng(5);
+  const Strings words = {"running", "runner", "runs", "The",    "cats", "cat's", "published",
+                         "publish", "2019",   "Ran",  "easily", "easy", "gunmen"};
+  auto text = [&] {
+    std::string s;
+    for (size_t i = rng() % 30; i > 0; --i) s += words[rng() % words.size()] + " ";
+    return s;
+  };
+  auto joined = [](const Strings& tokens) {
+    std::string s;
+    for (const std::string& t : tokens) s += t + " ";
+    return s;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    std::string a = text(), b = text();
+    for (RougeType type : {RougeType::kRouge1, RougeType::kRouge2, RougeType::kRougeL}) {
+      RougeScore cached = Rouge(a, b, type, true);
+      RougeScore plain =
+          Rouge(joined(RougeTokens(a, true)), joined(RougeTokens(b, true)), type, false);
+      EXPECT_DOUBLE_EQ(cached.fmeasure, plain.fmeasure) << a << " / " << b;
+      EXPECT_DOUBLE_EQ(cached.recall, plain.recall);
+    }
+  }
 }
 
 TEST(CutoffTest, KExpandsEveryCutoffMetricOnce) {
