@@ -40,9 +40,7 @@ constexpr std::array<Byte13a, 256> kByteClass = MakeByteClasses();
 
 Byte13a ClassOf(char c) { return kByteClass[static_cast<unsigned char>(c)]; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-}  // namespace
 
-namespace {
 // Every occurrence of `from` replaced, left to right and not recursively (as Python's
 // str.replace, which sacreBLEU uses).
 std::string ReplaceAll(std::string_view in, std::string_view from, std::string_view to) {

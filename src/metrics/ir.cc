@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "metrics/ngram_counts.h"
+
 namespace tala::metrics {
 
 namespace {
@@ -20,15 +22,9 @@ MetricInfo Info(const char* name, std::vector<std::string> aliases, const char* 
       .name = name, .aliases = std::move(aliases), .required_fields = kFields, .summary = summary};
 }
 
-// FNV-1a: ids are compared by hash first and by bytes only when the hashes agree. Rankings are
-// short, so quadratic scans over 64-bit hashes beat any hash table, and they spare the string
-// compares that dominated the cost per row.
-uint64_t IdHash(std::string_view id) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
+// Ids are compared by hash (HashToken, FNV-1a) first and by bytes only when the hashes agree.
+// Rankings are short, so quadratic scans over 64-bit hashes beat any hash table, and they spare
+// the string compares that dominated the cost per row.
 struct HashedId {
   uint64_t hash;
   std::string_view id;
@@ -78,13 +74,13 @@ class IrMetric : public MetricBase {
       std::sort(ideal.rbegin(), ideal.rend());
     } else {
       for (const std::string& id : *s.reference_context_ids) {
-        HashedId h{IdHash(id), id};
+        HashedId h{HashToken(id), id};
         if (!Contains(reference, h)) reference.push_back(h);
       }
       ideal.assign(reference.size(), 1.0);
     }
     for (const std::string& id : *s.retrieved_context_ids) {
-      HashedId h{IdHash(id), id};
+      HashedId h{HashToken(id), id};
       if (Contains(seen, h)) continue;
       seen.push_back(h);
       if (graded) {
