@@ -13,19 +13,6 @@ uint64_t HashToken(std::string_view t) {
   return h;
 }
 
-std::vector<uint64_t> NgramHashes(const std::vector<std::string_view>& tokens, size_t n) {
-  std::vector<uint64_t> unit;
-  unit.reserve(tokens.size());
-  for (std::string_view t : tokens) unit.push_back(HashToken(t));
-  return NgramHashesFromUnits(unit, n);
-}
-
-std::vector<uint64_t> NgramHashesFromUnits(const std::vector<uint64_t>& unit, size_t n) {
-  std::vector<uint64_t> out;
-  AppendNgramHashes(unit, n, out);
-  return out;
-}
-
 void AppendNgramHashes(const std::vector<uint64_t>& unit, size_t n, std::vector<uint64_t>& out) {
   if (n == 0 || unit.size() < n) return;
   const size_t first = out.size();
@@ -38,11 +25,11 @@ void AppendNgramHashes(const std::vector<uint64_t>& unit, size_t n, std::vector<
   }
 }
 
-size_t ClippedMatches(const uint64_t* a, size_t na, const uint64_t* b, size_t nb) {
+size_t ClippedMatches(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
   // Counts of b in an open-addressing table (linear probing, load <= 1/2), then a's n-grams take
   // from it: O(|a| + |b|), no sort. The table is per thread and never cleared: a slot belongs to
   // this call only when it carries this call's epoch, so a call costs its n-grams, not the table.
-  if (na == 0 || nb == 0) return 0;
+  if (a.empty() || b.empty()) return 0;
   struct Slot {
     uint64_t key;
     uint32_t count;
@@ -51,7 +38,7 @@ size_t ClippedMatches(const uint64_t* a, size_t na, const uint64_t* b, size_t nb
   thread_local std::vector<Slot> table;
   thread_local uint32_t epoch = 0;
   size_t capacity = 16;
-  while (capacity < 2 * nb) capacity <<= 1;
+  while (capacity < 2 * b.size()) capacity <<= 1;
   if (table.size() < capacity) table.resize(capacity, Slot{0, 0, 0});
   if (++epoch == 0) {  // wrapped: forget every stamp once in 4 billion calls
     for (Slot& slot : table) slot.epoch = 0;
@@ -64,27 +51,23 @@ size_t ClippedMatches(const uint64_t* a, size_t na, const uint64_t* b, size_t nb
     while (table[i].epoch == now && table[i].key != key) i = (i + 1) & mask;
     return table[i];
   };
-  for (size_t j = 0; j < nb; ++j) {
-    Slot& slot = find(b[j]);
+  for (uint64_t key : b) {
+    Slot& slot = find(key);
     if (slot.epoch != now) {
-      slot = Slot{b[j], 1, now};
+      slot = Slot{key, 1, now};
     } else {
       ++slot.count;
     }
   }
   size_t matches = 0;
-  for (size_t j = 0; j < na; ++j) {
-    Slot& slot = find(a[j]);  // lookups never insert: the load stays low
+  for (uint64_t key : a) {
+    Slot& slot = find(key);  // lookups never insert: the load stays low
     if (slot.epoch == now && slot.count > 0) {
       --slot.count;
       ++matches;
     }
   }
   return matches;
-}
-
-size_t ClippedMatches(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
-  return ClippedMatches(a.data(), a.size(), b.data(), b.size());
 }
 
 }  // namespace tala::metrics

@@ -1,6 +1,7 @@
 #include "metrics/rouge.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "core/text/stemmer.h"
 #include "metrics/ngram_counts.h"
@@ -131,7 +132,7 @@ size_t LcsLength(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b)
   for (size_t k = 0; k < words; ++k) {
     uint64_t zeros = ~v[k];
     if (k + 1 == words && a.size() % 64 != 0) zeros &= (uint64_t{1} << (a.size() % 64)) - 1;
-    lcs += static_cast<size_t>(__builtin_popcountll(zeros));
+    lcs += static_cast<size_t>(std::popcount(zeros));
   }
   return lcs;
 }
