@@ -3,15 +3,26 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
+
+#include "metrics/levenshtein_avx512.h"
 
 namespace tala::metrics {
 
 namespace {
 
+// Eight bytes at a time: no byte has its top bit set.
 bool IsAscii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  uint64_t any = 0;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, s.data() + i, 8);
+    any |= word;
+  }
+  for (; i < s.size(); ++i) any |= static_cast<unsigned char>(s[i]);
+  return (any & 0x8080808080808080ull) == 0;
 }
 
 // Bit masks of a pattern, ⌈m/64⌉ words per symbol: bit i of symbol c's mask is set when
@@ -143,11 +154,55 @@ ptrdiff_t LevenshteinBlocks(std::basic_string_view<Ch> text, const PatternMasks<
   return delta;
 }
 
+// Renames code points to dense ids: below 256 as they are, wider ones 256 and up, so per-symbol
+// tables stay small. Writes the ids of `a` then `b` into `ids`; returns the id count.
+uint32_t RenameCodePoints(std::u32string_view a, std::u32string_view b,
+                          std::vector<uint32_t>& ids) {
+  thread_local std::vector<uint32_t> keys, values;
+  ids.resize(a.size() + b.size());
+  size_t cap = 16;
+  while (cap < 2 * ids.size()) cap <<= 1;
+  keys.assign(cap, 0);
+  values.resize(cap);
+  uint32_t alphabet = 256;
+  auto rename = [&](char32_t c) -> uint32_t {
+    if (c < 256) return c;
+    for (size_t i = (c * 0x9E3779B1u) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+      if (keys[i] == c) return values[i];
+      if (keys[i] == 0) {
+        keys[i] = c;
+        return values[i] = alphabet++;
+      }
+    }
+  };
+  for (size_t i = 0; i < a.size(); ++i) ids[i] = rename(a[i]);
+  for (size_t j = 0; j < b.size(); ++j) ids[a.size() + j] = rename(b[j]);
+  return alphabet;
+}
+
+size_t LevenshteinSkewed(std::string_view text, std::string_view pattern) {
+  return LevenshteinAvx512(reinterpret_cast<const uint8_t*>(text.data()), text.size(),
+                           reinterpret_cast<const uint8_t*>(pattern.data()), pattern.size());
+}
+
+size_t LevenshteinSkewed(std::u32string_view text, std::u32string_view pattern) {
+  thread_local std::vector<uint32_t> ids;
+  const uint32_t alphabet = RenameCodePoints(text, pattern, ids);
+  return LevenshteinAvx512(ids.data(), text.size(), ids.data() + text.size(), pattern.size(),
+                           alphabet);
+}
+
+bool UseAvx512(LevenshteinKernel kernel) {
+  return kernel == LevenshteinKernel::kAvx512 ||
+         (kernel == LevenshteinKernel::kAuto && HasAvx512Levenshtein());
+}
+
 // Myers' bit-vector algorithm in Hyyrö's multi-block form: 64 cells of the dynamic programme per
 // machine word, O(⌈m/64⌉·n). The pattern is the shorter string; a common prefix and suffix are
 // removed first (they cost no edits).
 template <typename Ch>
-size_t Levenshtein(std::basic_string_view<Ch> a, std::basic_string_view<Ch> b) {
+size_t Levenshtein(std::basic_string_view<Ch> a, std::basic_string_view<Ch> b,
+                   LevenshteinKernel kernel = LevenshteinKernel::kAuto) {
   while (!a.empty() && !b.empty() && a.front() == b.front()) {
     a.remove_prefix(1);
     b.remove_prefix(1);
@@ -160,6 +215,7 @@ size_t Levenshtein(std::basic_string_view<Ch> a, std::basic_string_view<Ch> b) {
   const std::basic_string_view<Ch> text = a, pattern = b;
   const size_t m = pattern.size();
   if (m == 0) return text.size();
+  if (m > 64 && m <= 512 && UseAvx512(kernel)) return LevenshteinSkewed(text, pattern);
   PatternMasks<Ch> masks(pattern);
   size_t score = m;
   if (masks.blocks() == 1) {
@@ -201,51 +257,75 @@ size_t Levenshtein(std::basic_string_view<Ch> a, std::basic_string_view<Ch> b) {
   }
 }
 
-// Jaro similarity, bit-parallel: for each symbol of `a` in order, the first still-unmatched equal
-// symbol of `b` inside the match window is the lowest set bit of (mask & window & ~matched) — the
-// classic greedy matching, O(⌈|b|/64⌉) words per symbol of `a` instead of a scan of the window.
-template <typename Ch>
-double Jaro(std::basic_string_view<Ch> a, std::basic_string_view<Ch> b) {
-  if (a.empty() && b.empty()) return 1.0;
-  if (a.empty() || b.empty()) return 0.0;
-  const size_t window = std::max<size_t>(std::max(a.size(), b.size()) / 2, 1) - 1;
-  PatternMasks<Ch> masks(b);
-  const size_t blocks = masks.blocks();
-  thread_local std::vector<uint64_t> b_matched, a_matched;
-  b_matched.assign(blocks, 0);
-  a_matched.assign((a.size() + 63) / 64, 0);
+// Jaro similarity. The textbook matching takes each symbol of `a` in order and pairs it with the
+// first still-unmatched equal symbol of `b` inside the match window. For one symbol the chosen
+// positions of `b` only ever increase, and an unmatched position left behind a chosen one has
+// fallen out of the window for good (it lay before the window, or it would have been chosen).
+// So one cursor per symbol, walking forward through that symbol's occurrences in `b` (a linked
+// list of next occurrences), finds exactly the textbook matches in O(|a| + |b|), with no scan of
+// the window and no data-dependent branch on the common path. Symbols are ids below `alphabet`.
+template <typename Id>
+double JaroOnIds(const Id* a, size_t na, const Id* b, size_t nb, size_t alphabet) {
+  if (na == 0 && nb == 0) return 1.0;
+  if (na == 0 || nb == 0) return 0.0;
+  constexpr uint32_t kNone = ~0u;  // past every window
+  const size_t window = std::max<size_t>(std::max(na, nb) / 2, 1) - 1;
+  thread_local std::vector<uint32_t> cursor_buf, next_buf;
+  thread_local std::vector<uint8_t> matched_buf;
+  thread_local std::vector<Id> a_seq_buf, b_seq_buf;
+  if (cursor_buf.size() < alphabet) cursor_buf.resize(alphabet);
+  if (next_buf.size() < nb + 1) next_buf.resize(nb + 1);
+  if (matched_buf.size() < nb + 1) matched_buf.resize(nb + 1);
+  if (a_seq_buf.size() < na) a_seq_buf.resize(na);
+  if (b_seq_buf.size() < nb) b_seq_buf.resize(nb);
+  uint32_t* cursor = cursor_buf.data();   // per symbol: its next usable occurrence in b
+  uint32_t* next = next_buf.data();       // per position of b: the next occurrence of its symbol
+  uint8_t* matched = matched_buf.data();  // per position of b, plus a dummy slot at nb
+  Id* a_seq = a_seq_buf.data();           // the matched symbols of a, in order
+  Id* b_seq = b_seq_buf.data();           // the matched symbols of b, in order
+  std::fill_n(cursor, alphabet, kNone);
+  std::fill_n(matched, nb + 1, 0);
+  for (size_t j = nb; j-- > 0;) {
+    next[j] = cursor[b[j]];
+    cursor[b[j]] = static_cast<uint32_t>(j);
+  }
+  next[nb] = kNone;
   size_t matches = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const uint64_t* row = masks.Get(a[i]);
-    if (row == nullptr) continue;
-    const size_t lo = i > window ? i - window : 0, hi = std::min(b.size(), i + window + 1);
-    if (lo >= hi) continue;
-    for (size_t blk = lo / 64; blk <= (hi - 1) / 64; ++blk) {
-      uint64_t candidates = row[blk] & ~b_matched[blk];
-      if (blk == lo / 64) candidates &= ~0ull << (lo % 64);
-      if (blk == (hi - 1) / 64 && hi % 64 != 0) candidates &= (1ull << (hi % 64)) - 1;
-      if (candidates == 0) continue;
-      b_matched[blk] |= candidates & (~candidates + 1);  // the lowest set bit
-      a_matched[i / 64] |= 1ull << (i % 64);
-      ++matches;
-      break;
-    }
+  for (size_t i = 0; i < na; ++i) {
+    const size_t lo = i > window ? i - window : 0, hi = i + window + 1;
+    const Id c = a[i];
+    uint32_t at = cursor[c];
+    while (at < lo) at = next[at];  // occurrences that fell out of the window
+    const bool hit = at < hi;
+    const size_t slot = hit ? at : nb;
+    matched[slot] = 1;
+    cursor[c] = hit ? next[slot] : at;
+    a_seq[matches] = c;
+    matches += hit;
   }
   if (matches == 0) return 0.0;
   // Transpositions: the matched symbols of a and of b, each in order, compared pairwise.
-  size_t transpositions = 0, b_blk = 0;
-  uint64_t b_bits = b_matched[0];
-  for (size_t blk = 0; blk < a_matched.size(); ++blk) {
-    for (uint64_t bits = a_matched[blk]; bits != 0; bits &= bits - 1) {
-      size_t i = blk * 64 + std::countr_zero(bits);
-      while (b_bits == 0) b_bits = b_matched[++b_blk];
-      size_t j = b_blk * 64 + std::countr_zero(b_bits);
-      b_bits &= b_bits - 1;
-      transpositions += a[i] != b[j] ? 1 : 0;
-    }
+  size_t k = 0;
+  for (size_t j = 0; j < nb; ++j) {
+    b_seq[k] = b[j];
+    k += matched[j];
   }
+  size_t transpositions = 0;
+  for (size_t t = 0; t < matches; ++t) transpositions += a_seq[t] != b_seq[t];
   double m = static_cast<double>(matches);
-  return (m / a.size() + m / b.size() + (m - transpositions / 2.0) / m) / 3.0;
+  return (m / na + m / nb + (m - transpositions / 2.0) / m) / 3.0;
+}
+
+double Jaro(std::string_view a, std::string_view b) {
+  return JaroOnIds(reinterpret_cast<const uint8_t*>(a.data()), a.size(),
+                   reinterpret_cast<const uint8_t*>(b.data()), b.size(), 256);
+}
+
+// Code points are renamed to dense ids first, so the per-symbol cursors fit a small table.
+double Jaro(std::u32string_view a, std::u32string_view b) {
+  thread_local std::vector<uint32_t> ids;
+  const uint32_t alphabet = RenameCodePoints(a, b, ids);
+  return JaroOnIds(ids.data(), a.size(), ids.data() + a.size(), b.size(), alphabet);
 }
 
 template <typename Ch>
@@ -296,8 +376,18 @@ std::vector<char32_t> CodePoints(std::string_view s) {
   return out;
 }
 
-size_t LevenshteinDistance(const std::vector<char32_t>& a, const std::vector<char32_t>& b) {
-  return Levenshtein(View(a), View(b));
+size_t LevenshteinDistance(const std::vector<char32_t>& a, const std::vector<char32_t>& b,
+                           LevenshteinKernel kernel) {
+  if (kernel == LevenshteinKernel::kAvx512 && !HasAvx512Levenshtein())
+    kernel = LevenshteinKernel::kScalar;
+  return Levenshtein(View(a), View(b), kernel);
+}
+
+size_t LevenshteinDistance(std::string_view a, std::string_view b, LevenshteinKernel kernel) {
+  if (kernel == LevenshteinKernel::kAvx512 && !HasAvx512Levenshtein())
+    kernel = LevenshteinKernel::kScalar;
+  if (IsAscii(a) && IsAscii(b)) return Levenshtein(a, b, kernel);
+  return LevenshteinDistance(CodePoints(a), CodePoints(b), kernel);
 }
 
 double JaroSimilarity(const std::vector<char32_t>& a, const std::vector<char32_t>& b) {

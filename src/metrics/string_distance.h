@@ -21,7 +21,15 @@ std::vector<char32_t> CodePoints(std::string_view utf8);
 // Similarity in [0, 1] (1 - normalised distance).
 double StringSimilarity(std::string_view a, std::string_view b, Distance d);
 double StringSimilarity(const std::vector<char32_t>& a, const std::vector<char32_t>& b, Distance d);
-size_t LevenshteinDistance(const std::vector<char32_t>& a, const std::vector<char32_t>& b);
+// Which Levenshtein kernel runs. kAuto (what the metric uses): the AVX-512 kernel for patterns of
+// 65..512 symbols where the CPU has it, the scalar bit-parallel one otherwise. kScalar and kAvx512
+// force one (kAvx512 falls back to kScalar on a CPU without it), so tests check both.
+enum class LevenshteinKernel { kAuto, kScalar, kAvx512 };
+size_t LevenshteinDistance(const std::vector<char32_t>& a, const std::vector<char32_t>& b,
+                           LevenshteinKernel kernel = LevenshteinKernel::kAuto);
+// UTF-8 in: bytes when both are ASCII, code points otherwise.
+size_t LevenshteinDistance(std::string_view a, std::string_view b,
+                           LevenshteinKernel kernel = LevenshteinKernel::kAuto);
 double JaroSimilarity(const std::vector<char32_t>& a, const std::vector<char32_t>& b);
 Result<Distance> ParseDistance(const std::string& metric, const MetricOptions& options);
 

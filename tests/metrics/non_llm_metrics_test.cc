@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <random>
 
 #include "metrics/bleu.h"
 #include "metrics/chrf.h"
+#include "metrics/levenshtein_avx512.h"
 #include "metrics/registry.h"
 #include "metrics/rouge.h"
 #include "metrics/string_distance.h"
@@ -292,6 +294,52 @@ TEST(StringDistanceTest, BitParallelLevenshteinMatchesTheDynamicProgramme) {
   for (const auto& [a, b] : RandomPairs(11, 400)) {
     ASSERT_EQ(LevenshteinDistance(a, b), ReferenceLevenshtein(a, b)) << "trial " << trial;
     ++trial;
+  }
+}
+
+// Both Levenshtein kernels (the scalar bit-parallel one and the skewed AVX-512 one, where this
+// CPU has it) must equal the dynamic programme, on bytes and on code points, for patterns of one
+// to eleven 64-symbol blocks: 65..512 take the AVX-512 kernel, longer ones fall back to scalar.
+// NUL bytes are in the alphabet because the kernel pads its last block with zeros.
+TEST(StringDistanceTest, LevenshteinKernelsMatchTheDynamicProgramme) {
+  if (!HasAvx512Levenshtein())
+    std::cout << "note: no AVX-512 here; kAvx512 runs the scalar kernel\n";
+  std::mt19937 rng(23);
+  const std::string bytes("ab c\0d", 6);
+  const std::u32string wide = U"ab é日\0x";
+  const size_t lengths[] = {0, 1, 63, 64, 65, 127, 128, 129, 300, 511, 512, 513, 700};
+  for (int trial = 0; trial < 60; ++trial) {
+    const size_t n = lengths[rng() % std::size(lengths)];
+    std::vector<char32_t> a(n);
+    const bool use_bytes = trial % 2 == 0;
+    for (auto& c : a)
+      c = use_bytes ? static_cast<unsigned char>(bytes[rng() % bytes.size()])
+                    : wide[rng() % wide.size()];
+    std::vector<char32_t> b = a;
+    for (int edits = rng() % 120; edits > 0 && !b.empty(); --edits) {
+      const size_t at = rng() % b.size();
+      const char32_t c = use_bytes ? static_cast<unsigned char>(bytes[rng() % bytes.size()])
+                                   : wide[rng() % wide.size()];
+      switch (rng() % 3) {
+        case 0:
+          b.insert(b.begin() + at, c);
+          break;
+        case 1:
+          b.erase(b.begin() + at);
+          break;
+        default:
+          b[at] = c;
+      }
+    }
+    if (trial % 5 == 0) b.resize(rng() % 600, use_bytes ? U'c' : U'日');
+    const size_t expected = ReferenceLevenshtein(a, b);
+    for (LevenshteinKernel kernel : {LevenshteinKernel::kScalar, LevenshteinKernel::kAvx512}) {
+      ASSERT_EQ(LevenshteinDistance(a, b, kernel), expected)
+          << "trial " << trial << ", kernel " << static_cast<int>(kernel);
+      ASSERT_EQ(LevenshteinDistance(b, a, kernel), expected) << "trial " << trial;
+      ASSERT_EQ(LevenshteinDistance(Utf8(a), Utf8(b), kernel), expected) << "trial " << trial;
+    }
+    ASSERT_DOUBLE_EQ(JaroSimilarity(a, b), ReferenceJaro(a, b)) << "trial " << trial;
   }
 }
 
