@@ -1,6 +1,7 @@
 // Non-LLM metrics: N rows (default 1M) of 10 ranked ids for the IR metrics, and N
 // response/reference pairs of 40 words for the string metrics. Prints rows/s per metric on one
 // core (CPU time, the best of three passes: the shared build machines are noisy) and peak RSS.
+// Then the two Levenshtein kernels (scalar, AVX-512) called directly on the same pairs.
 // Usage: bench_non_llm [ROWS] [METRIC-FILTER]; the filter keeps the metrics whose spec contains it.
 
 #include <algorithm>
@@ -8,9 +9,12 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "bench_util.h"
+#include "metrics/levenshtein_avx512.h"
 #include "metrics/registry.h"
+#include "metrics/string_distance.h"
 
 namespace {
 
@@ -82,6 +86,32 @@ int main(int argc, char** argv) {
       cpu = std::min(cpu, tala::bench::CpuSeconds() - t0);
     }
     std::printf("| %s | %ld | %.0f |  (checksum %.1f)\n", m.key().c_str(), n, n / cpu, sum);
+  }
+  // The two Levenshtein kernels on the same pairs, called directly: the metric above takes the
+  // AVX-512 one where the CPU has it; the scalar one is what other CPUs get.
+  if (std::string("levenshtein_kernel").find(filter) != std::string::npos || filter.empty()) {
+    using tala::metrics::LevenshteinKernel;
+    const std::pair<const char*, LevenshteinKernel> kernels[] = {
+        {"levenshtein_kernel=scalar", LevenshteinKernel::kScalar},
+        {tala::metrics::HasAvx512Levenshtein() ? "levenshtein_kernel=avx512"
+                                               : "levenshtein_kernel=avx512 (not on this CPU: "
+                                                 "scalar)",
+         LevenshteinKernel::kAvx512}};
+    for (const auto& [name, kernel] : kernels) {
+      const long n = rows / 10;
+      double sum = 0, cpu = 1e300;
+      for (int pass = 0; pass < 3; ++pass) {
+        sum = 0;
+        double t0 = tala::bench::CpuSeconds();
+        for (long i = 0; i < n; ++i) {
+          const tala::Sample& s = pool[i & 255];
+          sum += static_cast<double>(
+              tala::metrics::LevenshteinDistance(*s.response, *s.reference, kernel));
+        }
+        cpu = std::min(cpu, tala::bench::CpuSeconds() - t0);
+      }
+      std::printf("| %s | %ld | %.0f |  (checksum %.1f)\n", name, n, n / cpu, sum);
+    }
   }
   std::printf("peak RSS %.1f MiB\n", tala::bench::PeakRssMiB());
   return 0;
