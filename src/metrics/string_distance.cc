@@ -192,9 +192,9 @@ size_t LevenshteinSkewed(std::u32string_view text, std::u32string_view pattern) 
                            alphabet);
 }
 
+// kAuto and kAvx512 both take the AVX-512 kernel where this CPU has it.
 bool UseAvx512(LevenshteinKernel kernel) {
-  return kernel == LevenshteinKernel::kAvx512 ||
-         (kernel == LevenshteinKernel::kAuto && HasAvx512Levenshtein());
+  return kernel != LevenshteinKernel::kScalar && HasAvx512Levenshtein();
 }
 
 // Myers' bit-vector algorithm in Hyyrö's multi-block form: 64 cells of the dynamic programme per
@@ -378,14 +378,10 @@ std::vector<char32_t> CodePoints(std::string_view s) {
 
 size_t LevenshteinDistance(const std::vector<char32_t>& a, const std::vector<char32_t>& b,
                            LevenshteinKernel kernel) {
-  if (kernel == LevenshteinKernel::kAvx512 && !HasAvx512Levenshtein())
-    kernel = LevenshteinKernel::kScalar;
   return Levenshtein(View(a), View(b), kernel);
 }
 
 size_t LevenshteinDistance(std::string_view a, std::string_view b, LevenshteinKernel kernel) {
-  if (kernel == LevenshteinKernel::kAvx512 && !HasAvx512Levenshtein())
-    kernel = LevenshteinKernel::kScalar;
   if (IsAscii(a) && IsAscii(b)) return Levenshtein(a, b, kernel);
   return LevenshteinDistance(CodePoints(a), CodePoints(b), kernel);
 }
