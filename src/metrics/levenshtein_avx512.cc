@@ -204,12 +204,9 @@ size_t LevenshteinAvx512(const uint8_t* text, size_t n, const uint8_t* pattern, 
   return distance;
 }
 
-size_t LevenshteinAvx512(const uint32_t* text, size_t n, const uint32_t* pattern, size_t m,
-                         uint32_t alphabet) {
-  thread_local std::vector<uint64_t> rows;
-  rows.assign((size_t{alphabet} + 1) * 8, 0);  // the last row stays zero
-  for (size_t i = 0; i < m; ++i) rows[size_t{pattern[i]} * 8 + i / 64] |= 1ull << (i % 64);
-  return Dispatch(rows.data(), text, n, m, alphabet);
+size_t LevenshteinAvx512(const uint64_t* rows, const uint32_t* text, size_t n, size_t m,
+                         uint32_t zero_row) {
+  return Dispatch(rows, text, n, m, zero_row);
 }
 
 #pragma GCC pop_options
@@ -219,7 +216,7 @@ size_t LevenshteinAvx512(const uint32_t* text, size_t n, const uint32_t* pattern
 bool HasAvx512Levenshtein() { return false; }
 // Never reached: callers check HasAvx512Levenshtein() first.
 size_t LevenshteinAvx512(const uint8_t*, size_t, const uint8_t*, size_t) { std::abort(); }
-size_t LevenshteinAvx512(const uint32_t*, size_t, const uint32_t*, size_t, uint32_t) {
+size_t LevenshteinAvx512(const uint64_t*, const uint32_t*, size_t, size_t, uint32_t) {
   std::abort();
 }
 

@@ -18,8 +18,10 @@ bool HasAvx512Levenshtein();
 // The edit distance between a text of n symbols and a pattern of m, 65 <= m <= 512 and m <= n.
 // Only call these when HasAvx512Levenshtein(). Bytes:
 size_t LevenshteinAvx512(const uint8_t* text, size_t n, const uint8_t* pattern, size_t m);
-// Symbols renamed to ids below `alphabet` (code points, see RenameCodePoints):
-size_t LevenshteinAvx512(const uint32_t* text, size_t n, const uint32_t* pattern, size_t m,
-                         uint32_t alphabet);
+// Symbols renamed to ids (code points, see RenameCodePoints), with the pattern's match masks
+// laid out by the caller: 8 words a row (word k: block k), row r at rows[8 r], and row zero_row
+// all zero (read for columns outside the text).
+size_t LevenshteinAvx512(const uint64_t* rows, const uint32_t* text, size_t n, size_t m,
+                         uint32_t zero_row);
 
 }  // namespace tala::metrics

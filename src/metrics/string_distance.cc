@@ -25,135 +25,6 @@ bool IsAscii(std::string_view s) {
   return (any & 0x8080808080808080ull) == 0;
 }
 
-// Bit masks of a pattern, ⌈m/64⌉ words per symbol: bit i of symbol c's mask is set when
-// pattern[i] == c. The bit-parallel Levenshtein and Jaro below read one mask per text symbol.
-// Symbols below 256 index a table that is kept zeroed between uses (only the words a pattern set
-// are cleared afterwards, so a call costs O(m), not a 256-row memset); wider code points go to a
-// small open-addressing table built per call.
-template <typename Ch>
-class PatternMasks {
- public:
-  explicit PatternMasks(std::basic_string_view<Ch> pattern)
-      : pattern_(pattern), blocks_((pattern.size() + 63) / 64) {
-    Scratch& s = scratch();
-    if (s.low.size() < 256 * blocks_) s.low.resize(256 * blocks_, 0);
-    wide_keys_ = 0;
-    for (size_t i = 0; i < pattern.size(); ++i) {
-      uint64_t bit = 1ull << (i % 64);
-      uint32_t c = Code(pattern[i]);
-      if (c < 256) {
-        s.low[c * blocks_ + i / 64] |= bit;
-      } else {
-        WideRow(c, true)[i / 64] |= bit;
-      }
-    }
-  }
-  ~PatternMasks() {
-    Scratch& s = scratch();
-    for (size_t i = 0; i < pattern_.size(); ++i) {
-      uint32_t c = Code(pattern_[i]);
-      if (c < 256) s.low[c * blocks_ + i / 64] = 0;
-    }
-  }
-  PatternMasks(const PatternMasks&) = delete;
-  PatternMasks& operator=(const PatternMasks&) = delete;
-
-  size_t blocks() const { return blocks_; }
-  // The mask of c (blocks() words), or nullptr when c is not in the pattern.
-  const uint64_t* Get(Ch symbol) const {
-    uint32_t c = Code(symbol);
-    if (c < 256) return &scratch().low[c * blocks_];
-    return wide_keys_ ? WideRow(c, false) : nullptr;
-  }
-
- private:
-  static uint32_t Code(Ch c) { return static_cast<std::make_unsigned_t<Ch>>(c); }
-  struct Scratch {
-    std::vector<uint64_t> low;  // 256 rows of blocks_ words, all zero between uses
-    std::vector<uint32_t> wide_key;
-    std::vector<uint64_t> wide_rows;
-  };
-  // Per thread: metrics are scored concurrently, and reusing the buffers avoids an allocation per
-  // pair. One PatternMasks lives at a time per thread.
-  static Scratch& scratch() {
-    thread_local Scratch s;
-    return s;
-  }
-  uint64_t* WideRow(uint32_t c, bool insert) const {
-    Scratch& s = scratch();
-    if (insert && wide_keys_ == 0) {
-      size_t cap = 16;
-      while (cap < 2 * pattern_.size()) cap <<= 1;
-      s.wide_key.assign(cap, 0);
-      s.wide_rows.assign(cap * blocks_, 0);
-    }
-    if (s.wide_key.empty()) return nullptr;
-    const size_t mask = s.wide_key.size() - 1;
-    for (size_t i = (c * 0x9E3779B1u) & mask;; i = (i + 1) & mask) {
-      if (s.wide_key[i] == c) return &s.wide_rows[i * blocks_];
-      if (s.wide_key[i] != 0) continue;
-      if (!insert) return nullptr;
-      s.wide_key[i] = c;
-      ++wide_keys_;
-      return &s.wide_rows[i * blocks_];
-    }
-  }
-
-  std::basic_string_view<Ch> pattern_;
-  size_t blocks_;
-  mutable size_t wide_keys_ = 0;
-};
-
-// One text column at a time over all blocks of the pattern; returns the change of the score
-// (the last row of the matrix). kBlocks > 0 fixes the block count at compile time, 0 reads it
-// from the masks.
-template <typename Ch, size_t kBlocks>
-ptrdiff_t LevenshteinBlocks(std::basic_string_view<Ch> text, const PatternMasks<Ch>& masks,
-                            size_t m) {
-  const size_t blocks = kBlocks ? kBlocks : masks.blocks();
-  thread_local std::vector<uint64_t> heap_pv, heap_mv;
-  uint64_t fixed_pv[kBlocks ? kBlocks : 1], fixed_mv[kBlocks ? kBlocks : 1];
-  uint64_t* pv = fixed_pv;
-  uint64_t* mv = fixed_mv;
-  if (kBlocks == 0) {
-    heap_pv.resize(blocks);
-    heap_mv.resize(blocks);
-    pv = heap_pv.data();
-    mv = heap_mv.data();
-  }
-  for (size_t blk = 0; blk < blocks; ++blk) {
-    pv[blk] = ~0ull;
-    mv[blk] = 0;
-  }
-  const uint64_t last = 1ull << ((m - 1) % 64);
-  ptrdiff_t delta = 0;
-  for (Ch c : text) {
-    const uint64_t* row = masks.Get(c);
-    static const uint64_t kZero[8] = {};
-    if (row == nullptr && kBlocks) row = kZero;
-    uint64_t hp_carry = 1, hn_carry = 0;  // the top row of the matrix grows by one per column
-    uint64_t hp = 0, hn = 0;
-    for (size_t blk = 0; blk < blocks; ++blk) {
-      uint64_t e = row ? row[blk] : 0;
-      uint64_t p = pv[blk], n = mv[blk];
-      uint64_t x = e | n;
-      e |= hn_carry;
-      uint64_t d0 = (((e & p) + p) ^ p) | e | n;
-      hp = n | ~(d0 | p);
-      hn = p & d0;
-      uint64_t hp_out = hp >> 63, hn_out = hn >> 63;
-      uint64_t hp_s = (hp << 1) | hp_carry, hn_s = (hn << 1) | hn_carry;
-      hp_carry = hp_out;
-      hn_carry = hn_out;
-      pv[blk] = hn_s | ~(x | hp_s);
-      mv[blk] = hp_s & x;
-    }
-    delta += (hp & last) ? 1 : 0;
-    delta -= (hn & last) ? 1 : 0;
-  }
-  return delta;
-}
-
 // Renames code points to dense ids: below 256 as they are, wider ones 256 and up, so per-symbol
 // tables stay small. Writes the ids of `a` then `b` into `ids`; returns the id count.
 uint32_t RenameCodePoints(std::u32string_view a, std::u32string_view b,
@@ -180,16 +51,89 @@ uint32_t RenameCodePoints(std::u32string_view a, std::u32string_view b,
   return alphabet;
 }
 
-size_t LevenshteinSkewed(std::string_view text, std::string_view pattern) {
-  return LevenshteinAvx512(reinterpret_cast<const uint8_t*>(text.data()), text.size(),
-                           reinterpret_cast<const uint8_t*>(pattern.data()), pattern.size());
-}
+// Bit masks of a pattern: bit i of symbol c's row is set when pattern[i] == c. A row has `stride`
+// words (at least ⌈m/64⌉; the AVX-512 kernel wants 8), one row per symbol id below `alphabet`,
+// and one more row that stays zero. The table is kept zeroed between uses: only the words a
+// pattern set are cleared afterwards, so a call costs O(m), not a memset of every row.
+template <typename Symbol>
+class PatternMasks {
+ public:
+  PatternMasks(const Symbol* pattern, size_t m, size_t alphabet, size_t stride = 0)
+      : pattern_(pattern), m_(m), blocks_((m + 63) / 64), stride_(stride ? stride : blocks_) {
+    std::vector<uint64_t>& table = Table();
+    if (table.size() < (alphabet + 1) * stride_) table.resize((alphabet + 1) * stride_, 0);
+    rows_ = table.data();
+    for (size_t i = 0; i < m; ++i) rows_[size_t{pattern[i]} * stride_ + i / 64] |= 1ull << (i % 64);
+  }
+  ~PatternMasks() {
+    for (size_t i = 0; i < m_; ++i) rows_[size_t{pattern_[i]} * stride_ + i / 64] = 0;
+  }
+  PatternMasks(const PatternMasks&) = delete;
+  PatternMasks& operator=(const PatternMasks&) = delete;
 
-size_t LevenshteinSkewed(std::u32string_view text, std::u32string_view pattern) {
-  thread_local std::vector<uint32_t> ids;
-  const uint32_t alphabet = RenameCodePoints(text, pattern, ids);
-  return LevenshteinAvx512(ids.data(), text.size(), ids.data() + text.size(), pattern.size(),
-                           alphabet);
+  size_t blocks() const { return blocks_; }
+  const uint64_t* rows() const { return rows_; }
+  const uint64_t* Get(Symbol symbol) const { return rows_ + size_t{symbol} * stride_; }
+
+ private:
+  // Per thread: metrics are scored concurrently, and reusing the table avoids an allocation per
+  // pair. One PatternMasks lives at a time per thread.
+  static std::vector<uint64_t>& Table() {
+    thread_local std::vector<uint64_t> table;
+    return table;
+  }
+
+  const Symbol* pattern_;
+  size_t m_, blocks_, stride_;
+  uint64_t* rows_;
+};
+
+// One text column at a time over all blocks of the pattern; returns the change of the score
+// (the last row of the matrix). kBlocks > 0 fixes the block count at compile time, 0 reads it
+// from the masks.
+template <typename Symbol, size_t kBlocks>
+ptrdiff_t LevenshteinBlocks(const Symbol* text, size_t n, const PatternMasks<Symbol>& masks,
+                            size_t m) {
+  const size_t blocks = kBlocks ? kBlocks : masks.blocks();
+  thread_local std::vector<uint64_t> heap_pv, heap_mv;
+  uint64_t fixed_pv[kBlocks ? kBlocks : 1], fixed_mv[kBlocks ? kBlocks : 1];
+  uint64_t* pv = fixed_pv;
+  uint64_t* mv = fixed_mv;
+  if (kBlocks == 0) {
+    heap_pv.resize(blocks);
+    heap_mv.resize(blocks);
+    pv = heap_pv.data();
+    mv = heap_mv.data();
+  }
+  for (size_t blk = 0; blk < blocks; ++blk) {
+    pv[blk] = ~0ull;
+    mv[blk] = 0;
+  }
+  const uint64_t last = 1ull << ((m - 1) % 64);
+  ptrdiff_t delta = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const uint64_t* row = masks.Get(text[j]);
+    uint64_t hp_carry = 1, hn_carry = 0;  // the top row of the matrix grows by one per column
+    uint64_t hp = 0, hn = 0;
+    for (size_t blk = 0; blk < blocks; ++blk) {
+      uint64_t e = row[blk];
+      uint64_t p = pv[blk], n = mv[blk];
+      uint64_t x = e | n;
+      e |= hn_carry;
+      uint64_t d0 = (((e & p) + p) ^ p) | e | n;
+      hp = n | ~(d0 | p);
+      hn = p & d0;
+      uint64_t hp_out = hp >> 63, hn_out = hn >> 63;
+      uint64_t hp_s = (hp << 1) | hp_carry, hn_s = (hn << 1) | hn_carry;
+      hp_carry = hp_out;
+      hn_carry = hn_out;
+      pv[blk] = hn_s | ~(x | hp_s);
+      mv[blk] = hp_s & x;
+    }
+    delta += (hp & last) ? 1 : 0;
+    delta -= (hn & last) ? 1 : 0;
+  }
+  return delta;
 }
 
 // kAuto and kAvx512 both take the AVX-512 kernel where this CPU has it.
@@ -198,32 +142,25 @@ bool UseAvx512(LevenshteinKernel kernel) {
 }
 
 // Myers' bit-vector algorithm in Hyyrö's multi-block form: 64 cells of the dynamic programme per
-// machine word, O(⌈m/64⌉·n). The pattern is the shorter string; a common prefix and suffix are
-// removed first (they cost no edits).
-template <typename Ch>
-size_t Levenshtein(std::basic_string_view<Ch> a, std::basic_string_view<Ch> b,
-                   LevenshteinKernel kernel = LevenshteinKernel::kAuto) {
-  while (!a.empty() && !b.empty() && a.front() == b.front()) {
-    a.remove_prefix(1);
-    b.remove_prefix(1);
+// machine word, O(⌈m/64⌉·n). Symbols are ids below `alphabet`; 0 < m <= n.
+template <typename Symbol>
+size_t LevenshteinOnSymbols(const Symbol* text, size_t n, const Symbol* pattern, size_t m,
+                            uint32_t alphabet, LevenshteinKernel kernel) {
+  if (m > 64 && m <= 512 && UseAvx512(kernel)) {
+    if constexpr (sizeof(Symbol) == 1) {
+      return LevenshteinAvx512(text, n, pattern, m);  // builds its rows by byte comparisons
+    } else {
+      PatternMasks<Symbol> masks(pattern, m, alphabet, 8);
+      return LevenshteinAvx512(masks.rows(), text, n, m, alphabet);
+    }
   }
-  while (!a.empty() && !b.empty() && a.back() == b.back()) {
-    a.remove_suffix(1);
-    b.remove_suffix(1);
-  }
-  if (a.size() < b.size()) std::swap(a, b);
-  const std::basic_string_view<Ch> text = a, pattern = b;
-  const size_t m = pattern.size();
-  if (m == 0) return text.size();
-  if (m > 64 && m <= 512 && UseAvx512(kernel)) return LevenshteinSkewed(text, pattern);
-  PatternMasks<Ch> masks(pattern);
+  PatternMasks<Symbol> masks(pattern, m, alphabet);
   size_t score = m;
   if (masks.blocks() == 1) {
     uint64_t pv = ~0ull, mv = 0;
     const uint64_t last = 1ull << (m - 1);
-    for (Ch c : text) {
-      const uint64_t* row = masks.Get(c);
-      uint64_t e = row ? *row : 0;
+    for (size_t j = 0; j < n; ++j) {
+      uint64_t e = *masks.Get(text[j]);
       uint64_t x = e | mv;
       uint64_t d0 = (((e & pv) + pv) ^ pv) | x;
       uint64_t hp = mv | ~(d0 | pv);
@@ -239,21 +176,48 @@ size_t Levenshtein(std::basic_string_view<Ch> a, std::basic_string_view<Ch> b,
   }
   switch (masks.blocks()) {  // a fixed block count keeps the state in registers
     case 2:
-      return score + LevenshteinBlocks<Ch, 2>(text, masks, m);
+      return score + LevenshteinBlocks<Symbol, 2>(text, n, masks, m);
     case 3:
-      return score + LevenshteinBlocks<Ch, 3>(text, masks, m);
+      return score + LevenshteinBlocks<Symbol, 3>(text, n, masks, m);
     case 4:
-      return score + LevenshteinBlocks<Ch, 4>(text, masks, m);
+      return score + LevenshteinBlocks<Symbol, 4>(text, n, masks, m);
     case 5:
-      return score + LevenshteinBlocks<Ch, 5>(text, masks, m);
+      return score + LevenshteinBlocks<Symbol, 5>(text, n, masks, m);
     case 6:
-      return score + LevenshteinBlocks<Ch, 6>(text, masks, m);
+      return score + LevenshteinBlocks<Symbol, 6>(text, n, masks, m);
     case 7:
-      return score + LevenshteinBlocks<Ch, 7>(text, masks, m);
+      return score + LevenshteinBlocks<Symbol, 7>(text, n, masks, m);
     case 8:
-      return score + LevenshteinBlocks<Ch, 8>(text, masks, m);
+      return score + LevenshteinBlocks<Symbol, 8>(text, n, masks, m);
     default:
-      return score + LevenshteinBlocks<Ch, 0>(text, masks, m);
+      return score + LevenshteinBlocks<Symbol, 0>(text, n, masks, m);
+  }
+}
+
+// The pattern is the shorter string; a common prefix and suffix are removed first (they cost no
+// edits). Bytes are their own ids; code points are renamed to dense ids.
+template <typename Ch>
+size_t Levenshtein(std::basic_string_view<Ch> a, std::basic_string_view<Ch> b,
+                   LevenshteinKernel kernel = LevenshteinKernel::kAuto) {
+  while (!a.empty() && !b.empty() && a.front() == b.front()) {
+    a.remove_prefix(1);
+    b.remove_prefix(1);
+  }
+  while (!a.empty() && !b.empty() && a.back() == b.back()) {
+    a.remove_suffix(1);
+    b.remove_suffix(1);
+  }
+  if (a.size() < b.size()) std::swap(a, b);
+  const std::basic_string_view<Ch> text = a, pattern = b;
+  const size_t n = text.size(), m = pattern.size();
+  if (m == 0) return n;
+  if constexpr (std::is_same_v<Ch, char>) {
+    return LevenshteinOnSymbols(reinterpret_cast<const uint8_t*>(text.data()), n,
+                                reinterpret_cast<const uint8_t*>(pattern.data()), m, 256, kernel);
+  } else {
+    thread_local std::vector<uint32_t> ids;
+    const uint32_t alphabet = RenameCodePoints(text, pattern, ids);
+    return LevenshteinOnSymbols(ids.data(), n, ids.data() + n, m, alphabet, kernel);
   }
 }
 
