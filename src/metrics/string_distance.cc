@@ -60,7 +60,7 @@ class PatternMasks {
  public:
   PatternMasks(const Symbol* pattern, size_t m, size_t alphabet, size_t stride = 0)
       : pattern_(pattern), m_(m), blocks_((m + 63) / 64), stride_(stride ? stride : blocks_) {
-    std::vector<uint64_t>& table = Table();
+    AlignedWords& table = Table();
     if (table.size() < (alphabet + 1) * stride_) table.resize((alphabet + 1) * stride_, 0);
     rows_ = table.data();
     for (size_t i = 0; i < m; ++i) rows_[size_t{pattern[i]} * stride_ + i / 64] |= 1ull << (i % 64);
@@ -78,8 +78,8 @@ class PatternMasks {
  private:
   // Per thread: metrics are scored concurrently, and reusing the table avoids an allocation per
   // pair. One PatternMasks lives at a time per thread.
-  static std::vector<uint64_t>& Table() {
-    thread_local std::vector<uint64_t> table;
+  static AlignedWords& Table() {
+    thread_local AlignedWords table;
     return table;
   }
 
@@ -151,7 +151,7 @@ size_t LevenshteinOnSymbols(const Symbol* text, size_t n, const Symbol* pattern,
       return LevenshteinAvx512(text, n, pattern, m);  // builds its rows by byte comparisons
     } else {
       PatternMasks<Symbol> masks(pattern, m, alphabet, 8);
-      return LevenshteinAvx512(masks.rows(), text, n, m, alphabet);
+      return LevenshteinAvx512(masks.rows(), pattern, text, n, m, alphabet);
     }
   }
   PatternMasks<Symbol> masks(pattern, m, alphabet);

@@ -308,7 +308,7 @@ TEST(StringDistanceTest, LevenshteinKernelsMatchTheDynamicProgramme) {
   const std::string bytes("ab c\0d", 6);
   const std::u32string wide = U"ab é日\0x";
   const size_t lengths[] = {0, 1, 63, 64, 65, 127, 128, 129, 300, 511, 512, 513, 700};
-  for (int trial = 0; trial < 60; ++trial) {
+  for (int trial = 0; trial < 200; ++trial) {
     const size_t n = lengths[rng() % std::size(lengths)];
     std::vector<char32_t> a(n);
     const bool use_bytes = trial % 2 == 0;
@@ -340,6 +340,36 @@ TEST(StringDistanceTest, LevenshteinKernelsMatchTheDynamicProgramme) {
       ASSERT_EQ(LevenshteinDistance(Utf8(a), Utf8(b), kernel), expected) << "trial " << trial;
     }
     ASSERT_DOUBLE_EQ(JaroSimilarity(a, b), ReferenceJaro(a, b)) << "trial " << trial;
+  }
+}
+
+// The AVX-512 kernel runs the first half of the text forward and the second half backward, then
+// joins the two at the middle column, at whichever pattern row the best alignment crosses it.
+// Here the pattern sits inside x + y filler symbols it does not contain, so the distance is
+// exactly x + y (the length difference, a lower bound) and the alignment crosses the middle at
+// row middle - x: as x grows, every row from m (pattern left of the middle) down to 0 (right of
+// it) is the crossing.
+TEST(StringDistanceTest, LevenshteinJoinsItsHalvesAtEveryRow) {
+  std::mt19937 rng(5);
+  for (const bool use_bytes : {true, false}) {
+    const std::u32string letters = use_bytes ? U"acd" : U"aé日";
+    const char32_t filler = use_bytes ? U'b' : U'ß';
+    for (size_t m : {65, 100, 128, 129, 200, 300, 511, 512}) {
+      std::vector<char32_t> pattern(m);
+      for (auto& c : pattern) c = letters[rng() % letters.size()];
+      const size_t y = rng() % 40;
+      for (size_t x = 0; x <= m + y + 8; x += 1 + rng() % 9) {
+        std::vector<char32_t> text(x, filler);
+        text.insert(text.end(), pattern.begin(), pattern.end());
+        text.insert(text.end(), y, filler);
+        for (LevenshteinKernel kernel : {LevenshteinKernel::kScalar, LevenshteinKernel::kAvx512}) {
+          ASSERT_EQ(LevenshteinDistance(text, pattern, kernel), x + y)
+              << "m " << m << ", x " << x << ", y " << y << ", bytes " << use_bytes;
+          ASSERT_EQ(LevenshteinDistance(Utf8(pattern), Utf8(text), kernel), x + y)
+              << "m " << m << ", x " << x << ", y " << y << ", bytes " << use_bytes;
+        }
+      }
+    }
   }
 }
 

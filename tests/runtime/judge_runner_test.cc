@@ -127,8 +127,14 @@ TEST_P(FaultRecoveryTest, AFaultedFirstRequestIsRecovered) {
   o.stall_ms = 900;  // past the 400 ms timeout
   MockJudgeServer server(o);
   ASSERT_TRUE(server.Start());
-  server.ScriptFault(1, GetParam());
-  server.ScriptFault(2, GetParam());
+  // Transport faults are retried as often as needed: two in a row must be survived. A reply the
+  // runner cannot read gets one repair only, and request 2 may well be the repair of request 1
+  // (the order requests reach the server is up to the scheduler), so those faults come once.
+  const Fault fault = GetParam();
+  const bool repaired =
+      fault == Fault::kCutOff || fault == Fault::kWrongArity || fault == Fault::kProse;
+  server.ScriptFault(1, fault);
+  if (!repaired) server.ScriptFault(2, fault);
   Outcome out = RunRows(Rows(3), Backends(server), FastOptions());
   ASSERT_TRUE(out.status.ok()) << out.status.ToString();
   ASSERT_EQ(out.verdicts.size(), 3u);
@@ -138,7 +144,10 @@ TEST_P(FaultRecoveryTest, AFaultedFirstRequestIsRecovered) {
   }
   const CallCounts& t = out.accounting.total;
   EXPECT_EQ(t.calls, 15);
-  EXPECT_GE(t.retries + t.repairs, 2) << "each fault costs a retry or a repair";
+  EXPECT_GE(t.retries + t.repairs, repaired ? 1 : 2) << "each fault costs a retry or a repair";
+  if (repaired) {
+    EXPECT_EQ(t.repairs, 1);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFault, FaultRecoveryTest,
