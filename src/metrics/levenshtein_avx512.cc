@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -263,25 +264,22 @@ size_t TwoWay(const uint64_t* forward_rows, const uint64_t* backward_rows, const
   return JoinHalves<kBlocks>(f.s, b.s, n, m);
 }
 
+// The kernel for the pattern's block count (2 to 8), fixed at compile time so the blend unrolls.
+template <typename Symbol, size_t... kIndex>
+size_t DispatchBlocks(std::index_sequence<kIndex...>, const uint64_t* forward_rows,
+                      const uint64_t* backward_rows, const Symbol* text, size_t n, size_t m,
+                      uint32_t zero_row) {
+  using Kernel =
+      size_t (*)(const uint64_t*, const uint64_t*, const Symbol*, size_t, size_t, uint32_t);
+  static constexpr Kernel kKernels[] = {&TwoWay<kIndex + 2, Symbol>...};
+  return kKernels[(m + 63) / 64 - 2](forward_rows, backward_rows, text, n, m, zero_row);
+}
+
 template <typename Symbol>
 size_t Dispatch(const uint64_t* forward_rows, const uint64_t* backward_rows, const Symbol* text,
                 size_t n, size_t m, uint32_t zero_row) {
-  switch ((m + 63) / 64) {  // a fixed block count unrolls the blend
-    case 2:
-      return TwoWay<2>(forward_rows, backward_rows, text, n, m, zero_row);
-    case 3:
-      return TwoWay<3>(forward_rows, backward_rows, text, n, m, zero_row);
-    case 4:
-      return TwoWay<4>(forward_rows, backward_rows, text, n, m, zero_row);
-    case 5:
-      return TwoWay<5>(forward_rows, backward_rows, text, n, m, zero_row);
-    case 6:
-      return TwoWay<6>(forward_rows, backward_rows, text, n, m, zero_row);
-    case 7:
-      return TwoWay<7>(forward_rows, backward_rows, text, n, m, zero_row);
-    default:
-      return TwoWay<8>(forward_rows, backward_rows, text, n, m, zero_row);
-  }
+  return DispatchBlocks(std::make_index_sequence<7>(), forward_rows, backward_rows, text, n, m,
+                        zero_row);
 }
 
 // Per thread, all zero between calls: for bytes, the forward and backward row tables (256
