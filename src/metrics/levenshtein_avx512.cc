@@ -175,6 +175,23 @@ inline __m512i ReversedRow(__m512i row, size_t m) {
   return ShiftDown(ReverseBits(row), static_cast<unsigned>(512 - m));
 }
 
+// The reversed pattern's rows for the pattern's distinct symbols, from their forward rows.
+template <typename Symbol>
+void FillReversedRows(const uint64_t* forward, const Symbol* symbols, size_t count, size_t m,
+                      uint64_t* backward) {
+  for (size_t i = 0; i < count; ++i) {
+    const size_t r = size_t{symbols[i]};
+    _mm512_store_si512(backward + 8 * r, ReversedRow(_mm512_load_si512(forward + 8 * r), m));
+  }
+}
+
+// Zeroes the rows of `symbols` again, which keeps a table all zero between calls.
+template <typename Symbol>
+void ClearRows(const Symbol* symbols, size_t count, uint64_t* rows) {
+  for (size_t i = 0; i < count; ++i)
+    _mm512_store_si512(rows + 8 * size_t{symbols[i]}, _mm512_setzero_si512());
+}
+
 // Bits 0..m-1 set.
 inline __m512i LowBits(size_t m) {
   alignas(64) uint64_t words[8];
@@ -329,15 +346,10 @@ size_t LevenshteinAvx512(const uint8_t* text, size_t n, const uint8_t* pattern, 
   }
   // A second pass, so that a row is not read back whole right after its 8-byte pieces were
   // written. (Putting each row together in a register instead measured a little slower.)
-  for (size_t i = 0; i < distinct; ++i) {
-    const size_t r = symbols[i];
-    _mm512_store_si512(backward + 8 * r, ReversedRow(_mm512_load_si512(forward + 8 * r), m));
-  }
+  FillReversedRows(forward, symbols, distinct, m, backward);
   const size_t distance = Dispatch(forward, backward, text, n, m, 256);
-  for (size_t i = 0; i < distinct; ++i) {
-    _mm512_store_si512(forward + 8 * size_t{symbols[i]}, _mm512_setzero_si512());
-    _mm512_store_si512(backward + 8 * size_t{symbols[i]}, _mm512_setzero_si512());
-  }
+  ClearRows(symbols, distinct, forward);
+  ClearRows(symbols, distinct, backward);
   return distance;
 }
 
@@ -355,15 +367,10 @@ size_t LevenshteinAvx512(const uint64_t* rows, const uint32_t* pattern, const ui
     seen[pattern[i]] = 1;
   }
   uint64_t* backward = IdBackwardRows(zero_row);
-  for (size_t i = 0; i < distinct; ++i) {
-    const size_t r = symbols[i];
-    _mm512_store_si512(backward + 8 * r, ReversedRow(_mm512_load_si512(rows + 8 * r), m));
-  }
+  FillReversedRows(rows, symbols.data(), distinct, m, backward);
   const size_t distance = Dispatch(rows, backward, text, n, m, zero_row);
-  for (size_t i = 0; i < distinct; ++i) {
-    seen[symbols[i]] = 0;
-    _mm512_store_si512(backward + 8 * size_t{symbols[i]}, _mm512_setzero_si512());
-  }
+  ClearRows(symbols.data(), distinct, backward);
+  for (size_t i = 0; i < distinct; ++i) seen[symbols[i]] = 0;
   return distance;
 }
 
