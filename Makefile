@@ -4,6 +4,10 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 TALA := $(BUILD_DIR)/tala
+# Our own builds treat warnings as errors; a plain `cmake` build (users, packagers) does not.
+CMAKE_FLAGS ?= -DTALA_WERROR=ON
+# The sanitizer build of the test suite (`make test-sanitize`, run by CI after `make test`).
+SANITIZE_DIR ?= build-sanitize
 
 # Every Debian package the build, the demo and the benchmarks use.
 DEB_PACKAGES := cmake ninja-build g++ pkg-config make \
@@ -13,7 +17,7 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config make \
 # What only the tests add: a real browser for the HTML report test.
 TEST_PACKAGES := chromium
 
-.PHONY: all deps test-deps configure build test demo bench format clean
+.PHONY: all deps test-deps configure build test test-sanitize demo bench format clean
 
 all: build
 
@@ -38,7 +42,7 @@ test-deps:
 	$(call install_missing,$(TEST_PACKAGES))
 
 $(BUILD_DIR)/build.ninja:
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
 
 configure: deps $(BUILD_DIR)/build.ninja
 
@@ -47,6 +51,16 @@ build: configure
 
 test: build test-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# Every test again under AddressSanitizer and UndefinedBehaviorSanitizer (no benchmarks): a
+# finding fails its test. Slower than `make test`; CI runs both.
+test-sanitize: deps test-deps
+	@[ -f $(SANITIZE_DIR)/build.ninja ] || cmake -S . -B $(SANITIZE_DIR) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=Debug -DTALA_WERROR=ON -DTALA_BUILD_BENCH=OFF \
+	  -DTALA_SANITIZE=address,undefined
+	cmake --build $(SANITIZE_DIR) -j $(JOBS)
+	cd $(SANITIZE_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 demo: build
 	@bash examples/demo.sh $(TALA)
@@ -58,4 +72,4 @@ format:
 	@git ls-files '*.h' '*.cc' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)

@@ -8,7 +8,9 @@ function(_tala_apply_flags target)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
   if(TALA_SANITIZE)
-    target_compile_options(${target} PRIVATE -fsanitize=${TALA_SANITIZE} -fno-omit-frame-pointer)
+    # A sanitizer finding must fail the test that hit it, not scroll past in its log.
+    target_compile_options(${target} PRIVATE -fsanitize=${TALA_SANITIZE} -fno-omit-frame-pointer
+      -fno-sanitize-recover=all)
     target_link_options(${target} PRIVATE -fsanitize=${TALA_SANITIZE})
   endif()
 endfunction()

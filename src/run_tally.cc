@@ -55,11 +55,30 @@ void RunTally::AddValue(size_t i, double value) {
   }
 }
 
+void RunTally::CountFailure(const io::RowResult& row) {
+  std::string reason = row.status.ok() ? "" : row.status.ToString();
+  for (const io::RowScore& s : row.scores) {
+    if (reason.empty() && s.failed) reason = s.value.reason;
+  }
+  auto& reasons = summary_.failure_reasons;
+  for (auto& [known, rows] : reasons) {
+    if (known == reason) {
+      ++rows;
+      return;
+    }
+  }
+  constexpr size_t kReasonsKept = 5;
+  if (reasons.size() < kReasonsKept) reasons.emplace_back(std::move(reason), 1);
+}
+
 void RunTally::Add(const io::RowResult& row) {
   ++summary_.rows_scored;
   bool failed = !row.status.ok();
   for (const io::RowScore& s : row.scores) failed = failed || s.failed;
-  if (failed) ++summary_.rows_failed;
+  if (failed) {
+    ++summary_.rows_failed;
+    CountFailure(row);
+  }
   for (size_t i = 0; i < row.scores.size(); ++i) {
     const io::RowScore& s = row.scores[i];
     if (s.value.value) {

@@ -31,6 +31,7 @@ class RunTally {
 
  private:
   void AddValue(size_t metric, double value);
+  void CountFailure(const io::RowResult& row);
   void CountDiagnosis(analysis::Diagnosis d, const std::string& id,
                       const std::map<std::string, double>& scores);
   RunSummary& summary_;

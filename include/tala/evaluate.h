@@ -112,7 +112,7 @@ struct RunAccounting {
   bool used = false;       // an LLM judge ran
   bool estimated = false;  // --dry-run: calls not made, tokens estimated (4 chars a token)
   CallTally total;
-  std::vector<std::pair<std::string, CallTally>> by_prompt;  // "rate_chunks@1", ...
+  std::vector<std::pair<std::string, CallTally>> by_prompt;  // "rate_chunks@2", ...
   // Shared calls are split evenly between the metrics that use them.
   std::vector<std::pair<std::string, CallTally>> by_metric;
   int64_t rows = 0;  // rows the calls were made for
@@ -141,6 +141,9 @@ struct RunSummary {
   int64_t rows_resumed = 0;        // rows kept from the results file (--resume)
   RunAccounting accounting;
   std::vector<std::string> warnings;  // e.g. a corrupt cache that was rebuilt
+  // Why rows failed: each distinct reason in the order first met, with the rows it hit. At most
+  // the first 5 distinct reasons are kept; rows_failed counts every failed row.
+  std::vector<std::pair<std::string, int64_t>> failure_reasons;
 };
 
 // kDataError (with `errors` filled) when rows are bad under OnError::kFail; kInvalidArgument for

@@ -36,7 +36,7 @@ void ProgressLine::Update(const Progress& p) {
     drawn_ = true;
   } else {
     std::snprintf(line, sizeof line,
-                  "scored %lld/%lld rows (in flight %d, cache hits %lld, errors %lld, tokens "
+                  "finished %lld/%lld rows (in flight %d, cache hits %lld, errors %lld, tokens "
                   "%lld, ETA %s)\n",
                   static_cast<long long>(p.rows_done), static_cast<long long>(p.rows_total),
                   p.in_flight, static_cast<long long>(p.cache_hits),

@@ -32,17 +32,19 @@ std::string_view ErrorCodeName(ErrorCode code) {
 
 std::string Status::ToString() const {
   if (ok()) return "ok";
+  // Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict on `out += ":" +
+  // std::to_string(n)` (a temporary string concatenated into the one being grown).
   std::string out;
   if (!where_.file.empty()) {
-    out += where_.file;
-    if (where_.line > 0) out += ":" + std::to_string(where_.line);
-    if (where_.column > 0) out += ":" + std::to_string(where_.column);
-    out += ": ";
+    out.append(where_.file);
+    if (where_.line > 0) out.append(":").append(std::to_string(where_.line));
+    if (where_.column > 0) out.append(":").append(std::to_string(where_.column));
+    out.append(": ");
   } else if (code_ != ErrorCode::kDataError) {
-    out += std::string(ErrorCodeName(code_)) + ": ";
+    out.append(ErrorCodeName(code_)).append(": ");
   }
-  if (!where_.field.empty()) out += "field \"" + where_.field + "\": ";
-  out += message_;
+  if (!where_.field.empty()) out.append("field \"").append(where_.field).append("\": ");
+  out.append(message_);
   return out;
 }
 

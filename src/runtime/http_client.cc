@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -146,8 +147,22 @@ void HttpClient::Poll(std::chrono::milliseconds wait) {
       char* effective = nullptr;
       curl_easy_getinfo(t->easy, CURLINFO_EFFECTIVE_URL, &effective);
       if (effective) url = effective;
-      Finish(t, TransportError(code, t->error, url));
+      Status error = TransportError(code, t->error, url);
+      if (code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST ||
+          code == CURLE_COULDNT_RESOLVE_PROXY) {
+        // curl says "Couldn't connect to server"; the system's reason ("Connection refused")
+        // tells a user which of the usual causes it is.
+        long os_errno = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
+        if (os_errno != 0) {
+          error = Status(error.code(),
+                         error.message() + " (" + std::strerror(static_cast<int>(os_errno)) + ")");
+        }
+        if (unreachable_++ == 0) first_unreachable_ = error.message();
+      }
+      Finish(t, std::move(error));
     } else {
+      ++responses_;
       curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
       HttpResponse response = std::move(t->response);
       Finish(t, std::move(response));

@@ -4,8 +4,10 @@
 // The only file that includes curl. Only the thread that created it may call it.
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <unordered_set>
 
 #include "judges/http/wire.h"
@@ -34,6 +36,13 @@ class HttpClient {
   // Wall time of all finished requests, summed: divided by their number, the latency the
   // server showed.
   double request_seconds() const { return request_seconds_; }
+  // Responses received with any HTTP status: a server answered.
+  int64_t responses() const { return responses_; }
+  // Transfers that never reached a server: connection refused, host not resolved, no route.
+  // A run whose calls all end so has a wrong URL or a server that is down, not a flaky link.
+  int64_t unreachable() const { return unreachable_; }
+  // The first such failure's text ("http://...: Failed to connect to ... Connection refused").
+  const std::string& first_unreachable() const { return first_unreachable_; }
 
  private:
   struct Transfer;
@@ -42,6 +51,9 @@ class HttpClient {
   void* multi_ = nullptr;
   int in_flight_ = 0;
   double request_seconds_ = 0;
+  int64_t responses_ = 0;
+  int64_t unreachable_ = 0;
+  std::string first_unreachable_;
   std::unordered_set<Transfer*> transfers_;
 };
 

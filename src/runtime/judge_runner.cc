@@ -259,6 +259,7 @@ void JudgeRunner::OnResponse(Pending* raw, Result<HttpResponse> response) {
   impl_->in_flight.erase(it);
   if (!response) {
     if (response.error().code() == ErrorCode::kCancelled) return;
+    StopIfUnreachable();
     RetryOrFail(std::move(p), response.error(), std::nullopt);
     return;
   }
@@ -327,6 +328,21 @@ void JudgeRunner::OnResponse(Pending* raw, Result<HttpResponse> response) {
                       std::string(judges::llm::CallKindName(p->call.kind)) +
                           ": the reply stayed unreadable after a repair request: " + error);
   CallOver(std::move(p));
+}
+
+// When the first requests all fail before reaching a server (refused, unresolved) and no
+// request has been answered at all, the URL is wrong or the server is down: every retry of
+// every call would fail alike, so the run stops with that reason instead of retrying each call
+// to its limit. A server that answered once and then drops is a flaky link, and retried.
+void JudgeRunner::StopIfUnreachable() {
+  constexpr int64_t kUnreachableLimit = 3;
+  const HttpClient& http = *impl_->http;
+  if (!fatal_.ok() || http.responses() > 0 || http.unreachable() < kUnreachableLimit) return;
+  fatal_ = Status(ErrorCode::kUnavailable,
+                  "cannot reach the judge: " + http.first_unreachable() + " (the first " +
+                      std::to_string(http.unreachable()) +
+                      " requests could not connect and none was answered; is the server "
+                      "running, and is --base-url right?)");
 }
 
 void JudgeRunner::RetryOrFail(std::unique_ptr<Pending> p, const Status& error,

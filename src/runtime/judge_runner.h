@@ -59,7 +59,9 @@ class JudgeRunner {
 
   // Runs until every row is handed back. kCancelled when `stop` is set (rows handed back so
   // far stay handed back; unfinished ones are dropped); the first fatal HTTP error (401, 403,
-  // 404: every call would fail alike) stops the run with that error.
+  // 404: every call would fail alike) stops the run with that error, and so does a judge that
+  // cannot be reached at all (kUnavailable: the first requests were refused or the host did
+  // not resolve, and none was ever answered).
   Status Run(const NextRow& next, const PlanRow& plan, const RowDone& done,
              const std::atomic<bool>* stop, const Tick& tick);
 
@@ -83,6 +85,7 @@ class JudgeRunner {
   void Send(std::unique_ptr<Pending> p);
   void OnResponse(Pending* p, Result<judges::http::HttpResponse> response);
   bool Accept(Pending& p, const std::string& text, std::string* error);
+  void StopIfUnreachable();
   void RetryOrFail(std::unique_ptr<Pending> p, const Status& error,
                    std::optional<Duration> retry_after);
   void CallOver(std::unique_ptr<Pending> p);

@@ -1,7 +1,11 @@
 // `tala eval` with an LLM judge, end to end: the built binary against the tala-mock-judge
 // program on 127.0.0.1 (OpenAI wire format).
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -45,6 +49,22 @@ std::vector<std::string> RowLines(const std::string& text) {
     if (l.rfind("{\"id\":", 0) == 0) out.push_back(l);
   }
   return out;
+}
+
+// A port on 127.0.0.1 that nothing listens on (free when this returns).
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    close(fd);
+    return 0;
+  }
+  close(fd);
+  return ntohs(addr.sin_port);
 }
 
 class LlmEvalTest : public ::testing::Test {
@@ -96,7 +116,7 @@ TEST_F(LlmEvalTest, ScoresWritesAManifestAndAccountsForEveryCall) {
   std::vector<std::string> lines = Lines(dir_.Read("r.jsonl"));
   ASSERT_EQ(lines.size(), 14u);  // manifest, 12 rows, run record
   EXPECT_EQ(lines.front().rfind("{\"tala_manifest\":", 0), 0u);
-  EXPECT_NE(lines.front().find("\"response_claims\":\"1\""), std::string::npos) << lines.front();
+  EXPECT_NE(lines.front().find("\"response_claims\":\"2\""), std::string::npos) << lines.front();
   EXPECT_EQ(lines.back().rfind("{\"tala_run\":{\"status\":\"complete\"", 0), 0u) << lines.back();
   EXPECT_NE(lines[1].find("\"id\":\"q0\""), std::string::npos) << "rows keep input order";
   // Reports and compare read the file back, skipping the manifest and run record.
@@ -200,7 +220,7 @@ TEST_F(LlmEvalTest, DryRunEstimatesWithoutCallingOrWriting) {
   RunTala("eval " + Eval(data, out, ""));  // warm the cache
   CommandOutput again = RunTala("eval " + Eval(data, out, "--dry-run --json"));
   EXPECT_NE(again.out.find("\"estimated\":true"), std::string::npos) << again.out;
-  EXPECT_NE(again.out.find("\"rate_chunks@1\":{\"calls\":0,\"cache_hits\":10,"), std::string::npos)
+  EXPECT_NE(again.out.find("\"rate_chunks@2\":{\"calls\":0,\"cache_hits\":10,"), std::string::npos)
       << "cached calls are predicted: " << again.out;
 }
 
@@ -245,6 +265,44 @@ TEST_F(LlmEvalTest, ConfigFileSetsOptionsAndFlagsOverrideIt) {
   CommandOutput t = RunTala("eval " + data + " --config " + typed + " 2>&1");
   EXPECT_NE(t.out.find("typed.toml:1: max_in_flight: expected an integer"), std::string::npos)
       << t.out;
+}
+
+TEST_F(LlmEvalTest, Issue16_TheMockJudgeListensOnTheGivenPort) {
+  int port = FreePort();
+  ASSERT_GT(port, 0);
+  StartMock({"--port", std::to_string(port)});
+  EXPECT_EQ(url_, "http://127.0.0.1:" + std::to_string(port) + "/v1");
+  std::string data = dir_.Write("d.jsonl", Dataset(2));
+  CommandOutput r = RunTala("eval " + Eval(data, dir_.path() + "/r.jsonl", "--cache off"));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  ChildProcess bad({std::string(TALA_BINARY_DIR) + "/tala-mock-judge", "--port", "70000"});
+  EXPECT_EQ(bad.FirstLine(), "");  // refused before serving: no URL
+}
+
+TEST_F(LlmEvalTest, Issue16_AJudgeThatRefusesConnectionsStopsTheRunWithTheReason) {
+  int port = FreePort();
+  ASSERT_GT(port, 0);
+  url_ = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+  std::string data = dir_.Write("d.jsonl", Dataset(50));
+  CommandOutput r = RunTala("eval " + Eval(data, dir_.path() + "/r.jsonl", "--cache off"));
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("cannot reach the judge: " + url_), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("is the server running"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Connection refused"), std::string::npos) << r.out;
+}
+
+TEST_F(LlmEvalTest, Issue16_WhenEveryCallFailsTheSummarySaysFinishedNotScoredAndWhy) {
+  StartMock({"--always", "500"});
+  std::string data = dir_.Write("d.jsonl", Dataset(4));
+  CommandOutput r = RunTala("eval " + Eval(data, dir_.path() + "/r.jsonl",
+                                           "--cache off --max-retries 0 --metrics faithfulness"));
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("rows: 4 finished: 0 scored, 4 with judge failures"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("judge failures, first distinct reasons (rows):\n       4  "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("HTTP 500"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -1,12 +1,16 @@
 // tala-mock-judge: the mock judge server as a program, for benchmarks and end-to-end tests.
 // Prints its base URL on the first line of stdout, then serves until SIGINT or SIGTERM.
+// `tala-mock-judge --help` lists the flags (README: "The mock judge").
 
 #include <sys/resource.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -16,13 +20,35 @@ namespace {
 volatile std::sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
 
-void Usage() {
-  std::fprintf(stderr,
-               "usage: tala-mock-judge [--latency-ms N] [--threads N] [--fault-rate R] "
-               "[--seed N] [--stall-ms N] [--always "
-               "429|500|stall|drop|malformed-body|cut-off|wrong-arity|prose|401]\n"
-               "An OpenAI/Anthropic-compatible judge server on 127.0.0.1 that answers tala's "
-               "prompts deterministically; prints its base URL, serves until killed.\n");
+void Usage(FILE* out) {
+  std::fprintf(
+      out,
+      "usage: tala-mock-judge [--host ADDR] [--port N] [--latency-ms N] [--threads N]\n"
+      "                       [--fault-rate R] [--seed N] [--stall-ms N] [--always FAULT]\n"
+      "\n"
+      "An OpenAI/Anthropic-compatible judge server that answers tala's prompts\n"
+      "deterministically (claims by sentence, support by word overlap). It prints its base URL\n"
+      "(http://HOST:PORT/v1) on the first line of stdout and serves until SIGINT or SIGTERM,\n"
+      "then prints its request and token counts on stderr.\n"
+      "\n"
+      "  --host ADDR       address to listen on (default 127.0.0.1)\n"
+      "  --port N          port to listen on (default: a free port, shown in the URL)\n"
+      "  --latency-ms N    delay added to every reply (default 0)\n"
+      "  --threads N       requests served at once (default 128)\n"
+      "  --fault-rate R    share of requests given a fault, 0..1 (default 0)\n"
+      "  --seed N          seed of the fault draw (default 1)\n"
+      "  --stall-ms N      how long a 'stall' fault waits (default 1500)\n"
+      "  --always FAULT    every request gets FAULT: 429, 500, stall, drop, malformed-body,\n"
+      "                    cut-off, wrong-arity, prose or 401\n");
+}
+
+// A whole non-negative integer within [lo, hi], or nullopt.
+std::optional<long long> Integer(const char* text, long long lo, long long hi) {
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) return std::nullopt;
+  return v;
 }
 }  // namespace
 
@@ -31,30 +57,59 @@ int main(int argc, char** argv) {
   options.threads = 128;
   std::string always;  // a fault every request gets ("401", "500", ...)
   for (int i = 1; i < argc; ++i) {
-    auto value = [&](const char* flag) -> const char* {
-      if (std::strcmp(argv[i], flag) != 0 || i + 1 >= argc) return nullptr;
-      return argv[++i];
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      Usage(stdout);
+      return 0;
+    }
+    if (flag.rfind("--", 0) != 0 || i + 1 >= argc) {
+      std::fprintf(stderr, "tala-mock-judge: %s: %s\n\n", flag.c_str(),
+                   flag.rfind("--", 0) == 0 ? "needs a value" : "not an option");
+      Usage(stderr);
+      return 2;
+    }
+    const char* v = argv[++i];
+    auto bad = [&](const char* what) {
+      std::fprintf(stderr, "tala-mock-judge: %s: expected %s, got \"%s\"\n", flag.c_str(), what, v);
+      return 2;
     };
-    if (const char* v = value("--latency-ms")) {
-      options.latency_ms = std::atoi(v);
-    } else if (const char* v = value("--threads")) {
-      options.threads = std::atoi(v);
-    } else if (const char* v = value("--fault-rate")) {
-      options.fault_rate = std::atof(v);
-    } else if (const char* v = value("--seed")) {
-      options.seed = std::strtoull(v, nullptr, 10);
-    } else if (const char* v = value("--stall-ms")) {
-      options.stall_ms = std::atoi(v);
-    } else if (const char* v = value("--always")) {
+    if (flag == "--host") {
+      options.host = v;
+    } else if (flag == "--port") {
+      auto n = Integer(v, 1, 65535);
+      if (!n) return bad("a port number 1..65535");
+      options.port = static_cast<int>(*n);
+    } else if (flag == "--latency-ms" || flag == "--stall-ms" || flag == "--threads") {
+      auto n = Integer(v, flag == "--threads" ? 1 : 0, 3600000);
+      if (!n) return bad(flag == "--threads" ? "a whole number >= 1" : "a whole number >= 0");
+      int& field = flag == "--latency-ms" ? options.latency_ms
+                   : flag == "--stall-ms" ? options.stall_ms
+                                          : options.threads;
+      field = static_cast<int>(*n);
+    } else if (flag == "--fault-rate") {
+      char* end = nullptr;
+      double r = std::strtod(v, &end);
+      if (end == v || *end != '\0' || !(r >= 0 && r <= 1)) return bad("a share 0..1");
+      options.fault_rate = r;
+    } else if (flag == "--seed") {
+      auto n = Integer(v, 0, std::numeric_limits<long long>::max());
+      if (!n) return bad("a whole number >= 0");
+      options.seed = static_cast<uint64_t>(*n);
+    } else if (flag == "--always") {
       always = v;
     } else {
-      Usage();
-      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+      std::fprintf(stderr, "tala-mock-judge: unknown option %s\n\n", flag.c_str());
+      Usage(stderr);
+      return 2;
     }
   }
   tala::testing::MockJudgeServer server(options);
   if (!server.Start()) {
-    std::fprintf(stderr, "tala-mock-judge: cannot bind 127.0.0.1\n");
+    std::fprintf(stderr,
+                 "tala-mock-judge: cannot listen on %s port %s (in use, or not an address "
+                 "of this machine)\n",
+                 options.host.c_str(),
+                 options.port > 0 ? std::to_string(options.port).c_str() : "(any)");
     return 1;
   }
   if (!always.empty()) {

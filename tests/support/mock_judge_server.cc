@@ -21,47 +21,35 @@ using nlohmann::json;
 // --- Reading tala's prompts -------------------------------------------------------------------
 
 struct Request {
-  std::string fields;  // "supported_by, correct"
+  std::vector<std::string> fields;  // "supported_by", "correct"
   int questions = 0;
   std::string question, answer, reference;
   std::vector<std::pair<int, std::string>> chunks;  // number, text
 };
 
-std::string After(const std::string& line, const char* label) {
-  return line.substr(std::string(label).size());
+std::string StringAt(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// tala's user message is one JSON object (see judges/llm/row_calls.cc); anything else is read as
+// an empty request, as a confused model would.
 Request ParseRequest(const std::string& user) {
   Request r;
-  std::istringstream in(user);
-  std::string line;
-  std::string* open = nullptr;  // the section a continuation line belongs to
-  bool in_context = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("Fields: ", 0) == 0) {
-      r.fields = After(line, "Fields: ");
-    } else if (line.rfind("Questions: ", 0) == 0) {
-      r.questions = std::atoi(After(line, "Questions: ").c_str());
-    } else if (line.rfind("QUESTION: ", 0) == 0) {
-      r.question = After(line, "QUESTION: ");
-      open = &r.question;
-    } else if (line.rfind("ANSWER: ", 0) == 0) {
-      r.answer = After(line, "ANSWER: ");
-      open = &r.answer;
-    } else if (line.rfind("REFERENCE: ", 0) == 0) {
-      r.reference = After(line, "REFERENCE: ");
-      open = &r.reference;
-    } else if (line == "CONTEXT:") {
-      in_context = true;
-      open = nullptr;
-    } else if (in_context && line.size() > 2 && line[0] == '[' &&
-               line.find("] ") != std::string::npos) {
-      size_t close = line.find("] ");
-      r.chunks.emplace_back(std::atoi(line.substr(1, close - 1).c_str()), line.substr(close + 2));
-      open = &r.chunks.back().second;
-    } else if (open != nullptr) {
-      *open += "\n" + line;
-    }
+  json j = json::parse(user, nullptr, false);
+  if (!j.is_object()) return r;
+  for (const json& f : j.value("fields", json::array())) {
+    if (f.is_string()) r.fields.push_back(f.get<std::string>());
+  }
+  if (auto it = j.find("questions_wanted"); it != j.end() && it->is_number_integer()) {
+    r.questions = it->get<int>();
+  }
+  r.question = StringAt(j, "question");
+  r.answer = StringAt(j, "answer");
+  r.reference = StringAt(j, "reference");
+  for (const json& c : j.value("contexts", json::array())) {
+    if (!c.is_object()) continue;
+    r.chunks.emplace_back(c.value("n", 0), StringAt(c, "text"));
   }
   return r;
 }
@@ -109,7 +97,10 @@ std::vector<std::string> Sentences(const std::string& text) {
 }
 
 bool Wants(const Request& r, const char* field) {
-  return r.fields.find(field) != std::string::npos;
+  for (const std::string& f : r.fields) {
+    if (f == field) return true;
+  }
+  return false;
 }
 
 json ResponseClaims(const Request& r) {
@@ -271,11 +262,12 @@ struct MockJudgeServer::Impl {
   httplib::Server server;
   std::thread thread;
   mutable std::mutex mu;
-  MockJudgeStats stats;             // guarded by mu
-  std::map<int64_t, Fault> script;  // guarded by mu
-  Fault standing = Fault::kNone;    // guarded by mu
-  std::mt19937_64 rng;              // guarded by mu
-  size_t next_kind = 0;             // guarded by mu
+  MockJudgeStats stats;                   // guarded by mu
+  std::map<int64_t, Fault> script;        // guarded by mu
+  Fault standing = Fault::kNone;          // guarded by mu
+  std::mt19937_64 rng;                    // guarded by mu
+  size_t next_kind = 0;                   // guarded by mu
+  std::vector<RecordedRequest> requests;  // guarded by mu
 
   explicit Impl(MockJudgeOptions o) : options(std::move(o)), rng(options.seed) {}
 
@@ -373,6 +365,10 @@ struct MockJudgeServer::Impl {
         if (role == "user" && user.empty()) user = content;  // the request, not a repair
       }
     }
+    if (options.record_requests) {
+      std::lock_guard<std::mutex> lock(mu);
+      requests.push_back({system, user});
+    }
     prompt_chars += system.size();
     std::string task = TaskOf(ParseRequest(user));
     Fault f = Decide(task);
@@ -466,7 +462,13 @@ bool MockJudgeServer::Start() {
   impl->server.Post("/v1/embeddings", [impl](const httplib::Request& q, httplib::Response& r) {
     impl->Embeddings(q, r);
   });
-  port_ = impl->server.bind_to_any_port("127.0.0.1");
+  const std::string& host = impl->options.host;
+  if (impl->options.port > 0) {
+    if (!impl->server.bind_to_port(host.c_str(), impl->options.port)) return false;
+    port_ = impl->options.port;
+  } else {
+    port_ = impl->server.bind_to_any_port(host.c_str());
+  }
   if (port_ <= 0) return false;
   WidenListenBacklog(port_);
   impl->thread = std::thread([impl] { impl->server.listen_after_bind(); });
@@ -481,7 +483,10 @@ void MockJudgeServer::Stop() {
 }
 
 std::string MockJudgeServer::base_url() const {
-  return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
+  const std::string& host = impl_->options.host;
+  // An IPv6 literal needs brackets in a URL.
+  std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  return "http://" + shown + ":" + std::to_string(port_) + "/v1";
 }
 
 void MockJudgeServer::ScriptFault(int64_t request, Fault fault) {
@@ -492,6 +497,11 @@ void MockJudgeServer::ScriptFault(int64_t request, Fault fault) {
 void MockJudgeServer::SetStandingFault(Fault fault) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->standing = fault;
+}
+
+std::vector<RecordedRequest> MockJudgeServer::requests() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->requests;
 }
 
 MockJudgeStats MockJudgeServer::stats() const {

@@ -33,12 +33,15 @@ enum class Fault {
 const char* FaultName(Fault f);
 
 struct MockJudgeOptions {
-  int latency_ms = 0;       // added to every reply
-  int threads = 16;         // concurrent requests served
-  int stall_ms = 1500;      // kStall's delay
-  int retry_after_ms = 20;  // sent with 429 as retry-after-ms (Retry-After: 1 also sent)
-  double fault_rate = 0;    // share of requests faulted (seeded), kinds in turn from below
+  std::string host = "127.0.0.1";  // the address to listen on
+  int port = 0;                    // 0: a free port, chosen at Start()
+  int latency_ms = 0;              // added to every reply
+  int threads = 16;                // concurrent requests served
+  int stall_ms = 1500;             // kStall's delay
+  int retry_after_ms = 20;         // sent with 429 as retry-after-ms (Retry-After: 1 also sent)
+  double fault_rate = 0;           // share of requests faulted (seeded), kinds in turn from below
   uint64_t seed = 1;
+  bool record_requests = false;  // keep every chat request's messages (see requests())
   std::vector<Fault> fault_kinds = {Fault::kRateLimited,   Fault::kServerError, Fault::kDrop,
                                     Fault::kMalformedBody, Fault::kCutOff,      Fault::kWrongArity,
                                     Fault::kProse};
@@ -54,21 +57,30 @@ struct MockJudgeStats {
   std::map<std::string, int64_t> faults;   // fault name -> times injected
 };
 
+// A chat request as the mock received it: the system message and the first user message.
+struct RecordedRequest {
+  std::string system;
+  std::string user;
+};
+
 class MockJudgeServer {
  public:
   explicit MockJudgeServer(MockJudgeOptions options = {});
   ~MockJudgeServer();
-  // Binds a free port on 127.0.0.1 and serves on a background thread. False when it cannot.
+  // Binds options.port (or a free port) on options.host and serves on a background thread.
+  // False when it cannot (the port is taken, the host is not an address of this machine).
   bool Start();
   void Stop();
   int port() const { return port_; }
-  std::string base_url() const;  // "http://127.0.0.1:PORT/v1"
+  std::string base_url() const;  // "http://HOST:PORT/v1"
 
   // The n-th request (1-based, in arrival order) gets `fault` (overrides the fault rate).
   void ScriptFault(int64_t request, Fault fault);
   // Every request gets `fault` from now on (kNone to stop).
   void SetStandingFault(Fault fault);
   MockJudgeStats stats() const;
+  // Every chat request so far, in arrival order (only with options.record_requests).
+  std::vector<RecordedRequest> requests() const;
 
  private:
   struct Impl;

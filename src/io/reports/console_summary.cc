@@ -73,11 +73,22 @@ std::string FormatEstimateTable(const RunSummary& s) {
 std::string FormatSummaryTable(const RunSummary& s) {
   size_t width = 6;
   for (const MetricSummary& m : s.metrics) width = std::max(width, m.key.size());
-  std::string out = fmt::format("judge: {}   rows: {} scored", s.judge, s.rows_scored);
+  // A row whose judge calls failed is finished but not scored: say so, and say why up front.
+  std::string out =
+      s.rows_failed > 0
+          ? fmt::format("judge: {}   rows: {} finished: {} scored, {} with judge failures", s.judge,
+                        s.rows_scored, s.rows_scored - s.rows_failed, s.rows_failed)
+          : fmt::format("judge: {}   rows: {} scored", s.judge, s.rows_scored);
   if (s.rows_skipped > 0) out += fmt::format(", {} skipped (invalid)", s.rows_skipped);
   if (s.rows_resumed > 0) out += fmt::format(" ({} kept from the results file)", s.rows_resumed);
-  if (s.rows_failed > 0) out += fmt::format(", {} with judge failures", s.rows_failed);
-  out += "\n\n";
+  out += "\n";
+  if (!s.failure_reasons.empty()) {
+    out += "judge failures, first distinct reasons (rows):\n";
+    for (const auto& [reason, rows] : s.failure_reasons) {
+      out += fmt::format("  {:>6}  {}\n", rows, reason);
+    }
+  }
+  out += "\n";
   out += fmt::format("{:<{}}  {:>7}  {:>17}  {:>7}  {:>9}  {:>6}  {}\n", "metric", width, "mean",
                      "95% interval", "scored", "undefined", "failed", "better");
   out += std::string(width + 67, '-') + "\n";
@@ -120,7 +131,13 @@ std::string FormatSummaryJson(const RunSummary& s) {
   AppendJsonString(out, s.results_path);
   out += fmt::format(",\"rows_read\":{},\"rows_scored\":{},\"rows_skipped\":{},\"rows_failed\":{}",
                      s.rows_read, s.rows_scored, s.rows_skipped, s.rows_failed);
-  out += ",\"metrics\":[";
+  out += ",\"failure_reasons\":[";
+  for (size_t i = 0; i < s.failure_reasons.size(); ++i) {
+    out += i > 0 ? ",{\"reason\":" : "{\"reason\":";
+    AppendJsonString(out, s.failure_reasons[i].first);
+    out += fmt::format(",\"rows\":{}}}", s.failure_reasons[i].second);
+  }
+  out += "],\"metrics\":[";
   for (size_t i = 0; i < s.metrics.size(); ++i) {
     const MetricSummary& m = s.metrics[i];
     if (i > 0) out += ',';

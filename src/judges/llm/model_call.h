@@ -31,7 +31,7 @@ struct ModelCall {
   int chunk_begin = 0;  // kRateChunks: the chunks rated, [chunk_begin, chunk_end)
   int chunk_end = 0;
   int questions = 0;      // kGenerateQuestions: how many were asked for
-  std::string prompt_id;  // "rate_chunks@1"; empty for kEmbed
+  std::string prompt_id;  // "rate_chunks@2"; empty for kEmbed
   std::vector<ChatMessage> messages;
   std::string schema;               // JSON schema of the reply, for structured output
   std::vector<std::string> inputs;  // kEmbed: the texts

@@ -21,7 +21,7 @@ struct Prompt {
   std::string name;
   std::string version;  // "1"
   std::string system;   // the instructions, sent as the system message
-  // "response_claims@1": the identity used in cache keys and manifests.
+  // "response_claims@2": the identity used in cache keys and manifests.
   std::string id() const { return name + "@" + version; }
 };
 

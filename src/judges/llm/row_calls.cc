@@ -24,19 +24,31 @@ const std::vector<std::string>& Chunks(const Sample& s) {
   return s.retrieved_contexts ? *s.retrieved_contexts : kNone;
 }
 
-void AppendChunks(std::string& out, const std::vector<std::string>& chunks, int begin, int end) {
-  out += "CONTEXT:\n";
-  for (int i = begin; i < end; ++i) {
-    out += "[" + std::to_string(i + 1) + "] " + chunks[i] + "\n";
-  }
-}
+// The user message of every chat call is one JSON object holding the row's texts as string
+// values, so no text in a row (a line "CONTEXT:", a fake "[2] ..." chunk, "ignore the
+// instructions above") can open a section of its own: the prompts say that everything inside
+// the object is material to judge. Keys appear in this order: fields, question, answer,
+// reference, contexts.
+using Request = nlohmann::ordered_json;
 
-std::string FieldList(std::initializer_list<std::pair<bool, const char*>> fields) {
-  std::string out;
+Request::array_t FieldList(std::initializer_list<std::pair<bool, const char*>> fields) {
+  Request::array_t out;
   for (auto [wanted, name] : fields) {
-    if (wanted) out += (out.empty() ? "" : ", ") + std::string(name);
+    if (wanted) out.emplace_back(name);
   }
   return out;
+}
+
+Request::array_t Contexts(const std::vector<std::string>& chunks, int begin, int end) {
+  Request::array_t out;
+  for (int i = begin; i < end; ++i) out.push_back(Request{{"n", i + 1}, {"text", chunks[i]}});
+  return out;
+}
+
+std::string Encode(const Request& request) {
+  // Invalid UTF-8 would make the encoder throw; the readers reject it, but a replacement
+  // character is the safe answer if one ever gets this far.
+  return request.dump(-1, ' ', false, Request::error_handler_t::replace);
 }
 
 // Strict-mode JSON schema (every property required, nothing else allowed), as OpenAI asks.
@@ -125,33 +137,37 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
   const Sample& s = sample_;
   const auto& chunks = Chunks(s);
   const int n = static_cast<int>(chunks.size());
-  const std::string question = "QUESTION: " + QuestionText(s) + "\n";
-  const std::string answer = "ANSWER: " + s.response.value_or("") + "\n";
-  const std::string reference = "REFERENCE: " + s.reference.value_or("") + "\n";
+  const std::string question = QuestionText(s);
+  const std::string answer = s.response.value_or("");
+  const std::string reference = s.reference.value_or("");
   std::vector<ModelCall> calls;
   if (tasks_ & kResponseClaimTasks) {
     bool support = Contains(tasks_, JudgeTask::kVerifyResponseClaims);
     bool correct = Contains(tasks_, JudgeTask::kCheckClaimsAgainstReference);
-    std::string user = "Fields: " + FieldList({{support, "supported_by"}, {correct, "correct"}}) +
-                       "\n" + question + answer + (correct ? reference : "");
-    if (support) AppendChunks(user, chunks, 0, n);
+    Request user = {{"fields", FieldList({{support, "supported_by"}, {correct, "correct"}})},
+                    {"question", question},
+                    {"answer", answer}};
+    if (correct) user["reference"] = reference;
+    if (support) user["contexts"] = Contexts(chunks, 0, n);
     json claim = {{"claim", kString}, {"reason", kString}};
     if (support) claim["supported_by"] = ArrayOf(kInt);
     if (correct) claim["correct"] = kBool;
-    calls.push_back(Chat(CallKind::kResponseClaims, tasks_ & kResponseClaimTasks, user,
+    calls.push_back(Chat(CallKind::kResponseClaims, tasks_ & kResponseClaimTasks, Encode(user),
                          ObjectSchema({{"claims", ArrayOf(ObjectSchema(claim))}})));
   }
   if (tasks_ & kReferenceClaimTasks) {
     bool attributed = Contains(tasks_, JudgeTask::kAttributeReferenceClaims);
     bool in_response = Contains(tasks_, JudgeTask::kFindReferenceClaimsInResponse);
-    std::string user =
-        "Fields: " + FieldList({{attributed, "attributed"}, {in_response, "in_response"}}) + "\n" +
-        question + reference + (in_response ? answer : "");
-    if (attributed) AppendChunks(user, chunks, 0, n);
+    Request user = {
+        {"fields", FieldList({{attributed, "attributed"}, {in_response, "in_response"}})},
+        {"question", question}};
+    if (in_response) user["answer"] = answer;
+    user["reference"] = reference;
+    if (attributed) user["contexts"] = Contexts(chunks, 0, n);
     json claim = {{"claim", kString}, {"reason", kString}};
     if (attributed) claim["attributed"] = kBool;
     if (in_response) claim["in_response"] = kBool;
-    calls.push_back(Chat(CallKind::kReferenceClaims, tasks_ & kReferenceClaimTasks, user,
+    calls.push_back(Chat(CallKind::kReferenceClaims, tasks_ & kReferenceClaimTasks, Encode(user),
                          ObjectSchema({{"claims", ArrayOf(ObjectSchema(claim))}})));
   }
   if ((tasks_ & kChunkTasks) && n > 0) {
@@ -161,9 +177,10 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
     if (for_ref) rating["for_reference"] = kBool;
     if (for_resp) rating["for_response"] = kBool;
     json schema = ObjectSchema({{"chunks", ArrayOf(ObjectSchema(rating))}});
-    std::string head =
-        "Fields: " + FieldList({{for_ref, "for_reference"}, {for_resp, "for_response"}}) + "\n" +
-        question + (for_ref ? reference : "") + (for_resp ? answer : "");
+    Request head = {{"fields", FieldList({{for_ref, "for_reference"}, {for_resp, "for_response"}})},
+                    {"question", question}};
+    if (for_resp) head["answer"] = answer;
+    if (for_ref) head["reference"] = reference;
     // Slices of chunks that fit the budget (one chunk each in per-chunk mode).
     for (int begin = 0; begin < n;) {
       int end = begin + 1;
@@ -172,9 +189,9 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
              size + chunks[end].size() <= options_.chunk_chars_budget) {
         size += chunks[end++].size();
       }
-      std::string user = head;
-      AppendChunks(user, chunks, begin, end);
-      ModelCall call = Chat(CallKind::kRateChunks, tasks_ & kChunkTasks, user, schema);
+      Request user = head;
+      user["contexts"] = Contexts(chunks, begin, end);
+      ModelCall call = Chat(CallKind::kRateChunks, tasks_ & kChunkTasks, Encode(user), schema);
       call.chunk_begin = begin;
       call.chunk_end = end;
       calls.push_back(std::move(call));
@@ -182,18 +199,17 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
     }
   }
   if (Contains(tasks_, JudgeTask::kGenerateQuestions)) {
-    std::string user = "Questions: " + std::to_string(options_.questions) + "\n" + answer;
-    ModelCall call =
-        Chat(CallKind::kGenerateQuestions, static_cast<TaskSet>(JudgeTask::kGenerateQuestions),
-             user, ObjectSchema({{"questions", ArrayOf(kString)}, {"noncommittal", kBool}}));
+    Request user = {{"questions_wanted", options_.questions}, {"answer", answer}};
+    ModelCall call = Chat(CallKind::kGenerateQuestions,
+                          static_cast<TaskSet>(JudgeTask::kGenerateQuestions), Encode(user),
+                          ObjectSchema({{"questions", ArrayOf(kString)}, {"noncommittal", kBool}}));
     call.questions = options_.questions;
     calls.push_back(std::move(call));
   }
   if (Contains(tasks_, JudgeTask::kExtractEntities)) {
-    std::string user = reference;
-    AppendChunks(user, chunks, 0, n);
+    Request user = {{"reference", reference}, {"contexts", Contexts(chunks, 0, n)}};
     calls.push_back(Chat(CallKind::kExtractEntities,
-                         static_cast<TaskSet>(JudgeTask::kExtractEntities), user,
+                         static_cast<TaskSet>(JudgeTask::kExtractEntities), Encode(user),
                          ObjectSchema({{"reference_entities", ArrayOf(kString)},
                                        {"context_entities", ArrayOf(kString)}})));
   }
