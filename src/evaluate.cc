@@ -87,10 +87,9 @@ struct Run {
   std::string path;
   io::ReaderOptions reader_options;
   std::vector<std::unique_ptr<Metric>> metrics;
-  std::unique_ptr<Judge> judge;        // offline or replay
-  std::optional<LlmSetup> llm;         // openai:... or anthropic:...
-  std::vector<std::string> estimated;  // metrics this judge only estimates
-  std::set<std::string> kept_ids;      // --resume: rows already in the results file
+  std::unique_ptr<Judge> judge;    // offline or replay
+  std::optional<LlmSetup> llm;     // openai:... or anthropic:...
+  std::set<std::string> kept_ids;  // --resume: rows already in the results file
   int64_t to_do = 0;
 };
 
@@ -280,7 +279,7 @@ Status Repeat(Run& run, RunSummary& summary) {
     RunSummary again;
     again.judge = summary.judge;
     for (const auto& m : summary.metrics) again.metrics.push_back({m.key, m.direction});
-    RunTally tally(again, {}, run.estimated);
+    RunTally tally(again, {});
     TALA_RETURN_IF_ERROR(ScorePass(run, again, tally, nullptr, /*read_cache=*/false, nullptr));
     for (size_t i = 0; i < again.metrics.size(); ++i) {
       if (again.metrics[i].scored > 0) means[i].push_back(again.metrics[i].mean());
@@ -341,16 +340,16 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   }
   for (const auto& m : run.metrics) {
     summary.metrics.push_back({m->key(), m->info().direction});
+    // Where the offline judge answers a metric another way than its definition, say how.
     if (summary.judge == "offline" && !m->info().offline_note.empty()) {
-      run.estimated.push_back(m->key());
-      summary.notes.push_back(m->key() + " is an offline estimate and is not used for diagnosis");
+      summary.notes.push_back(m->key() + " " + m->info().offline_note);
     }
   }
   run.to_do = pass.rows - pass.bad;
   if (options.dry_run) return DryRun(run, summary);
 
   analysis::DiagnosisRule rule{options.diagnosis_threshold, options.diagnosis_thresholds};
-  RunTally tally(summary, rule, run.estimated);
+  RunTally tally(summary, rule);
   io::RunManifest manifest = MakeManifest(run, summary.judge);
   bool append = false;
   if (options.resume && options.out != "-" && std::filesystem::exists(options.out)) {

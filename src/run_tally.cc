@@ -13,9 +13,8 @@ namespace {
 constexpr size_t kValuesKept = 100000;
 }  // namespace
 
-RunTally::RunTally(RunSummary& summary, analysis::DiagnosisRule rule,
-                   std::vector<std::string> estimated_metrics)
-    : summary_(summary), rule_(std::move(rule)), estimated_(std::move(estimated_metrics)) {
+RunTally::RunTally(RunSummary& summary, analysis::DiagnosisRule rule)
+    : summary_(summary), rule_(std::move(rule)) {
   values_.resize(summary.metrics.size());
   seen_.resize(summary.metrics.size());
 }
@@ -34,7 +33,6 @@ void RunTally::Diagnose(io::RowResult& row) {
   std::map<std::string, double> scores;
   for (const io::RowScore& s : row.scores) {
     if (!s.value.value) continue;
-    if (std::find(estimated_.begin(), estimated_.end(), s.key) != estimated_.end()) continue;
     scores.emplace(std::string(s.key), *s.value.value);
   }
   analysis::Diagnosis d = analysis::Diagnose(scores, rule_);

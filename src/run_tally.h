@@ -19,8 +19,7 @@ namespace tala {
 class RunTally {
  public:
   // REQUIRES: summary.metrics lists the run's metrics; `summary` outlives the tally.
-  RunTally(RunSummary& summary, analysis::DiagnosisRule rule,
-           std::vector<std::string> estimated_metrics);
+  RunTally(RunSummary& summary, analysis::DiagnosisRule rule);
   // Sets row.diagnosis from its scores.
   void Diagnose(io::RowResult& row);
   void Add(const io::RowResult& row);
@@ -36,7 +35,6 @@ class RunTally {
                       const std::map<std::string, double>& scores);
   RunSummary& summary_;
   analysis::DiagnosisRule rule_;
-  std::vector<std::string> estimated_;  // shown, but not trusted to diagnose a row
   std::vector<std::vector<double>> values_;
   std::vector<int64_t> seen_;
   std::mt19937_64 rng_{7};

@@ -13,8 +13,9 @@ const MetricInfo& ResponseRelevancyInfo() {
       .direction = Direction::kHigherIsBetter,
       .summary = "mean cosine between the question and questions regenerated from the response",
       .offline_note =
-          "offline: no question generation without a model; estimated from "
-          "question-response similarity and a noncommittal check",
+          "(offline) estimates whether the response addresses the question (the question's "
+          "focus words and the kind of answer it asks for), not Ragas' cosine over generated "
+          "questions; see docs/metrics.md",
   };
   return kInfo;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "judges/offline/structure_check.h"
+
 namespace tala::judges::offline {
 
 namespace {
@@ -11,6 +13,9 @@ constexpr double kMissingNumber = 0.25;
 constexpr double kMissingName = 0.4;
 constexpr double kAntonym = 0.4;
 constexpr double kUnmatchedNegation = 0.5;
+// The evidence states otherwise (structure_check.h): the opposite polarity, another value in the
+// claim's slot, swapped roles, an unsupported universal.
+constexpr double kStructureRefuted = 0.15;
 // How much it counts that a claim's words are found in one place, and the share a neighbouring
 // sentence earns.
 constexpr double kTogetherWeight = 0.5;
@@ -114,11 +119,18 @@ SupportVerdict ClaimSupport::Check(const TextProfile& claim, const TextProfile& 
       }
     }
   }
+  StructureFinding structure = CheckStructure(claim, evidence, evidence_name);
+  if (structure.kind == StructureFinding::Kind::kRefuted) {
+    score *= kStructureRefuted;
+    why = structure.reason;
+  }
   bool claim_negated = false;
   for (const ProfiledToken& t : claim.tokens()) {
     claim_negated = claim_negated || (t.negation && !question.HasFolded(t.folded));
   }
-  if (claim_negated && !evidence.HasNegationIn(anchor, anchor)) {
+  // A negation the evidence explains ("does not open" against "is closed") is no penalty.
+  if (claim_negated && !evidence.HasNegationIn(anchor, anchor) &&
+      structure.kind == StructureFinding::Kind::kNothing) {
     score *= kUnmatchedNegation;
     if (why.empty()) why = "negation not in " + std::string(evidence_name);
   }

@@ -10,6 +10,7 @@
 #include "core/text/stopwords.h"
 #include "core/text/tokenize.h"
 #include "core/verdict_validation.h"
+#include "judges/offline/answer_relevance.h"
 
 namespace tala::judges::offline {
 
@@ -237,7 +238,19 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
   const bool need_questions = Contains(tasks, JudgeTask::kGenerateQuestions) && s.response;
   const bool need_similarity =
       Contains(tasks, JudgeTask::kEmbedResponseAndReference) && s.response && s.reference;
-  if (!need_questions && !need_similarity) return OkStatus();
+  if (need_questions) {
+    // No questions are generated offline: one stand-in "question" carries the estimate of how
+    // well the response addresses the question (answer_relevance.h), so response_relevancy
+    // reads it on its own scale.
+    GeneratedQuestion q;
+    q.text =
+        "offline estimate: does the response address the question (focus words, answer "
+        "type)";
+    q.noncommittal = IsNoncommittal(*s.response);
+    q.cosine = AnswerRelevance(row.question_profile, TextProfile(*s.response, stemmer_));
+    v.generated_questions = std::vector<GeneratedQuestion>{q};
+  }
+  if (!need_similarity) return OkStatus();
   // One embedding batch per row, so the IDF comes from all of the sample's texts.
   std::string answered = *s.response;
   if (WordCount(answered) <= kShortAnswerWords) answered = row.question + " " + answered;
@@ -247,16 +260,7 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
     texts.insert(texts.end(), s.retrieved_contexts->begin(), s.retrieved_contexts->end());
   }
   TALA_ASSIGN_OR_RETURN(auto vectors, embedder_.Embed(texts));
-  if (need_questions) {
-    GeneratedQuestion q;
-    q.text = "offline estimate: question-response similarity (no question generation)";
-    q.noncommittal = IsNoncommittal(*s.response);
-    q.cosine = Cosine(vectors[0], vectors[1]).value_or(0.0);
-    v.generated_questions = std::vector<GeneratedQuestion>{q};
-  }
-  if (need_similarity) {
-    v.response_reference_similarity = Cosine(vectors[2], vectors[3]).value_or(0.0);
-  }
+  v.response_reference_similarity = Cosine(vectors[2], vectors[3]).value_or(0.0);
   return OkStatus();
 }
 

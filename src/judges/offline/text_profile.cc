@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/text/stopwords.h"
+#include "judges/offline/clause_lexicon.h"
 
 namespace tala::judges::offline {
 
@@ -21,30 +22,56 @@ bool EndsSentenceBetween(std::string_view text, size_t from, size_t to) {
 }
 }  // namespace
 
+// True when the text between two tokens holds a clause break: , ; : ( ) or a dash.
+bool PunctuationBetween(std::string_view text, size_t from, size_t to) {
+  for (size_t i = from; i < to && i < text.size(); ++i) {
+    char c = text[i];
+    if (c == ',' || c == ';' || c == ':' || c == '(' || c == ')') return true;
+  }
+  return false;
+}
+
 TextProfile::TextProfile(std::string_view text, text::Stemmer& stemmer) {
   std::vector<text::Token> raw = text::Tokenize(text);
   tokens_.reserve(raw.size());
-  int sentence = 0;
-  size_t prev_end = 0;
+  int sentence = 0, segment = 0;
+  size_t prev_start = 0;  // one past the previous token's first byte (the sentence scan's start)
+  size_t prev_end = 0;    // the previous token's end (the clause scan's start)
   bool sentence_start = true;
-  for (text::Token& t : raw) {
-    if (!tokens_.empty() && EndsSentenceBetween(text, prev_end, t.offset)) {
-      ++sentence;
-      sentence_start = true;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    text::Token& t = raw[i];
+    if (!tokens_.empty()) {
+      if (EndsSentenceBetween(text, prev_start, t.offset)) {
+        ++sentence;
+        ++segment;
+        sentence_start = true;
+      } else if (PunctuationBetween(text, prev_end, t.offset) || IsSegmentConjunction(t.text)) {
+        ++segment;
+      }
     }
-    prev_end = t.offset + 1;
+    const size_t end = t.offset + t.text.size();
     ProfiledToken p;
     p.stop = text::IsStopWord(t.text);
-    p.negation = text::IsNegation(t.text);
+    // The tokenizer splits "won't", "can't" and "don't" into "won"/"can"/"don" and "t": those
+    // are negations only with the "t" ("won" is a verb everywhere else).
+    const bool before_t = i + 1 < raw.size() && raw[i + 1].text == "t";
+    p.negation = (text::IsNegation(t.text) && (t.text != "won" || before_t)) ||
+                 ((t.text == "can" || t.text == "don" || t.text == "ain") && before_t);
     p.capitalised = t.capitalised && !sentence_start;
+    p.raw_capitalised = t.capitalised;
     p.number = t.number;
     p.sentence = sentence;
+    p.segment = segment;
+    ReadQuantity(text, t, i + 1 < raw.size() ? &raw[i + 1] : nullptr, p.value, p.unit);
     p.stem = stemmer.Stem(t.text);
     p.folded = std::move(t.text);
     sentence_start = false;
+    prev_start = t.offset + 1;
+    prev_end = end;
     tokens_.push_back(std::move(p));
   }
   sentence_count_ = sentence + 1;
+  segment_count_ = tokens_.empty() ? 0 : segment + 1;
   stems_.reserve(tokens_.size());
   folded_.reserve(tokens_.size());
   stem_sentences_.reserve(tokens_.size());

@@ -40,6 +40,7 @@ WordNet WordNet::Load(const std::string& dir) {
       std::string lemma, pos;
       size_t synset_cnt = 0, p_cnt = 0;
       ss >> lemma >> pos >> synset_cnt >> p_cnt;
+      if (pos == "v") wn.verbs_.insert(lemma);
       std::string skip;
       for (size_t i = 0; i < p_cnt + 2; ++i) ss >> skip;
       for (size_t i = 0; i < synset_cnt && i < kSensesKept; ++i) {
@@ -70,6 +71,7 @@ WordNet WordNet::Load(const std::string& dir) {
       for (size_t i = 0; i < w_cnt; ++i) {
         std::string w, lex_id;
         ss >> w >> lex_id;
+        if (!w.empty() && w[0] >= 'A' && w[0] <= 'Z') wn.proper_.insert(CleanLemma(w));
         words.push_back(CleanLemma(w));
       }
       size_t p_cnt = 0;
@@ -138,6 +140,31 @@ const std::vector<std::string>* WordNet::Antonyms(const std::string& lemma) cons
 const std::vector<std::string>* WordNet::BaseForms(const std::string& word) const {
   auto it = exceptions_.find(word);
   return it == exceptions_.end() ? nullptr : &it->second;
+}
+
+bool WordNet::IsVerb(const std::string& lemma) const { return verbs_.count(lemma) > 0; }
+
+bool WordNet::IsProperName(const std::string& lemma) const { return proper_.count(lemma) > 0; }
+
+bool WordNet::Knows(const std::string& word) const {
+  if (senses_.count(word) > 0) return true;
+  if (const auto* bases = BaseForms(word)) {
+    for (const std::string& b : *bases) {
+      if (senses_.count(b) > 0) return true;
+    }
+  }
+  // WordNet's own detachment rules for plural nouns: "bikes" -> "bike", "boxes" -> "box",
+  // "cities" -> "city" (and not "tomas" -> "tom").
+  static constexpr std::pair<std::string_view, std::string_view> kRules[] = {
+      {"ses", "s"},   {"xes", "x"}, {"zes", "z"}, {"ches", "ch"},
+      {"shes", "sh"}, {"ies", "y"}, {"s", ""}};
+  for (auto [suffix, replacement] : kRules) {
+    if (word.size() > suffix.size() + 1 && word.ends_with(suffix) &&
+        senses_.count(word.substr(0, word.size() - suffix.size()) + std::string(replacement)) > 0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace tala::judges::offline

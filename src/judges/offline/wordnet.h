@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tala::judges::offline {
@@ -25,12 +26,20 @@ class WordNet {
   // Base forms of an irregular inflection ("born" -> "bear"); nullptr when regular.
   const std::vector<std::string>* BaseForms(const std::string& word) const;
   size_t synset_count() const { return synset_words_.size(); }
+  // True when the folded lemma can be a verb ("supply", "report"; not "battery").
+  bool IsVerb(const std::string& lemma) const;
+  // True when WordNet writes the folded lemma with a capital somewhere ("paris", "bastille").
+  bool IsProperName(const std::string& lemma) const;
+  // True when the folded word, or its singular or irregular base, is a WordNet lemma.
+  bool Knows(const std::string& word) const;
 
  private:
   std::unordered_map<std::string, std::vector<uint32_t>> senses_;  // lemma -> synset ids
   std::vector<std::vector<std::string>> synset_words_;
   std::unordered_map<std::string, std::vector<std::string>> antonyms_;
   std::unordered_map<std::string, std::vector<std::string>> exceptions_;
+  std::unordered_set<std::string> verbs_;
+  std::unordered_set<std::string> proper_;
 };
 
 }  // namespace tala::judges::offline

@@ -1,0 +1,198 @@
+#include "judges/offline/answer_relevance.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "judges/offline/clause_lexicon.h"
+#include "judges/offline/wordnet.h"
+
+namespace tala::judges::offline {
+
+namespace {
+
+enum class AnswerType { kAny, kTime, kQuantity, kPlace, kPerson, kReason, kYesNo };
+
+bool In(std::initializer_list<std::string_view> words, std::string_view w) {
+  return std::find(words.begin(), words.end(), w) != words.end();
+}
+
+// What the question phrase asks for, and how many of its leading words form that phrase.
+AnswerType TypeOf(const std::vector<ProfiledToken>& q, size_t* phrase_end) {
+  *phrase_end = 0;
+  for (size_t i = 0; i < q.size(); ++i) {
+    const std::string& w = q[i].folded;
+    const std::string next = i + 1 < q.size() ? q[i + 1].folded : "";
+    if (w == "when") return *phrase_end = i + 1, AnswerType::kTime;
+    if (w == "where") return *phrase_end = i + 1, AnswerType::kPlace;
+    if (w == "who" || w == "whom" || w == "whose") return *phrase_end = i + 1, AnswerType::kPerson;
+    if (w == "why") return *phrase_end = i + 1, AnswerType::kReason;
+    if (w == "how") {
+      if (In({"many", "much", "long", "old", "far", "often", "tall", "big", "large", "high",
+              "heavy", "fast", "soon", "late", "early"},
+             next)) {
+        *phrase_end = i + 2;
+        return next == "soon" || next == "late" || next == "early" ? AnswerType::kTime
+                                                                   : AnswerType::kQuantity;
+      }
+      return *phrase_end = i + 1, AnswerType::kAny;
+    }
+    if (w == "what" || w == "which") {
+      if (In({"time", "year", "date", "day", "month", "hour"}, next)) {
+        return *phrase_end = i + 2, AnswerType::kTime;
+      }
+      if (In({"percentage", "share", "number", "amount", "price", "cost", "capacity"}, next)) {
+        return *phrase_end = i + 2, AnswerType::kQuantity;
+      }
+      return *phrase_end = i + 1, AnswerType::kAny;
+    }
+  }
+  // "Is the trail suitable...?", "Can I bring...?": answered by yes, no or the predicate.
+  if (!q.empty() && In({"is", "are", "was", "were", "do", "does", "did", "can", "could", "will",
+                        "would", "should", "has", "have", "may", "must"},
+                       q[0].folded)) {
+    *phrase_end = 1;
+    return AnswerType::kYesNo;
+  }
+  return AnswerType::kAny;
+}
+
+bool IsMonthOrDay(std::string_view w) {
+  return In({"january",    "february",  "march",    "april",     "may",      "june",    "july",
+             "august",     "september", "october",  "november",  "december", "monday",  "tuesday",
+             "wednesday",  "thursday",  "friday",   "saturday",  "sunday",   "mondays", "tuesdays",
+             "wednesdays", "thursdays", "fridays",  "saturdays", "sundays",  "today",   "tomorrow",
+             "yesterday",  "morning",   "noon",     "midnight",  "evening",  "night",   "weekend",
+             "weekends",   "weekday",   "weekdays", "spring",    "summer",   "autumn",  "winter",
+             "mid",        "daily",     "weekly"},
+            w);
+}
+
+// True when a response word, new to the question, is the kind of thing asked for.
+bool Answers(AnswerType type, const ProfiledToken& t, const ProfiledToken* next) {
+  const bool value = !t.value.empty();
+  switch (type) {
+    case AnswerType::kTime:
+      return value || IsMonthOrDay(t.folded);
+    case AnswerType::kQuantity:
+      return value || In({"every", "half", "dozen", "free", "twice", "once"}, t.folded);
+    case AnswerType::kPlace:
+      return (t.raw_capitalised && !t.stop) ||
+             In({"floor",    "desk",     "street", "road",     "office",  "platform",
+                 "entrance", "room",     "hall",   "building", "station", "next",
+                 "near",     "behind",   "beside", "inside",   "outside", "above",
+                 "below",    "opposite", "online", "website"},
+                t.folded);
+    case AnswerType::kPerson:
+      return (t.raw_capitalised && !t.stop) || t.folded.find('@') != std::string::npos ||
+             In({"team", "staff", "office", "department", "manager", "visitors", "members",
+                 "anyone", "everyone", "people", "residents", "students", "customers"},
+                t.folded);
+    case AnswerType::kReason:
+      return In({"because", "since", "due", "caused", "cause", "reason", "so", "to", "as"},
+                t.folded);
+    case AnswerType::kYesNo:
+      return In({"yes", "no", "not", "only"}, t.folded) || t.negation;
+    case AnswerType::kAny:
+      return false;
+  }
+  (void)next;
+  return false;
+}
+
+// The response states this question word: the same stem, its WordNet base form, or a synonym.
+bool States(const ProfiledToken& q, const TextProfile& response) {
+  if (response.HasStem(q.stem) || response.HasFolded(q.folded)) return true;
+  const WordNet& wn = WordNet::Get();
+  if (const auto* bases = wn.BaseForms(q.folded)) {
+    for (const std::string& b : *bases) {
+      if (response.HasFolded(b)) return true;
+    }
+  }
+  for (std::string_view syn : wn.Synonyms(q.folded)) {
+    if (response.HasFolded(syn)) return true;
+  }
+  for (const ProfiledToken& r : response.tokens()) {
+    if (const auto* bases = wn.BaseForms(r.folded)) {
+      for (const std::string& b : *bases) {
+        if (b == q.folded || b == q.stem) return true;
+      }
+    }
+  }
+  return false;
+}
+
+constexpr size_t kShortAnswerWords = 8;
+// The weighted share of the focus that counts as all of it.
+constexpr double kFullCoverage = 0.6;
+constexpr double kCoverageWeight = 0.6;
+constexpr double kTypeWeight = 0.4;
+
+}  // namespace
+
+double AnswerRelevance(const TextProfile& question, const TextProfile& response) {
+  const auto& q = question.tokens();
+  const auto& r = response.tokens();
+  if (r.empty()) return 0.0;
+  size_t phrase_end = 0;
+  const AnswerType type = TypeOf(q, &phrase_end);
+  // The question's focus: its content words after the question phrase. The first is what the
+  // question is about ("how much sugar", "which vaccines") and weighs double.
+  std::vector<const ProfiledToken*> focus;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < q.size(); ++i) {
+    const ProfiledToken& t = q[i];
+    if (i < phrase_end || t.stop || t.negation || !seen.insert(t.stem).second) continue;
+    focus.push_back(&t);
+  }
+  double total = 0, stated = 0;
+  size_t missing = 0;
+  for (size_t i = 0; i < focus.size(); ++i) {
+    const double weight = i == 0 ? 2.0 : 1.0;
+    total += weight;
+    if (States(*focus[i], response)) {
+      stated += weight;
+    } else {
+      ++missing;
+    }
+  }
+  // "It opens at 9am": a pronoun opening a response that states some of the focus stands for
+  // one more of it (the subject it replaces).
+  bool pronoun_opens = false;
+  for (size_t i = 0; i < r.size() && i < 3; ++i) {
+    pronoun_opens = pronoun_opens || IsPersonalPronoun(r[i].folded);
+  }
+  if (pronoun_opens && stated > 0 && missing > 0) stated += 1.0;
+  // Stating most of the focus is addressing it: answers rarely repeat every word.
+  const double coverage = total == 0 ? 1.0 : std::min(1.0, stated / total / kFullCoverage);
+
+  if (type == AnswerType::kAny) return std::min(1.0, coverage);
+  bool typed = false;
+  for (size_t i = 0; i < r.size() && !typed; ++i) {
+    if (question.HasFolded(r[i].folded) && r[i].value.empty()) continue;  // the question's own
+    typed = Answers(type, r[i], i + 1 < r.size() ? &r[i + 1] : nullptr);
+  }
+  if (type == AnswerType::kYesNo && !typed) typed = coverage >= 0.75;  // restates the predicate
+  // A short answer ("At desk B in the arrivals hall.") or a yes/no is all answer; in a longer
+  // sentence the kind of word asked for counts as far as the sentence is about the question.
+  // A fragment ("1889", "Omar Haddad", "At desk B in the arrivals hall") is all answer; a
+  // clause ("Children travel free on all trams") has to be about the question too. Without a
+  // parser: a clause has an auxiliary, or runs past four words without opening on a preposition.
+  bool sentence = r.size() > 4 && !In({"at", "in", "on", "by", "from", "to", "for", "near", "with",
+                                       "after", "before", "since", "until", "every", "about",
+                                       "around", "under", "over", "between"},
+                                      r[0].folded);
+  for (const ProfiledToken& t : r) {
+    sentence = sentence || In({"is", "are", "was", "were", "has", "have", "had", "can", "will",
+                               "must", "may", "should", "would", "could", "does", "do", "did"},
+                              t.folded);
+  }
+  const bool direct = (r.size() <= kShortAnswerWords && !sentence) ||
+                      (type == AnswerType::kYesNo && (r[0].folded == "yes" || r[0].folded == "no"));
+  const double type_share = direct ? 1.0 : std::min(1.0, 2.0 * coverage);
+  return kCoverageWeight * coverage + kTypeWeight * (typed ? type_share : 0.0);
+}
+
+}  // namespace tala::judges::offline

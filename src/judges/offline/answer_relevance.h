@@ -1,0 +1,26 @@
+#pragma once
+// AnswerRelevance: the offline judge's estimate of whether a response addresses its question,
+// on the scale response_relevancy is read on (an answer to the question near 1, a fluent answer
+// about something else near 0). It is not Ragas' definition (no questions are generated and no
+// embeddings compared); docs/metrics.md says how it is computed:
+// - focus: the question's content words, less the question phrase ("how many", "what time")
+//   and auxiliaries; coverage = the share of them the response states (stem, WordNet base form
+//   or synonym), a pronoun opening the response standing for one missing word ("It opens at
+//   9am" for "When does the pool open?");
+// - answer type: what the question phrase asks for (when -> a time or date, how many/much/
+//   long -> a quantity, where -> a place, who -> a name or person, why -> a reason, yes/no ->
+//   yes, no or the question's own predicate), found in words the question does not already have;
+// - score = 0.6 x coverage + 0.4 x type, where the type counts in full for a short answer
+//   ("At desk B.") and only as far as the response speaks of the question's words otherwise, so
+//   an off-topic sentence that happens to hold a number gets little for it.
+// Pure; the lexicon lookups use the shared WordNet (thread-safe).
+
+#include <string_view>
+
+#include "judges/offline/text_profile.h"
+
+namespace tala::judges::offline {
+
+double AnswerRelevance(const TextProfile& question, const TextProfile& response);
+
+}  // namespace tala::judges::offline

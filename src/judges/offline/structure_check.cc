@@ -1,0 +1,411 @@
+#include "judges/offline/structure_check.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "judges/offline/clause_lexicon.h"
+#include "judges/offline/clause_reading.h"
+#include "judges/offline/wordnet.h"
+
+namespace tala::judges::offline {
+
+namespace {
+
+const WordNet& Lexicon() { return WordNet::Get(); }
+
+// The negations of an evidence segment that bear on the claim: "without X" counts only when the
+// claim speaks of X.
+int NegationsFor(const Segment& evidence, const KeySet& claim_keys) {
+  int n = evidence.negations;
+  for (size_t i = 0; i < evidence.words.size(); ++i) {
+    if (evidence.words[i].token->folded != "without") continue;
+    const Word* object = nullptr;
+    for (size_t j = i + 1; j < evidence.words.size() && object == nullptr; ++j) {
+      if (evidence.words[j].content) object = &evidence.words[j];
+    }
+    if (object == nullptr || claim_keys.count(object->key) == 0) --n;
+  }
+  return n;
+}
+
+// The claim's content words (except those in `skip`, and except scale words when `scales` is
+// false) that the evidence segment holds; scale words count when the evidence has their scale.
+int Shared(const Segment& claim, const Segment& evidence, const KeySet& skip, bool scales) {
+  KeySet seen;
+  int n = 0;
+  for (const Word& w : claim.words) {
+    if (!w.content || w.key.empty() || skip.count(w.key) > 0 || !seen.insert(w.key).second) {
+      continue;
+    }
+    if (w.polarity) {
+      if (scales && (evidence.HasKey(w.key) || evidence.HasScale(w.polarity->scale))) ++n;
+    } else if (evidence.HasKey(w.key)) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+int Parity(int negations) { return negations % 2 == 0 ? 1 : -1; }
+
+bool AreAntonyms(const Word& a, const Word& b) {
+  for (const std::string* lemma : {&a.token->folded, &a.key}) {
+    if (const auto* antonyms = Lexicon().Antonyms(*lemma)) {
+      for (const std::string& x : *antonyms) {
+        if (x == b.token->folded || x == b.key) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// -1 when the evidence segment says the opposite of a claim scale word (any pair disagreeing
+// wins), +1 when it says the same, 0 when it has no word on the claim's scales.
+int ScaleAgreement(const Segment& claim, const Segment& evidence, int evidence_negations) {
+  int result = 0;
+  for (const Word& c : claim.words) {
+    if (!c.content || c.key.empty()) continue;
+    for (const Word& e : evidence.words) {
+      if (!e.content || e.key.empty()) continue;
+      int claim_sign = 0, evidence_sign = 0;
+      if (c.polarity && e.polarity && c.polarity->scale == e.polarity->scale) {
+        claim_sign = c.polarity->sign;
+        evidence_sign = e.polarity->sign;
+      } else if (!c.number && !e.number && c.key != e.key && AreAntonyms(c, e)) {
+        claim_sign = 1;
+        evidence_sign = -1;
+      } else {
+        continue;
+      }
+      // A pair whose words both texts use ("lost property is kept") says nothing of polarity.
+      if (c.key != e.key && (claim.HasKey(e.key) || evidence.HasKey(c.key))) continue;
+      if (claim_sign * Parity(claim.negations) != evidence_sign * Parity(evidence_negations)) {
+        return -1;
+      }
+      result = 1;
+    }
+  }
+  return result;
+}
+
+std::string Quote(const std::string& evidence_name, const Segment& s) {
+  return evidence_name + " says '" + s.Text() + "'";
+}
+
+// Check 1: polarity and negation.
+StructureFinding CheckPolarity(const Segment& claim, const std::vector<Segment>& evidence,
+                               const std::string& name) {
+  size_t plain = 0;  // the claim's content words that are not scale words
+  bool has_scale = false;
+  for (const Word& w : claim.words) {
+    if (w.content && !w.polarity) ++plain;
+    has_scale = has_scale || w.polarity.has_value();
+  }
+  const KeySet claim_keys = ContentKeys(claim);
+  int best_agree = 0, best_disagree = 0;
+  const Segment* disagreeing = nullptr;
+  for (const Segment& e : evidence) {
+    int shared = Shared(claim, e, {}, false);
+    if (shared == 0) continue;
+    const int negations = NegationsFor(e, claim_keys);
+    int agreement = ScaleAgreement(claim, e, negations);
+    if (agreement == 0 && shared >= 2 && 2 * shared >= static_cast<int>(plain)) {
+      // No scale word in common: the same words under a different count of negations.
+      agreement = Parity(claim.negations) == Parity(negations) ? 1 : -1;
+    }
+    if (agreement > 0) best_agree = std::max(best_agree, shared);
+    if (agreement < 0 && shared > best_disagree) {
+      best_disagree = shared;
+      disagreeing = &e;
+    }
+  }
+  if (disagreeing != nullptr && best_disagree > best_agree) {
+    return {StructureFinding::Kind::kRefuted, "polarity: " + Quote(name, *disagreeing)};
+  }
+  if (best_agree > 0 && (claim.negations > 0 || has_scale)) {
+    return {StructureFinding::Kind::kConsistent, ""};
+  }
+  return {};
+}
+
+// Units that name a different kind of quantity: "$12" is never "12%" or "12 kg". Counted nouns
+// ("seats", "people") are too loose to tell two values apart.
+bool StrongUnit(const std::string& u) {
+  static const std::set<std::string> kUnits = {
+      "$",  "€", "£",    "%",      "cent", "am",  "pm",   "kg",    "g",    "mg",
+      "km", "m", "mile", "minute", "hour", "day", "week", "month", "year", "night"};
+  return kUnits.count(u) > 0;
+}
+
+bool CompatibleUnits(const std::string& a, const std::string& b) {
+  return a == b || a.empty() || b.empty() || !StrongUnit(a) || !StrongUnit(b);
+}
+
+bool HoldsNumber(const Segment& s, const Word& number) {
+  const std::string& unit = number.token->unit;
+  bool unit_present = false;  // another number here carries the claim's unit
+  for (const Word& w : s.words) {
+    unit_present = unit_present || (w.number && !unit.empty() && w.token->unit == unit);
+  }
+  for (const Word& w : s.words) {
+    if (!w.number || w.token->value != number.token->value) continue;
+    if (w.token->unit == unit || unit.empty() || !StrongUnit(unit)) return true;
+    if (w.token->unit.empty() && !unit_present) return true;
+  }
+  return false;
+}
+
+// The run of name words around position `at` ("tomas berg"), as keys.
+KeySet NameSpan(const Segment& s, size_t at) {
+  KeySet out;
+  size_t first = at, last = at;
+  while (first > 0 && s.words[first - 1].name) --first;
+  while (last + 1 < s.words.size() && s.words[last + 1].name) ++last;
+  for (size_t i = first; i <= last; ++i) out.insert(s.words[i].key);
+  return out;
+}
+
+// "EU" for "european union": a name given as the initials of a run of names in the segment.
+bool HoldsInitials(const Segment& s, const std::string& initials) {
+  for (size_t i = 0; i < s.words.size(); ++i) {
+    std::string run;
+    for (size_t j = i; j < s.words.size() && s.words[j].name; ++j) {
+      run += s.words[j].token->folded[0];
+      if (run == initials) return true;
+    }
+  }
+  return false;
+}
+
+// How well an evidence segment places a claim word: the claim's other words (not `skip`) that
+// it holds, each weighted by how few segments hold it, so a word every segment has ("year")
+// cannot tie two segments that differ in the words that matter. Ties are broken on the words
+// alone, numbers left out ("children take 500 mg twice a day" against "adults take 500 mg twice
+// a day; children take 250 mg once a day": the children's segment).
+struct Place {
+  double score = 0;       // all the other words
+  double word_score = 0;  // the other words that are not numbers
+  int count = 0;          // how many, unweighted
+  bool operator<(const Place& o) const {
+    if (score != o.score) return score < o.score - 1e-9;
+    return word_score < o.word_score - 1e-9;
+  }
+};
+
+Place Placement(const Segment& claim, const Segment& e, const std::vector<Segment>& evidence,
+                const KeySet& skip) {
+  KeySet seen;
+  Place place;
+  for (const Word& w : claim.words) {
+    if (!w.content || w.key.empty() || skip.count(w.key) > 0 || !seen.insert(w.key).second) {
+      continue;
+    }
+    // A word on the same scale holds the same slot ("closed on Mondays" places "open on
+    // Mondays"): its sign is the polarity check's business.
+    auto holds = [&](const Segment& s) {
+      return s.HasKey(w.key) || (w.polarity && s.HasScale(w.polarity->scale));
+    };
+    if (!holds(e)) continue;
+    int segments_holding = 0;
+    for (const Segment& s : evidence) segments_holding += holds(s) ? 1 : 0;
+    const double weight = 1.0 / std::max(1, segments_holding);
+    place.score += weight;
+    if (!w.number) place.word_score += weight;
+    ++place.count;
+  }
+  return place;
+}
+
+// Check 2: values bound to the words around them. A number or name of the claim must be in the
+// evidence segment that best holds the claim's other words; when that segment has another value
+// of the same kind instead, the claim is refuted. A plain word is refuted only across a swap:
+// the segment has another word of the claim in its place, and the evidence has this one elsewhere
+// ("allergic to aspirin, so given ibuprofen" against "allergic to ibuprofen, so given aspirin").
+StructureFinding CheckBoundValues(const Segment& claim, const KeySet& claim_keys,
+                                  const std::vector<Segment>& evidence, const std::string& name) {
+  const KeySet here = ContentKeys(claim);
+  // A plain word can only be swapped with a word of another segment of the claim.
+  const bool claim_elsewhere = claim_keys.size() > here.size();
+  for (size_t at = 0; at < claim.words.size(); ++at) {
+    const Word& f = claim.words[at];
+    const bool plain = !f.number && !f.name;
+    if (!f.content || f.key.empty() || f.polarity ||
+        (plain && (!claim_elsewhere || f.token->stop || VerbLike(*f.token)))) {
+      continue;
+    }
+    KeySet skip = f.name ? NameSpan(claim, at) : KeySet{f.key};
+    if (f.number) {  // "5 to 7 days": the other end of a range does not place this one
+      for (size_t j = at + 2; j < claim.words.size() && j <= at + 3; j += 1) {
+        std::string_view between = claim.words[j - 1].token->folded;
+        if (claim.words[j].number && (between == "to" || between == "and" || between == "or")) {
+          skip.insert(claim.words[j].key);
+        }
+      }
+      for (size_t j = at >= 2 ? at - 2 : 0; j + 1 < at; ++j) {
+        std::string_view between = claim.words[j + 1].token->folded;
+        if (claim.words[j].number && (between == "to" || between == "and" || between == "or")) {
+          skip.insert(claim.words[j].key);
+        }
+      }
+    }
+    int others = 0;
+    for (const std::string& k : here) others += skip.count(k) > 0 ? 0 : 1;
+    Place best;
+    for (const Segment& e : evidence) best = std::max(best, Placement(claim, e, evidence, skip));
+    // The claim's other words must place it: two of them, or all when it has fewer.
+    if (best.count < 2 && (best.count == 0 || best.count < others)) continue;
+    const Segment* rival = nullptr;
+    const Word* other = nullptr;
+    bool held = false;
+    for (const Segment& e : evidence) {
+      if (Placement(claim, e, evidence, skip) < best) continue;
+      if (f.number ? HoldsNumber(e, f)
+          : f.name ? e.HasKey(f.key) || HoldsInitials(e, f.token->folded)
+                   : e.HasKey(f.key)) {
+        held = true;
+        break;
+      }
+      for (const Word& g : e.words) {
+        if (rival != nullptr || !g.content || g.key.empty() || here.count(g.key) > 0) continue;
+        bool same_kind = false;
+        if (f.number) {
+          same_kind = g.number && claim_keys.count(g.key) == 0 &&
+                      CompatibleUnits(f.token->unit, g.token->unit);
+        } else if (f.name) {
+          same_kind = claim_keys.count(g.key) == 0 && g.name;
+        } else {
+          bool elsewhere = false;
+          for (const Segment& s : evidence) elsewhere = elsewhere || (&s != &e && s.HasKey(f.key));
+          same_kind = !g.number && !g.name && claim_keys.count(g.key) > 0 && elsewhere;
+        }
+        if (same_kind) {
+          rival = &e;
+          other = &g;
+        }
+      }
+    }
+    if (held || rival == nullptr) continue;
+    const char* kind = f.number ? "number" : f.name ? "name" : "binding";
+    return {StructureFinding::Kind::kRefuted, std::string(kind) + ": " + Quote(name, *rival) +
+                                                  ", with '" + other->shown +
+                                                  "' where the claim has '" + f.shown + "'"};
+  }
+  return {};
+}
+
+// Who does the act at word `at`, and to whom: the content words on its left and on its right.
+// A passive ("was acquired by X") has X as the agent and the rest as the patient. False when the
+// roles cannot be read: a copula or a passive without "by" ("meals are included on flights").
+bool Roles(const Segment& s, size_t at, KeySet& agent, KeySet& patient) {
+  // A comparative ("is larger than") is no passive: its subject is the one compared.
+  bool passive = false;
+  for (size_t i = at > 2 ? at - 2 : 0; i < at && VerbLike(*s.words[at].token); ++i) {
+    passive = passive || IsBeForm(s.words[i].token->folded);
+  }
+  size_t by = s.words.size();
+  for (size_t i = at + 1; i < s.words.size() && passive; ++i) {
+    if (s.words[i].token->folded == "by") {
+      by = i;
+      break;
+    }
+  }
+  if (passive && by == s.words.size()) return false;
+  for (const std::string& k : s.borrowed_subject) (passive ? patient : agent).insert(k);
+  for (size_t i = 0; i < s.words.size(); ++i) {
+    const Word& w = s.words[i];
+    if (i == at || !w.content || w.key == s.words[at].key) continue;
+    KeySet& side = !passive ? (i < at ? agent : patient) : (i > by ? agent : patient);
+    w.AddKeysTo(side);
+  }
+  return true;
+}
+
+// A key of `a` that `b` holds and `not_in` does not.
+bool CrossesInto(const KeySet& a, const KeySet& b, const KeySet& not_in, std::string* which) {
+  for (const std::string& k : a) {
+    if (b.count(k) > 0 && not_in.count(k) == 0) {
+      *which = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Check 3: who did what to whom, around a verb the claim and the evidence share.
+StructureFinding CheckRoles(const Segment& claim, const std::vector<Segment>& evidence,
+                            const std::string& name) {
+  for (size_t i = 0; i < claim.words.size(); ++i) {
+    const Word& p = claim.words[i];
+    if (!p.content || p.number || p.name || p.key.empty()) continue;
+    if (!VerbLike(*p.token) && !p.polarity) continue;
+    // "got an email from": after a determiner the word is a noun, not the act.
+    if (i > 0 && IsDeterminer(claim.words[i - 1].token->folded)) continue;
+    KeySet claim_agent, claim_patient;
+    if (!Roles(claim, i, claim_agent, claim_patient)) continue;
+    if (claim_agent.empty() || claim_patient.empty()) continue;
+    for (const Segment& e : evidence) {
+      for (size_t j = 0; j < e.words.size(); ++j) {
+        const Word& q = e.words[j];
+        // The same word, or one that says the same on its scale ("larger" and "more").
+        const bool same =
+            q.key == p.key || (p.polarity && q.polarity && p.polarity->scale == q.polarity->scale &&
+                               p.polarity->sign == q.polarity->sign);
+        if (!q.content || !same) continue;
+        KeySet agent, patient;
+        std::string w, v;
+        if (Roles(e, j, agent, patient) && CrossesInto(claim_agent, patient, agent, &w) &&
+            CrossesInto(claim_patient, agent, patient, &v) && w != v) {
+          return {StructureFinding::Kind::kRefuted, "roles: " + Quote(name, e)};
+        }
+        break;
+      }
+    }
+  }
+  return {};
+}
+
+// Check 4: a universal word the evidence never uses.
+StructureFinding CheckExtension(const Segment& claim, const TextProfile& evidence,
+                                const std::string& name) {
+  for (const Word& w : claim.words) {
+    if (IsUniversalWord(w.token->folded) && !evidence.HasFolded(w.token->folded)) {
+      return {StructureFinding::Kind::kRefuted,
+              "extension: '" + w.token->folded + "' is not in " + name};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+StructureFinding CheckStructure(const TextProfile& claim, const TextProfile& evidence,
+                                const char* evidence_name) {
+  if (claim.tokens().empty() || evidence.tokens().empty()) return {};
+  const std::string name = evidence_name;
+  std::vector<Segment> claim_segments = ReadClauses(claim);
+  std::vector<Segment> evidence_segments = ReadClauses(evidence);
+  KeySet claim_keys;
+  for (const Segment& s : claim_segments) {
+    for (const Word& w : s.words) {
+      if (w.content) w.AddKeysTo(claim_keys);
+    }
+  }
+  StructureFinding consistent;
+  for (const Segment& s : claim_segments) {
+    if (s.ContentCount() < 2) continue;
+    StructureFinding f = CheckPolarity(s, evidence_segments, name);
+    if (f.kind == StructureFinding::Kind::kRefuted) return f;
+    if (f.kind == StructureFinding::Kind::kConsistent) consistent = f;
+    f = CheckBoundValues(s, claim_keys, evidence_segments, name);
+    if (f.kind == StructureFinding::Kind::kRefuted) return f;
+    f = CheckRoles(s, evidence_segments, name);
+    if (f.kind == StructureFinding::Kind::kRefuted) return f;
+    f = CheckExtension(s, evidence, name);
+    if (f.kind == StructureFinding::Kind::kRefuted) return f;
+  }
+  return consistent;
+}
+
+}  // namespace tala::judges::offline

@@ -1,0 +1,63 @@
+// The offline response relevancy estimate (issue 17): answers to the question near 1, fluent
+// answers about something else in the same context near 0, noncommittal answers 0.
+
+#include "judges/offline/answer_relevance.h"
+
+#include <gtest/gtest.h>
+
+#include "core/text/stemmer.h"
+#include "judges/offline/wordnet.h"
+
+namespace tala::judges::offline {
+namespace {
+
+double Relevance(const std::string& question, const std::string& response) {
+  text::Stemmer stemmer;
+  return AnswerRelevance(TextProfile(question, stemmer), TextProfile(response, stemmer));
+}
+
+class AnswerRelevanceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (WordNet::Get().empty()) GTEST_SKIP() << "wordnet-base is not installed (make deps)";
+  }
+};
+
+TEST_F(AnswerRelevanceTest, AnAnswerOfTheAskedKindScoresHigh) {
+  EXPECT_GE(Relevance("How much does a single ride cost?",
+                      "A single ride costs 2.40 euros and is valid for 90 minutes."),
+            0.7);
+  EXPECT_GE(Relevance("When does the pool open on Sundays?", "It opens at 9am on Sundays."), 0.7);
+  EXPECT_GE(Relevance("Where do I pick up my rental car?", "At desk B in the arrivals hall."), 0.4);
+  EXPECT_GE(Relevance("Is the trail suitable for children?",
+                      "Yes, the lower loop is easy enough for children."),
+            0.5);
+}
+
+TEST_F(AnswerRelevanceTest, AnAnswerAboutSomethingElseScoresLow) {
+  EXPECT_LE(Relevance("When was the bridge built?", "It is lit up at night."), 0.3);
+  EXPECT_LE(
+      Relevance("How much does a single ride cost?", "Children under 12 travel free on all trams."),
+      0.3);
+  EXPECT_LE(Relevance("Who designed the library?", "The library holds 400,000 books."), 0.5);
+}
+
+TEST_F(AnswerRelevanceTest, OnTopicOutscoresOffTopicForTheSameQuestion) {
+  const std::string q = "How many people can the conference room hold?";
+  EXPECT_GT(Relevance(q, "The conference room holds 60 people."),
+            Relevance(q, "Coffee is served at 10am."));
+  const std::string why = "Why was the concert cancelled?";
+  EXPECT_GT(Relevance(why, "It was cancelled because the singer fell ill."),
+            Relevance(why, "Tickets will be refunded automatically."));
+}
+
+TEST_F(AnswerRelevanceTest, ScoresStayInTheUnitInterval) {
+  for (const char* r : {"", "Yes.", "No", "1889", "The the the", "It it it it it it it"}) {
+    double v = Relevance("When was the tower finished?", r);
+    EXPECT_GE(v, 0.0) << r;
+    EXPECT_LE(v, 1.0) << r;
+  }
+}
+
+}  // namespace
+}  // namespace tala::judges::offline

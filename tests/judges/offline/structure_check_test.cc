@@ -1,0 +1,145 @@
+// The offline judge's structure reading (issue 17): the five minimal pairs the issue names, each
+// faithful answer above its flipped twin, the twin below 0.5, with a reason naming the cause;
+// then one rule at a time.
+
+#include "judges/offline/structure_check.h"
+
+#include <gtest/gtest.h>
+
+#include "judges/offline/offline_judge.h"
+#include "judges/offline/wordnet.h"
+#include "metrics/registry.h"
+#include "row_scorer.h"
+
+namespace tala::judges::offline {
+namespace {
+
+struct Scored {
+  double faithfulness = -1;
+  std::string reason;  // the first claim's
+};
+
+Scored Faithfulness(const std::string& question, const std::string& context,
+                    const std::string& response) {
+  OfflineJudge judge;
+  auto metrics = metrics::CreateMetrics(*metrics::ParseMetricSpecs("faithfulness"));
+  Sample s;
+  s.user_input = question;
+  s.response = response;
+  s.retrieved_contexts = std::vector<std::string>{context};
+  auto verdicts = judge.Answer({s, static_cast<TaskSet>(JudgeTask::kVerifyResponseClaims)});
+  EXPECT_TRUE(verdicts.has_value());
+  Scored out;
+  out.faithfulness =
+      RowScorer(*metrics, &judge, judge.name()).Score(s).scores[0].value.value.value_or(-1);
+  std::string reasons;
+  for (const ClaimVerdict& c : *verdicts->response_claims) {
+    if (!c.supported.value_or(true)) reasons += c.reason + "; ";
+  }
+  out.reason = reasons;
+  return out;
+}
+
+class MinimalPairTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (WordNet::Get().empty()) GTEST_SKIP() << "wordnet-base is not installed (make deps)";
+  }
+  // The faithful answer outscores its twin; the twin is under 0.5 for `cause`.
+  void Expect(const std::string& question, const std::string& context, const std::string& good,
+              const std::string& flipped, const std::string& cause) {
+    Scored g = Faithfulness(question, context, good);
+    Scored f = Faithfulness(question, context, flipped);
+    EXPECT_GT(g.faithfulness, f.faithfulness) << good << " vs " << flipped;
+    EXPECT_LT(f.faithfulness, 0.5) << flipped;
+    EXPECT_NE(f.reason.find(cause), std::string::npos) << f.reason;
+  }
+};
+
+TEST_F(MinimalPairTest, Issue17_ClosedOnMondaysRefutesOpenOnMondays) {
+  Expect("Is the museum open on Mondays?",
+         "The museum is open Tuesday to Sunday from 10am to 6pm. It is closed on Mondays.",
+         "No, the museum does not open on Mondays.", "Yes, the museum is open on Mondays.",
+         "polarity: context says 'it (museum) is closed on mondays'");
+}
+
+TEST_F(MinimalPairTest, Issue17_SwappedReportingLineIsRefuted) {
+  Expect("Who does Bob report to?", "Alice manages the Berlin office; Bob reports to her.",
+         "Bob reports to Alice, who manages the Berlin office.",
+         "Alice reports to Bob, the manager of the Berlin office.",
+         "roles: context says 'bob reports to her (alice)'");
+}
+
+TEST_F(MinimalPairTest, Issue17_ANameInAnotherSlotIsRefuted) {
+  Expect("What is the capital of France?",
+         "Paris is the capital of France; Lyon is its third-largest city.",
+         "The capital of France is Paris.", "The capital of France is Lyon.",
+         "name: context says 'paris is the capital of france', with 'paris' where the claim "
+         "has 'lyon'");
+}
+
+TEST_F(MinimalPairTest, Issue17_APriceBoundToAnotherGroupIsRefuted) {
+  Expect("How much is a child's ticket?",
+         "Ticket prices are $12 for adults and $6 for children under 12.",
+         "A ticket for a child under 12 costs $6.", "A ticket for a child under 12 costs $12.",
+         "number: context says 'and $6 for children under 12', with '$6' where the claim has "
+         "'$12'");
+}
+
+TEST_F(MinimalPairTest, Issue17_ProfitRoseIsRefutedByProfitFell) {
+  Expect("What happened to profit?",
+         "The company's revenue rose 12% in 2023, while its profit fell by 3%.",
+         "Profit declined by 3 percent.", "Profit increased by 3 percent.",
+         "polarity: context says 'while its profit fell by 3'");
+}
+
+TEST_F(MinimalPairTest, NegationCarriedByAVerbOrAContraction) {
+  Expect("Did the mayor sign the bill?", "The mayor refused to sign the transit bill on Friday.",
+         "The mayor did not sign the transit bill.", "The mayor signed the transit bill on Friday.",
+         "polarity");
+  Expect("Can the form be sent by email?",
+         "Applications cannot be submitted by email; use the online portal.",
+         "Applications can't be submitted by email.", "Applications can be submitted by email.",
+         "polarity");
+}
+
+TEST_F(MinimalPairTest, AYearBoundToAnotherEventIsRefuted) {
+  Expect("When did Lumen go public?", "Lumen was founded in 1998 and went public in 2004.",
+         "Lumen went public in 2004.", "Lumen went public in 1998.",
+         "number: context says 'and went public in 2004'");
+}
+
+TEST_F(MinimalPairTest, APassiveParaphraseKeepsItsRoles) {
+  Scored passive = Faithfulness("Who acquired whom?", "Halden Bank acquired Westbrook Credit.",
+                                "Westbrook Credit was acquired by Halden Bank.");
+  EXPECT_GT(passive.faithfulness, 0.5) << passive.reason;
+  Expect("Who acquired whom?", "Halden Bank acquired Westbrook Credit in 2019.",
+         "Westbrook Credit was acquired by Halden Bank in 2019.",
+         "Westbrook Credit acquired Halden Bank in 2019.", "roles");
+}
+
+TEST_F(MinimalPairTest, SwappedArgumentsOfTwoClausesAreRefuted) {
+  Expect("Which drug was the patient given?",
+         "The patient is allergic to aspirin, so she was given ibuprofen.",
+         "The patient was given ibuprofen.",
+         "The patient is allergic to ibuprofen, so she was given aspirin.", "binding");
+}
+
+TEST_F(MinimalPairTest, AnUnsupportedUniversalIsAnExtension) {
+  Expect("When does the shuttle run?",
+         "The airport shuttle runs every 20 minutes between 6am and 11pm.",
+         "The shuttle runs every 20 minutes from 6am to 11pm.",
+         "Anyone can ride the shuttle at any time.", "extension: 'anyone' is not in context");
+}
+
+TEST_F(MinimalPairTest, WordsBothTextsShareAreNoPolarityClash) {
+  // "lost" and "kept" are WordNet antonyms, but the claim repeats the context's own words.
+  Scored s = Faithfulness("How long is lost property kept?",
+                          "Lost property is kept for 30 days at the service centre, which is "
+                          "open Monday to Saturday.",
+                          "Lost property is kept for 30 days at the service centre.");
+  EXPECT_GT(s.faithfulness, 0.8) << s.reason;
+}
+
+}  // namespace
+}  // namespace tala::judges::offline
