@@ -5,7 +5,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 TALA := $(BUILD_DIR)/tala
 # Our own builds treat warnings as errors; a plain `cmake` build (users, packagers) does not.
-CMAKE_FLAGS ?= -DTALA_WERROR=ON
+CMAKE_FLAGS ?= -DTALA_WERROR=ON -DTALA_BUILD_PYTHON=ON
 # The sanitizer build of the test suite (`make test-sanitize`, run by CI after `make test`).
 SANITIZE_DIR ?= build-sanitize
 
@@ -13,11 +13,12 @@ SANITIZE_DIR ?= build-sanitize
 DEB_PACKAGES := cmake ninja-build g++ pkg-config make \
   libgtest-dev libgmock-dev \
   libsimdjson-dev libcli11-dev libfmt-dev libutf8proc-dev libstemmer-dev wordnet-base \
-  libcurl4-openssl-dev libsqlite3-dev libcpp-httplib-dev nlohmann-json3-dev libtomlplusplus-dev
+  libcurl4-openssl-dev libsqlite3-dev libcpp-httplib-dev nlohmann-json3-dev libtomlplusplus-dev \
+  python3-dev pybind11-dev python3-pytest python3-pandas python3-tqdm
 # What only the tests add: a real browser for the HTML report test.
 TEST_PACKAGES := chromium
 
-.PHONY: all deps test-deps configure build test test-sanitize demo bench format clean
+.PHONY: all deps test-deps configure build python test test-sanitize demo bench format clean
 
 all: build
 
@@ -49,6 +50,10 @@ configure: deps $(BUILD_DIR)/build.ninja
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
+# The Python package alone: build/python/tala (PYTHONPATH=build/python /usr/bin/python3).
+python: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target tala_python
+
 test: build test-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
@@ -56,7 +61,7 @@ test: build test-deps
 # finding fails its test. Slower than `make test`; CI runs both.
 test-sanitize: deps test-deps
 	@[ -f $(SANITIZE_DIR)/build.ninja ] || cmake -S . -B $(SANITIZE_DIR) -G Ninja \
-	  -DCMAKE_BUILD_TYPE=Debug -DTALA_WERROR=ON -DTALA_BUILD_BENCH=OFF \
+	  -DCMAKE_BUILD_TYPE=Debug -DTALA_WERROR=ON -DTALA_BUILD_BENCH=OFF -DTALA_BUILD_PYTHON=OFF \
 	  -DTALA_SANITIZE=address,undefined
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
 	cd $(SANITIZE_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \

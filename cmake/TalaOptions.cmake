@@ -2,6 +2,7 @@
 string(COMPARE EQUAL "${CMAKE_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}" TALA_IS_TOP_LEVEL)
 option(TALA_BUILD_TESTS "Build the GoogleTest suites" ${TALA_IS_TOP_LEVEL})
 option(TALA_BUILD_BENCH "Build the benchmarks under bench/" ${TALA_IS_TOP_LEVEL})
+option(TALA_BUILD_PYTHON "Build the Python package (pybind11) into <build>/python/tala" OFF)
 # Off by default: a user's or packager's plain CMake build, with their flags and compiler, must
 # not fail on a new warning. `make` targets and .ci/run turn it on for our own builds.
 option(TALA_WERROR "Treat warnings as errors on tala's own targets" OFF)

@@ -11,6 +11,7 @@
 
 #include "io/readers/dataset_reader.h"
 #include "io/readers/results_reader.h"
+#include "io/reports/console_summary.h"
 #include "io/writers/results_jsonl_writer.h"
 #include "io/writers/run_records.h"
 #include "judges/llm/prompts.h"
@@ -397,5 +398,7 @@ Result<RunSummary> Evaluate(const EvalOptions& options, RunSummary* partial) {
   if (!status.ok()) return status;
   return summary;
 }
+
+std::string FormatSummary(const RunSummary& summary) { return io::FormatSummaryTable(summary); }
 
 }  // namespace tala

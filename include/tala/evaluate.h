@@ -151,4 +151,8 @@ struct RunSummary {
 // already written stay written whatever happens.
 Result<RunSummary> Evaluate(const EvalOptions& options, RunSummary* partial = nullptr);
 
+// The summary table `tala eval` prints (metrics, intervals, accounting, diagnosis), for the faces
+// that print it too (the Python package).
+std::string FormatSummary(const RunSummary& summary);
+
 }  // namespace tala

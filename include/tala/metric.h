@@ -43,6 +43,9 @@ struct MetricValue {
 // Options given as name:key=value,key=value in --metrics.
 using MetricOptions = std::map<std::string, std::string>;
 
+// Every metric tala implements, in registry order (what `tala metrics` lists).
+std::vector<MetricInfo> AllMetricInfos();
+
 class Metric {
  public:
   virtual ~Metric() = default;

@@ -160,3 +160,13 @@ Result<std::vector<std::unique_ptr<Metric>>> CreateMetrics(const std::vector<Met
 }
 
 }  // namespace tala::metrics
+
+namespace tala {
+
+std::vector<MetricInfo> AllMetricInfos() {
+  std::vector<MetricInfo> out;
+  for (const metrics::RegistryEntry& e : metrics::MetricRegistry()) out.push_back(e.info());
+  return out;
+}
+
+}  // namespace tala

@@ -1,0 +1,65 @@
+"""tala's errors as Python exceptions, one per engine error code."""
+
+
+class TalaError(Exception):
+    """An error from tala's engine; ``code`` is the engine's error code ("data error", ...)."""
+
+    def __init__(self, message, code="internal error", file="", line=0, field=""):
+        super().__init__(message)
+        self.code = code
+        self.file = file
+        self.line = line
+        self.field = field
+
+
+class DatasetError(TalaError):
+    """A bad input row: ``line`` (1-based; for a list of rows, the row's index + 1) and
+    ``field`` name it, as the CLI's ``file:line: field "x": ...`` message does."""
+
+
+class InvalidArgumentError(TalaError, ValueError):
+    """Bad options: an unknown metric or judge, a value out of range."""
+
+
+class NotFoundError(TalaError, FileNotFoundError):
+    """A file, metric or judge that does not exist."""
+
+
+class JudgeError(TalaError):
+    """The judge failed for good: unreachable, rejected the key, or broke its contract."""
+
+
+_BY_CODE = {
+    "data error": DatasetError,
+    "invalid argument": InvalidArgumentError,
+    "not found": NotFoundError,
+    "unavailable": JudgeError,
+    "rate limited": JudgeError,
+    "deadline exceeded": JudgeError,
+    "bad reply": JudgeError,
+}
+
+
+def error_for(error, rows_file=None, rows_label="rows", row_errors=()):
+    """The exception for an engine error dict; a temporary rows file is named as the list.
+
+    For bad rows the engine reports a count; the first bad row's line and field go on the
+    exception, every row's message into its text and ``errors``."""
+
+    def named(e):
+        text, file = e["text"], e["file"]
+        if rows_file is not None and file == rows_file:
+            text, file = text.replace(rows_file, rows_label, 1), rows_label
+        return text, file
+
+    text, file = named(error)
+    line, field = error["line"], error["field"]
+    details = [named(e)[0] for e in row_errors]
+    if row_errors:
+        first = row_errors[0]
+        file, line, field = named(first)[1], first["line"], first["field"]
+        text = "\n".join(details + [text])
+    cls = _BY_CODE.get(error["code"], TalaError)
+    exc = cls(text, code=error["code"], file=file, line=line, field=field)
+    exc.errors = details
+    return exc

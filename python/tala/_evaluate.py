@@ -1,0 +1,197 @@
+"""tala.evaluate and its Result."""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+from . import _tala
+from ._errors import error_for
+
+
+def _rows_to_jsonl(rows, path):
+    """Writes dicts (Ragas field names) as JSON Lines, one row a line, so the engine's reader
+    validates them exactly as it validates a file: line N is rows[N-1]."""
+    with open(path, "w", encoding="utf-8") as out:
+        for row in rows:
+            if not isinstance(row, dict):
+                raise TypeError(f"tala.evaluate: each row must be a dict, got {type(row).__name__}")
+            out.write(json.dumps(row, ensure_ascii=False, default=str))
+            out.write("\n")
+
+
+def _is_dataframe(data):
+    return type(data).__name__ == "DataFrame" and hasattr(data, "to_dict")
+
+
+def _plain(value):
+    """A DataFrame cell as JSON: numpy arrays and scalars to lists and numbers; a missing value
+    (None, NaN) to None, which the row then leaves out."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
+def _frame_rows(frame):
+    rows = []
+    for record in frame.to_dict(orient="records"):
+        row = {}
+        for key, value in record.items():
+            value = _plain(value)
+            if value is not None:
+                row[str(key)] = value
+        rows.append(row)
+    return rows
+
+
+def _progress_for(progress):
+    """The engine's progress callback: a callable as given, a tqdm bar when progress is True,
+    or "auto" with tqdm importable and a terminal on stderr; None for no progress."""
+    if callable(progress):
+        return progress, None
+    if progress is False or progress is None:
+        return None, None
+    if progress == "auto" and not sys.stderr.isatty():
+        return None, None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None, None
+    bar = tqdm(unit="row", desc="tala", file=sys.stderr)
+
+    def update(done, total):
+        if total and bar.total != total:
+            bar.total = total
+            bar.refresh()
+        bar.update(done - bar.n)
+
+    return update, bar
+
+
+class Result:
+    """The outcome of tala.evaluate: the run summary and the per-row results file."""
+
+    def __init__(self, summary, results_path, keep_dir=None):
+        self._summary = summary
+        self.results_path = results_path
+        self._keep_dir = keep_dir  # a temporary folder holding the results file, removed with us
+        self._rows = None
+
+    def __del__(self):
+        if self._keep_dir is not None:
+            shutil.rmtree(self._keep_dir, ignore_errors=True)
+
+    def __getitem__(self, metric):
+        """The metric's mean over its defined values (None when no row was scored)."""
+        for m in self._summary["metrics"]:
+            if m["key"] == metric:
+                return m["mean"]
+        known = ", ".join(m["key"] for m in self._summary["metrics"])
+        raise KeyError(f"{metric!r} was not evaluated (this run has: {known})")
+
+    def summary(self):
+        """Per metric: mean, ci (lo, hi), median, stddev, scored, undefined, failed, direction."""
+        return {m["key"]: {k: v for k, v in m.items() if k != "key"}
+                for m in self._summary["metrics"]}
+
+    @property
+    def judge(self):
+        return self._summary["judge"]
+
+    @property
+    def diagnoses(self):
+        """Diagnosis name -> rows, in pipeline order."""
+        return dict(self._summary["diagnoses"])
+
+    @property
+    def notes(self):
+        return list(self._summary["notes"])
+
+    @property
+    def rows(self):
+        """Each row's result as written to the results file: id, scores, reasons, diagnosis,
+        inputs, verdicts, metadata."""
+        if self._rows is None:
+            with open(self.results_path, encoding="utf-8") as f:
+                self._rows = [r for r in map(json.loads, f) if "id" in r]
+        return self._rows
+
+    def to_pandas(self):
+        """One row per result: id, each metric's score, diagnosis (needs pandas)."""
+        import pandas
+
+        keys = [m["key"] for m in self._summary["metrics"]]
+        return pandas.DataFrame(
+            [dict({"id": r["id"]}, **{k: r["scores"].get(k) for k in keys},
+                  diagnosis=r.get("diagnosis")) for r in self.rows])
+
+    def save(self, path):
+        """Copies the results file (the CLI's format) to ``path``."""
+        shutil.copyfile(self.results_path, path)
+        return path
+
+    def __str__(self):
+        return self._summary["table"]
+
+    def __repr__(self):
+        means = ", ".join(f"{m['key']}={m['mean']:.4f}" for m in self._summary["metrics"]
+                          if m["mean"] is not None)
+        return f"<tala.Result judge={self.judge} rows={self._summary['rows_scored']} {means}>"
+
+
+def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **options):
+    """Scores ``data`` with tala's engine and returns a Result.
+
+    data: a path (JSON Lines, JSON array or CSV), a list of dicts with Ragas field names
+        (``user_input``, ``response``, ``retrieved_contexts``, ``reference``, ...), or a pandas
+        DataFrame with those columns.
+    metrics: a list of metric names (or one comma-separated string); None: every metric the
+        data allows.
+    judge: "offline" (default, no model), "replay", "openai:MODEL" or "anthropic:MODEL".
+    out: where the results file goes; None: a temporary file (``Result.save`` copies it).
+    progress: "auto" (a tqdm bar when tqdm is installed and stderr is a terminal), True (a tqdm
+        bar), False, or a callable ``progress(rows_done, rows_total)``.
+    options: every ``tala eval`` option by its long name with underscores: ``base_url=``,
+        ``max_in_flight=``, ``cache=``, ``repeats=``, ``on_error="skip"``, ``k=[5]``, ...
+
+    Raises DatasetError (with .line and .field), InvalidArgumentError, NotFoundError or
+    JudgeError, as the CLI reports them; KeyboardInterrupt after Ctrl-C, with every finished row
+    kept in ``out``.
+    """
+    workdir = tempfile.mkdtemp(prefix="tala-")
+    rows_file = None
+    label = "rows"
+    try:
+        if isinstance(data, (str, os.PathLike)):
+            dataset = os.fspath(data)
+        else:
+            if _is_dataframe(data):
+                data = _frame_rows(data)
+                label = "dataframe"
+            rows_file = os.path.join(workdir, "rows.jsonl")
+            _rows_to_jsonl(list(data), rows_file)
+            dataset = rows_file
+        if isinstance(metrics, (list, tuple)):
+            metrics = ",".join(metrics)
+        results = os.fspath(out) if out is not None else os.path.join(workdir, "results.jsonl")
+        callback, bar = _progress_for(progress)
+        try:
+            answer = _tala.evaluate(dict(options, dataset=dataset, metrics=metrics or "",
+                                         judge=judge, out=results), callback)
+        finally:
+            if bar is not None:
+                bar.close()
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    if not answer["ok"]:
+        if answer["error"]["code"] == "cancelled":
+            # The finished rows stay in the results file (a temporary one is kept too).
+            raise KeyboardInterrupt(f"tala.evaluate stopped; finished rows are in {results}")
+        error = error_for(answer["error"], rows_file, label, answer["partial"]["errors"])
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise error
+    return Result(answer["summary"], results, keep_dir=None if out is not None else workdir)

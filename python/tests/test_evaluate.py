@@ -1,0 +1,169 @@
+"""The Python package over the C++ engine: same numbers as the CLI, rows from a list, errors
+with their line and field, Ctrl-C keeping rows, two evaluations at once."""
+
+import json
+import os
+import subprocess
+import threading
+
+import pytest
+
+import tala
+
+SOURCE = os.environ.get("TALA_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+BINARY = os.environ.get("TALA_BINARY_DIR", os.path.join(SOURCE, "build"))
+DEMO = os.path.join(SOURCE, "examples", "data", "interactions.jsonl")
+METRICS = ["faithfulness", "response_relevancy", "context_precision", "context_recall"]
+
+ROW = {
+    "user_input": "When was the Eiffel Tower finished?",
+    "response": "The Eiffel Tower was finished in 1889.",
+    "retrieved_contexts": ["The Eiffel Tower in Paris was completed in 1889."],
+    "reference": "It was completed in 1889.",
+}
+
+
+def rows_of(path):
+    with open(path, encoding="utf-8") as f:
+        return [r for r in map(json.loads, f) if "id" in r]
+
+
+def test_scores_equal_the_clis_on_the_demo_data(tmp_path):
+    cli_out = tmp_path / "cli.jsonl"
+    subprocess.run([os.path.join(BINARY, "tala"), "eval", DEMO, "--metrics", ",".join(METRICS),
+                    "-o", str(cli_out), "-q"], check=True, capture_output=True)
+    result = tala.evaluate(DEMO, metrics=METRICS)
+    cli_rows = rows_of(cli_out)
+    assert [r["scores"] for r in result.rows] == [r["scores"] for r in cli_rows]
+    assert [r["diagnosis"] for r in result.rows] == [r["diagnosis"] for r in cli_rows]
+    assert result["faithfulness"] == pytest.approx(
+        sum(r["scores"]["faithfulness"] for r in cli_rows
+            if r["scores"]["faithfulness"] is not None) /
+        sum(1 for r in cli_rows if r["scores"]["faithfulness"] is not None), abs=1e-12)
+
+
+def test_a_list_of_dicts_is_scored_and_summarised():
+    result = tala.evaluate([ROW, dict(ROW, response="The tower was finished in 1925.")],
+                           metrics="faithfulness")
+    summary = result.summary()["faithfulness"]
+    assert summary["scored"] == 2
+    assert summary["direction"] == "higher"
+    lo, hi = summary["ci"]
+    assert lo <= summary["mean"] <= hi
+    assert result.rows[0]["scores"]["faithfulness"] > result.rows[1]["scores"]["faithfulness"]
+    assert "faithfulness" in str(result)
+
+
+def test_save_writes_the_clis_results_format(tmp_path):
+    result = tala.evaluate([ROW], metrics=["faithfulness"])
+    path = result.save(tmp_path / "r.jsonl")
+    gate = subprocess.run([os.path.join(BINARY, "tala"), "gate", str(path), "--min",
+                           "faithfulness=0.5"], capture_output=True, text=True)
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+
+
+def test_a_bad_row_raises_dataset_error_with_line_and_field():
+    bad = dict(ROW, retrieved_contexts=7)
+    with pytest.raises(tala.DatasetError) as caught:
+        tala.evaluate([ROW, bad], metrics=["faithfulness"])
+    assert caught.value.line == 2
+    assert caught.value.field == "retrieved_contexts"
+    assert str(caught.value).startswith('rows:2: field "retrieved_contexts"')
+    assert len(caught.value.errors) == 1
+
+
+def test_unknown_metric_and_missing_file_raise_their_own_errors(tmp_path):
+    with pytest.raises(tala.NotFoundError) as caught:
+        tala.evaluate([ROW], metrics=["faithfulnes"])
+    assert 'unknown metric "faithfulnes"' in str(caught.value)
+    with pytest.raises(tala.TalaError):
+        tala.evaluate(str(tmp_path / "missing.jsonl"))
+
+
+def test_an_unreachable_judge_raises_judge_error():
+    with pytest.raises(tala.JudgeError) as caught:
+        tala.evaluate([ROW] * 5, metrics=["faithfulness"], judge="openai:mock",
+                      base_url="http://127.0.0.1:9/v1", cache="off")
+    assert "cannot reach the judge" in str(caught.value)
+
+
+def test_the_mock_judge_over_http(tmp_path):
+    mock = subprocess.Popen([os.path.join(BINARY, "tala-mock-judge")], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        url = mock.stdout.readline().strip()
+        result = tala.evaluate([ROW] * 3, metrics=["faithfulness", "context_recall"],
+                               judge="openai:mock-model", base_url=url, cache="off")
+        assert result.summary()["faithfulness"]["scored"] == 3
+        assert result.judge == "openai:mock-model"
+    finally:
+        mock.terminate()
+        mock.wait()
+
+
+def test_two_evaluations_at_once_agree():
+    results = [None, None]
+
+    def run(i):
+        results[i] = tala.evaluate(DEMO, metrics=METRICS)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r["scores"] for r in results[0].rows] == [r["scores"] for r in results[1].rows]
+
+
+def test_a_dataframe_is_scored_like_the_same_rows():
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame([ROW, dict(ROW, response="The tower was finished in 1925.")])
+    from_frame = tala.evaluate(frame, metrics=["faithfulness"])
+    from_list = tala.evaluate([ROW, dict(ROW, response="The tower was finished in 1925.")],
+                              metrics=["faithfulness"])
+    assert [r["scores"] for r in from_frame.rows] == [r["scores"] for r in from_list.rows]
+    table = from_frame.to_pandas()
+    assert list(table.columns) == ["id", "faithfulness", "diagnosis"]
+    assert len(table) == 2
+
+
+def test_a_missing_dataframe_cell_is_a_missing_field():
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame([ROW, dict(ROW, reference=None)])
+    result = tala.evaluate(frame, metrics=["context_recall"], on_error="skip")
+    assert result.summary()["context_recall"]["undefined"] == 1
+
+
+def test_progress_reaches_every_row():
+    seen = []
+    tala.evaluate([ROW] * 5, metrics=["faithfulness"], progress=lambda d, t: seen.append((d, t)))
+    assert seen and seen[-1] == (5, 5)
+
+
+def test_an_exception_in_progress_stops_the_run_and_is_raised():
+    def fail(done, total):
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        tala.evaluate([ROW] * 5, metrics=["faithfulness"], progress=fail)
+
+
+def test_the_metric_registry():
+    names = [m["name"] for m in tala.metrics()]
+    assert "faithfulness" in names and "context_recall" in names
+    faithfulness = next(m for m in tala.metrics() if m["name"] == "faithfulness")
+    assert faithfulness["direction"] == "higher"
+    assert "retrieved_contexts" in faithfulness["required_fields"]
+
+
+def test_a_thousand_small_evaluations_do_not_grow_memory():
+    def rss_kib():
+        with open("/proc/self/status") as f:
+            return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
+
+    for _ in range(100):
+        tala.evaluate([ROW], metrics=["faithfulness"], progress=False)
+    before = rss_kib()
+    for _ in range(1000):
+        tala.evaluate([ROW], metrics=["faithfulness"], progress=False)
+    assert rss_kib() - before < 20 * 1024, "RSS grew by more than 20 MiB over 1,000 runs"
