@@ -167,3 +167,26 @@ def test_a_thousand_small_evaluations_do_not_grow_memory():
     for _ in range(1000):
         tala.evaluate([ROW], metrics=["faithfulness"], progress=False)
     assert rss_kib() - before < 20 * 1024, "RSS grew by more than 20 MiB over 1,000 runs"
+
+
+def test_ctrl_c_raises_keyboard_interrupt_and_keeps_finished_rows(tmp_path):
+    import signal
+
+    out = tmp_path / "r.jsonl"
+    interrupted = []
+
+    def press_ctrl_c(done, total):
+        if done >= 10 and not interrupted:
+            interrupted.append(done)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        tala.evaluate([ROW] * 5000, metrics=["faithfulness"], out=out, progress=press_ctrl_c)
+    kept = rows_of(out)
+    assert 10 <= len(kept) < 5000
+    # Resume finishes the rest from the same file.
+    result = tala.evaluate([ROW] * 5000, metrics=["faithfulness"], out=out, resume=True,
+                           progress=False)
+    assert result.summary()["faithfulness"]["scored"] == 5000
+    # Python's own Ctrl-C handling is back once the run is over.
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
