@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "tala/evaluate.h"
+#include "tala/gate.h"
 #include "tala/metric.h"
 #include "tala/sample.h"
 
@@ -197,10 +198,40 @@ py::list Metrics() {
   return out;
 }
 
+// tala::Gate: {"ok": True, "checks": [{"name", "pass", "detail"}]} or {"ok": False, "error"}.
+py::dict Gate(const std::string& results, const std::map<std::string, double>& min,
+              const std::string& baseline, const std::map<std::string, double>& max_drop) {
+  tala::Result<std::vector<tala::GateCheck>> checks =
+      tala::Status(tala::ErrorCode::kInternal, "not run");
+  {
+    py::gil_scoped_release release;
+    checks =
+        tala::Gate({.results = results, .min = min, .baseline = baseline, .max_drop = max_drop});
+  }
+  py::dict out;
+  out["ok"] = checks.has_value();
+  if (!checks) {
+    out["error"] = ErrorDict(checks.error());
+    return out;
+  }
+  py::list list;
+  for (const tala::GateCheck& c : *checks) {
+    py::dict d;
+    d["name"] = c.name;
+    d["pass"] = c.pass;
+    d["detail"] = c.detail;
+    list.append(d);
+  }
+  out["checks"] = list;
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_tala, m) {
   m.doc() = "tala's engine (compiled); use the tala package, not this module";
   m.def("evaluate", &Evaluate, py::arg("options"), py::arg("progress") = py::none());
   m.def("metrics", &Metrics);
+  m.def("gate", &Gate, py::arg("results"), py::arg("min"), py::arg("baseline"),
+        py::arg("max_drop"));
 }

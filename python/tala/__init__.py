@@ -14,6 +14,7 @@ your rows and options and shapes its answer::
 from ._errors import (DatasetError, InvalidArgumentError, JudgeError, NotFoundError,
                       TalaError, error_for)
 from ._evaluate import Result, evaluate
+from ._gate import GateVerdict, gate
 from ._tala import metrics as _metrics
 
 
@@ -24,6 +25,6 @@ def metrics():
 
 
 __all__ = [
-    "evaluate", "metrics", "Result", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
+    "evaluate", "gate", "GateVerdict", "metrics", "Result", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
     "NotFoundError",
 ]

@@ -190,3 +190,23 @@ def test_ctrl_c_raises_keyboard_interrupt_and_keeps_finished_rows(tmp_path):
     assert result.summary()["faithfulness"]["scored"] == 5000
     # Python's own Ctrl-C handling is back once the run is over.
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_gate_passes_and_fails_like_the_cli():
+    import tala.testing
+
+    result = tala.evaluate(DEMO, metrics=["faithfulness", "noise_sensitivity"], progress=False)
+    ok = tala.gate(result, min={"faithfulness": 0.5})
+    assert ok.passed and str(ok).startswith("PASS  faithfulness >= 0.5000: mean 0.7168")
+    cli = subprocess.run([os.path.join(BINARY, "tala"), "gate", result.results_path, "--min",
+                          "faithfulness=0.9"], capture_output=True, text=True)
+    bad = tala.gate(result, min={"faithfulness": 0.9})
+    assert not bad.passed and str(bad) == cli.stdout.strip()
+    with pytest.raises(AssertionError) as caught:
+        tala.testing.assert_gate(result, min={"faithfulness": 0.9, "noise_sensitivity": 0.5})
+    message = str(caught.value)
+    assert "1 of 2 tala gates failed" in message
+    assert "FAIL  faithfulness >= 0.9000: mean 0.7168, 95% interval" in message
+    assert "worst rows for faithfulness:" in message and "demo-" in message
+    with pytest.raises(tala.InvalidArgumentError):
+        tala.gate(result)
