@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "judges/offline/claim_support.h"
 #include "judges/offline/clause_lexicon.h"
 #include "judges/offline/wordnet.h"
 
@@ -71,7 +72,7 @@ bool IsMonthOrDay(std::string_view w) {
 }
 
 // True when a response word, new to the question, is the kind of thing asked for.
-bool Answers(AnswerType type, const ProfiledToken& t, const ProfiledToken* next) {
+bool Answers(AnswerType type, const ProfiledToken& t) {
   const bool value = !t.value.empty();
   switch (type) {
     case AnswerType::kTime:
@@ -98,22 +99,14 @@ bool Answers(AnswerType type, const ProfiledToken& t, const ProfiledToken* next)
     case AnswerType::kAny:
       return false;
   }
-  (void)next;
   return false;
 }
 
-// The response states this question word: the same stem, its WordNet base form, or a synonym.
+// The response states this question word: as the claim matcher finds it in evidence (stem,
+// base form, synonym), or as the base form of a response word ("began" for "begin").
 bool States(const ProfiledToken& q, const TextProfile& response) {
-  if (response.HasStem(q.stem) || response.HasFolded(q.folded)) return true;
+  if (!MatchInEvidence(q, response).empty()) return true;
   const WordNet& wn = WordNet::Get();
-  if (const auto* bases = wn.BaseForms(q.folded)) {
-    for (const std::string& b : *bases) {
-      if (response.HasFolded(b)) return true;
-    }
-  }
-  for (std::string_view syn : wn.Synonyms(q.folded)) {
-    if (response.HasFolded(syn)) return true;
-  }
   for (const ProfiledToken& r : response.tokens()) {
     if (const auto* bases = wn.BaseForms(r.folded)) {
       for (const std::string& b : *bases) {
@@ -172,7 +165,7 @@ double AnswerRelevance(const TextProfile& question, const TextProfile& response)
   bool typed = false;
   for (size_t i = 0; i < r.size() && !typed; ++i) {
     if (question.HasFolded(r[i].folded) && r[i].value.empty()) continue;  // the question's own
-    typed = Answers(type, r[i], i + 1 < r.size() ? &r[i + 1] : nullptr);
+    typed = Answers(type, r[i]);
   }
   if (type == AnswerType::kYesNo && !typed) typed = coverage >= 0.75;  // restates the predicate
   // A short answer ("At desk B in the arrivals hall.") or a yes/no is all answer; in a longer

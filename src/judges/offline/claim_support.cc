@@ -28,17 +28,17 @@ bool EvidenceHasWord(const TextProfile& evidence, const std::string& folded) {
 }
 }  // namespace
 
-std::string_view ClaimSupport::Match(const ProfiledToken& t, const TextProfile& evidence,
-                                     text::Stemmer*) const {
+std::string_view MatchInEvidence(const ProfiledToken& t, const TextProfile& evidence) {
   if (evidence.HasStem(t.stem)) return t.stem;
   if (evidence.HasFolded(t.folded)) return t.stem;
   if (t.number) return {};
-  if (const auto* bases = wordnet().BaseForms(t.folded)) {
+  const WordNet& wordnet = WordNet::Get();
+  if (const auto* bases = wordnet.BaseForms(t.folded)) {
     for (const std::string& b : *bases) {
       if (evidence.HasFolded(b)) return b;
     }
   }
-  for (std::string_view syn : wordnet().Synonyms(t.folded)) {
+  for (std::string_view syn : wordnet.Synonyms(t.folded)) {
     if (evidence.HasFolded(syn)) return syn;
   }
   return {};
@@ -57,7 +57,7 @@ SupportVerdict ClaimSupport::Check(const TextProfile& claim, const TextProfile& 
   for (const ProfiledToken& t : claim.tokens()) {
     if (t.stop || t.negation) continue;
     bool given = question.HasStem(t.stem);
-    items.push_back({&t, given, Weight(t), Match(t, evidence, nullptr)});
+    items.push_back({&t, given, Weight(t), MatchInEvidence(t, evidence)});
   }
   SupportVerdict v;
   if (items.empty()) {

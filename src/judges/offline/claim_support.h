@@ -37,10 +37,12 @@ class ClaimSupport {
                        const char* evidence_name) const;
 
  private:
-  // The evidence stem that matches the token (itself, an irregular base, or a synonym), or "".
-  std::string_view Match(const ProfiledToken& t, const TextProfile& evidence,
-                         text::Stemmer* stemmer) const;
   static const WordNet& wordnet() { return WordNet::Get(); }
 };
+
+// The evidence word that matches the token (its stem or word, an irregular base form, or a
+// WordNet synonym; numbers only as written), or "" when the evidence has none. Shared with the
+// offline relevancy estimate (answer_relevance.h).
+std::string_view MatchInEvidence(const ProfiledToken& t, const TextProfile& evidence);
 
 }  // namespace tala::judges::offline

@@ -32,13 +32,6 @@ bool BorrowsSubject(std::string_view opener) {
   return opener == "and" || opener == "but" || opener == "so" || opener == "yet";
 }
 
-bool InDeterminers(std::string_view w) {
-  static constexpr std::string_view kWords[] = {
-      "the",  "a",    "an",   "its",   "their", "his",   "our",  "my",
-      "your", "this", "that", "these", "those", "every", "each", "another"};
-  return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
-}
-
 bool IsDeterminerOrPronoun(std::string_view w) {
   static constexpr std::string_view kWords[] = {"the",   "a",     "an",  "its", "their", "his",
                                                 "her",   "he",    "she", "it",  "they",  "this",
@@ -98,7 +91,18 @@ const WordFacts& FactsOf(const ProfiledToken& t) {
   return memo.emplace(t.folded, std::move(f)).first->second;
 }
 
-bool IsVerbLike(const ProfiledToken& t) { return FactsOf(t).verb_like; }
+}  // namespace
+
+bool VerbLike(const ProfiledToken& t) { return FactsOf(t).verb_like; }
+
+bool IsDeterminer(std::string_view w) {
+  static constexpr std::string_view kWords[] = {
+      "the",  "a",    "an",   "its",   "their", "his",   "our",  "my",
+      "your", "this", "that", "these", "those", "every", "each", "another"};
+  return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
+}
+
+namespace {
 
 // A verb form that ends a subject: inflected ("covers", "began", "directed", "leading").
 bool InflectedVerb(const ProfiledToken& t) { return FactsOf(t).inflected_verb; }
@@ -149,10 +153,6 @@ KeySet SubjectOf(const Segment& s, std::string* shown) {
 }
 
 }  // namespace
-
-bool VerbLike(const ProfiledToken& t) { return IsVerbLike(t); }
-
-bool IsDeterminer(std::string_view w) { return InDeterminers(w); }
 
 std::vector<Segment> ReadClauses(const TextProfile& profile) {
   std::vector<Segment> segments(static_cast<size_t>(profile.segment_count()));
@@ -206,7 +206,7 @@ std::vector<Segment> ReadClauses(const TextProfile& profile) {
       // with a comparison continues the subject before it.
       const Word& opener = words[0];
       if (opener.content && opener.polarity && !opener.number && !opener.name &&
-          !IsVerbLike(*opener.token)) {
+          !VerbLike(*opener.token)) {
         segments[i].borrowed_subject = SubjectOf(segments[i - 1], nullptr);
       }
       continue;

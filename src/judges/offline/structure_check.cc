@@ -30,20 +30,13 @@ int NegationsFor(const Segment& evidence, const KeySet& claim_keys) {
   return n;
 }
 
-// The claim's content words (except those in `skip`, and except scale words when `scales` is
-// false) that the evidence segment holds; scale words count when the evidence has their scale.
-int Shared(const Segment& claim, const Segment& evidence, const KeySet& skip, bool scales) {
+// The claim's content words, scale words aside, that the evidence segment holds.
+int Shared(const Segment& claim, const Segment& evidence) {
   KeySet seen;
   int n = 0;
   for (const Word& w : claim.words) {
-    if (!w.content || w.key.empty() || skip.count(w.key) > 0 || !seen.insert(w.key).second) {
-      continue;
-    }
-    if (w.polarity) {
-      if (scales && (evidence.HasKey(w.key) || evidence.HasScale(w.polarity->scale))) ++n;
-    } else if (evidence.HasKey(w.key)) {
-      ++n;
-    }
+    if (!w.content || w.key.empty() || w.polarity || !seen.insert(w.key).second) continue;
+    if (evidence.HasKey(w.key)) ++n;
   }
   return n;
 }
@@ -107,7 +100,7 @@ StructureFinding CheckPolarity(const Segment& claim, const std::vector<Segment>&
   int best_agree = 0, best_disagree = 0;
   const Segment* disagreeing = nullptr;
   for (const Segment& e : evidence) {
-    int shared = Shared(claim, e, {}, false);
+    int shared = Shared(claim, e);
     if (shared == 0) continue;
     const int negations = NegationsFor(e, claim_keys);
     int agreement = ScaleAgreement(claim, e, negations);
@@ -225,6 +218,7 @@ Place Placement(const Segment& claim, const Segment& e, const std::vector<Segmen
 // ("allergic to aspirin, so given ibuprofen" against "allergic to ibuprofen, so given aspirin").
 StructureFinding CheckBoundValues(const Segment& claim, const KeySet& claim_keys,
                                   const std::vector<Segment>& evidence, const std::string& name) {
+  if (evidence.empty()) return {};
   const KeySet here = ContentKeys(claim);
   // A plain word can only be swapped with a word of another segment of the claim.
   const bool claim_elsewhere = claim_keys.size() > here.size();
@@ -237,30 +231,31 @@ StructureFinding CheckBoundValues(const Segment& claim, const KeySet& claim_keys
     }
     KeySet skip = f.name ? NameSpan(claim, at) : KeySet{f.key};
     if (f.number) {  // "5 to 7 days": the other end of a range does not place this one
-      for (size_t j = at + 2; j < claim.words.size() && j <= at + 3; j += 1) {
-        std::string_view between = claim.words[j - 1].token->folded;
-        if (claim.words[j].number && (between == "to" || between == "and" || between == "or")) {
-          skip.insert(claim.words[j].key);
+      // Word `end` is the range's other end when it is a number and word `link` joins them.
+      auto skip_range_end = [&](size_t end, size_t link) {
+        std::string_view w = claim.words[link].token->folded;
+        if (claim.words[end].number && (w == "to" || w == "and" || w == "or")) {
+          skip.insert(claim.words[end].key);
         }
+      };
+      for (size_t end = at + 2; end < claim.words.size() && end <= at + 3; ++end) {
+        skip_range_end(end, end - 1);
       }
-      for (size_t j = at >= 2 ? at - 2 : 0; j + 1 < at; ++j) {
-        std::string_view between = claim.words[j + 1].token->folded;
-        if (claim.words[j].number && (between == "to" || between == "and" || between == "or")) {
-          skip.insert(claim.words[j].key);
-        }
-      }
+      if (at >= 2) skip_range_end(at - 2, at - 1);
     }
     int others = 0;
     for (const std::string& k : here) others += skip.count(k) > 0 ? 0 : 1;
-    Place best;
-    for (const Segment& e : evidence) best = std::max(best, Placement(claim, e, evidence, skip));
+    std::vector<Place> places;
+    for (const Segment& e : evidence) places.push_back(Placement(claim, e, evidence, skip));
+    const Place best = *std::max_element(places.begin(), places.end());
     // The claim's other words must place it: two of them, or all when it has fewer.
     if (best.count < 2 && (best.count == 0 || best.count < others)) continue;
     const Segment* rival = nullptr;
     const Word* other = nullptr;
     bool held = false;
-    for (const Segment& e : evidence) {
-      if (Placement(claim, e, evidence, skip) < best) continue;
+    for (size_t e_idx = 0; e_idx < evidence.size(); ++e_idx) {
+      const Segment& e = evidence[e_idx];
+      if (places[e_idx] < best) continue;
       if (f.number ? HoldsNumber(e, f)
           : f.name ? e.HasKey(f.key) || HoldsInitials(e, f.token->folded)
                    : e.HasKey(f.key)) {
