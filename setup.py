@@ -12,11 +12,16 @@ from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+BUILD_DIR = os.environ.get("TALA_BUILD_DIR") or os.path.join(ROOT, "build", "pip")
+# setuptools' own scratch (build/lib, egg-info) goes inside the CMake build folder, never into the
+# source tree.
+SCRATCH = os.path.join(BUILD_DIR, "setuptools")
+os.makedirs(SCRATCH, exist_ok=True)
 
 
 class BuildWithCMake(build_py):
     def run(self):
-        build_dir = os.environ.get("TALA_BUILD_DIR") or os.path.join(ROOT, "build", "pip")
+        build_dir = BUILD_DIR
         if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
             subprocess.check_call([
                 "cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja",
@@ -44,5 +49,8 @@ setup(
     package_dir={"tala": "python/tala"},
     python_requires=">=3.11",
     cmdclass={"build_py": BuildWithCMake},
+    # pytest finds tala's plugin (the tala_gate and tala_judge fixtures, --tala-judge).
+    entry_points={"pytest11": ["tala = tala.pytest_plugin"]},
+    options={"build": {"build_base": SCRATCH}, "egg_info": {"egg_base": SCRATCH}},
     distclass=BinaryDistribution,
 )

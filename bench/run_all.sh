@@ -16,5 +16,7 @@ echo "## non-LLM metrics (IR rows: 10 ranked ids; string pairs: 40 words)"
 "$build/bench/bench_non_llm" 1000000
 echo "## the same through Python libraries, when installed (rows/s, one core)"
 /usr/bin/python3 bench/compare_python.py 20000 || true
+echo "## the Python package over the engine (100k rows, non-LLM metrics)"
+if [ -f "$build/python/tala/__init__.py" ]; then PYTHONPATH="$build/python" /usr/bin/python3 bench/python_overhead.py "$build"; fi
 echo "## LLM runtime against the mock judge (50 ms latency, 64 in flight)"
 if [ -x "$build/bench/bench_runtime" ]; then "$build/bench/bench_runtime" 1000 50 64; fi

@@ -88,7 +88,7 @@ struct Run {
   std::string path;
   io::ReaderOptions reader_options;
   std::vector<std::unique_ptr<Metric>> metrics;
-  std::unique_ptr<Judge> judge;    // offline or replay
+  std::shared_ptr<Judge> judge;    // offline, replay or the caller's own
   std::optional<LlmSetup> llm;     // openai:... or anthropic:...
   std::set<std::string> kept_ids;  // --resume: rows already in the results file
   int64_t to_do = 0;
@@ -185,8 +185,12 @@ Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJson
       TALA_ASSIGN_OR_RETURN(auto sample, rows.Next());
       if (!sample) return OkStatus();
       TaskSet tasks = judges::PlanTasks(*sample, run.metrics);
-      TALA_RETURN_IF_ERROR(finish_row(*sample, tasks == 0 ? Result<Verdicts>(Verdicts{})
-                                                          : run.judge->Answer({*sample, tasks})));
+      Result<Verdicts> verdicts =
+          tasks == 0 ? Result<Verdicts>(Verdicts{}) : run.judge->Answer({*sample, tasks});
+      // A judge stopped mid-row (a caller's judge that raised) leaves the row unwritten, so a
+      // resumed run scores it.
+      if (!verdicts && verdicts.error().code() == ErrorCode::kCancelled) return verdicts.error();
+      TALA_RETURN_IF_ERROR(finish_row(*sample, verdicts));
       Report(run, summary, nullptr);
     }
   }
@@ -332,7 +336,10 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   }
   TALA_ASSIGN_OR_RETURN(run.metrics,
                         metrics::CreateMetrics(metrics::ExpandCutoffs(specs, options.ks)));
-  if (IsLlmJudge(options.judge)) {
+  if (options.custom_judge) {
+    run.judge = options.custom_judge;
+    summary.judge = run.judge->name();
+  } else if (IsLlmJudge(options.judge)) {
     TALA_ASSIGN_OR_RETURN(run.llm, SetUpLlm(options.judge, options.llm, &summary.warnings));
     summary.judge = run.llm->judge_name;
   } else {

@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tala/judge.h"
 #include "tala/metric.h"
 #include "tala/status.h"
 
@@ -56,11 +58,14 @@ struct Progress {
 };
 
 struct EvalOptions {
-  std::string dataset;                // path, or "-" for stdin
-  std::string format = "auto";        // auto | jsonl | json | csv
-  std::string metrics;                // --metrics list; empty: every metric the data supports
-  std::vector<int> ks;                // --k: cut-offs for hit_rate, precision, recall, ndcg
-  std::string judge = "offline";      // judge registry name
+  std::string dataset;            // path, or "-" for stdin
+  std::string format = "auto";    // auto | jsonl | json | csv
+  std::string metrics;            // --metrics list; empty: every metric the data supports
+  std::vector<int> ks;            // --k: cut-offs for hit_rate, precision, recall, ndcg
+  std::string judge = "offline";  // judge registry name
+  // A judge of the caller's own (the Python package's custom judges). When set it answers instead
+  // of `judge`, and its name() stands in the manifest. Called from the evaluating thread only.
+  std::shared_ptr<Judge> custom_judge;
   std::string out = "results.jsonl";  // results file ("-": stdout)
   OnError on_error = OnError::kFail;  // bad rows: stop before scoring, or skip and count
   int max_errors_shown = 20;          // errors kept for the report

@@ -1,7 +1,7 @@
 // tala._tala: the compiled half of the Python package. Binds the public engine API
-// (include/tala/evaluate.h) and nothing else: options come in as a dict of the EvalOptions
-// fields, the summary goes out as plain dicts and lists; the pure-Python layer (python/tala/)
-// shapes them into exceptions and a Result. The GIL is released while the engine runs.
+// (include/tala/*.h) and nothing else: options come in as a dict of the EvalOptions fields,
+// answers go out as plain dicts and lists; the pure-Python layer (python/tala/) shapes them into
+// exceptions and objects. The GIL is released while the engine runs.
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -11,12 +11,17 @@
 #include <mutex>
 #include <optional>
 
+#include "analysis_bindings.h"
+#include "convert.h"
+#include "python_judge.h"
+#include "rows_jsonl.h"
 #include "tala/evaluate.h"
-#include "tala/gate.h"
 #include "tala/metric.h"
 #include "tala/sample.h"
 
 namespace py = pybind11;
+
+namespace tala::python {
 
 namespace {
 
@@ -43,107 +48,19 @@ void EndRun() {
   if (--g_runs == 0) std::signal(SIGINT, g_python_handler);
 }
 
-template <typename T>
-void Take(const py::dict& d, const char* key, T& field) {
-  if (d.contains(key) && !d[key].is_none()) field = d[key].cast<T>();
-}
-
-tala::EvalOptions ToOptions(const py::dict& d) {
-  tala::EvalOptions o;
-  Take(d, "dataset", o.dataset);
-  Take(d, "format", o.format);
-  Take(d, "metrics", o.metrics);
-  Take(d, "k", o.ks);
-  Take(d, "judge", o.judge);
-  Take(d, "out", o.out);
-  std::string on_error = "fail";
-  Take(d, "on_error", on_error);
-  o.on_error = on_error == "skip" ? tala::OnError::kSkip : tala::OnError::kFail;
-  Take(d, "diagnosis_threshold", o.diagnosis_threshold);
-  Take(d, "diagnosis_thresholds", o.diagnosis_thresholds);
-  Take(d, "resume", o.resume);
-  Take(d, "repeats", o.repeats);
-  tala::LlmOptions& l = o.llm;
-  Take(d, "base_url", l.base_url);
-  Take(d, "api_key", l.api_key);
-  Take(d, "embeddings", l.embeddings);
-  Take(d, "embeddings_base_url", l.embeddings_base_url);
-  Take(d, "temperature", l.temperature);
-  Take(d, "max_tokens", l.max_tokens);
-  Take(d, "structured_output", l.structured_output);
-  Take(d, "max_in_flight", l.max_in_flight);
-  Take(d, "requests_per_minute", l.requests_per_minute);
-  Take(d, "tokens_per_minute", l.tokens_per_minute);
-  Take(d, "timeout_ms", l.timeout_ms);
-  Take(d, "max_retries", l.max_retries);
-  Take(d, "batching", l.batching);
-  Take(d, "questions", l.questions);
-  Take(d, "cache", l.cache);
-  if (d.contains("seed")) {
-    l.seed = d["seed"].is_none() ? std::nullopt : std::optional<int64_t>(d["seed"].cast<int64_t>());
-  }
-  return o;
-}
-
-py::dict ErrorDict(const tala::Status& s) {
-  py::dict e;
-  e["code"] = std::string(tala::ErrorCodeName(s.code()));
-  e["message"] = s.message();
-  e["text"] = s.ToString();
-  e["file"] = s.where().file;
-  e["line"] = s.where().line;
-  e["field"] = s.where().field;
-  return e;
-}
-
-py::dict SummaryDict(const tala::RunSummary& s) {
-  py::dict out;
-  out["judge"] = s.judge;
-  out["results_path"] = s.results_path;
-  out["rows_read"] = s.rows_read;
-  out["rows_scored"] = s.rows_scored;
-  out["rows_skipped"] = s.rows_skipped;
-  out["rows_failed"] = s.rows_failed;
-  out["rows_resumed"] = s.rows_resumed;
-  py::list metrics;
-  for (const tala::MetricSummary& m : s.metrics) {
-    py::dict d;
-    d["key"] = m.key;
-    d["mean"] = m.scored > 0 ? py::cast(m.mean()) : py::none();
-    d["ci"] = m.scored > 0 ? py::object(py::make_tuple(m.ci_low, m.ci_high)) : py::none();
-    d["median"] = m.scored > 0 ? py::cast(m.median) : py::none();
-    d["stddev"] = m.scored > 0 ? py::cast(m.stddev) : py::none();
-    d["interval"] = m.interval;
-    d["scored"] = m.scored;
-    d["undefined"] = m.undefined;
-    d["failed"] = m.failed;
-    d["direction"] = m.direction == tala::Direction::kHigherIsBetter ? "higher" : "lower";
-    metrics.append(d);
-  }
-  out["metrics"] = metrics;
-  out["diagnoses"] = s.diagnoses;
-  out["principal_failure"] = s.principal_failure;
-  out["notes"] = s.notes;
-  out["warnings"] = s.warnings;
-  out["failure_reasons"] = s.failure_reasons;
-  py::list errors;
-  for (const tala::Status& e : s.errors) errors.append(ErrorDict(e));
-  out["errors"] = errors;
-  out["table"] = tala::FormatSummary(s);
-  return out;
-}
-
 // Runs one evaluation. Returns {"ok": True, "summary": {...}} or {"ok": False, "error": {...},
 // "partial": {...}}: the Python layer raises the matching exception, keeping the partial summary
-// (rows already written stay in the results file).
-py::dict Evaluate(const py::dict& options, const py::object& progress) {
-  tala::EvalOptions o = ToOptions(options);
+// (rows already written stay in the results file). `custom_judge` is None or a (name, answer)
+// pair for a judge written in Python.
+py::dict Evaluate(const py::dict& options, const py::object& progress,
+                  const py::object& custom_judge) {
+  EvalOptions o = ToOptions(options);
   o.stop = &g_stop;
-  // progress(rows_done, rows_total), called with the GIL held; an exception from it stops the
-  // run cleanly and is raised once the engine has returned.
+  // An exception from a Python callback (progress or judge) stops the run cleanly and is raised
+  // once the engine has returned.
   std::optional<py::error_already_set> raised;
   if (!progress.is_none()) {
-    o.progress = [&progress, &raised](const tala::Progress& p) {
+    o.progress = [&progress, &raised](const Progress& p) {
       py::gil_scoped_acquire acquire;
       if (raised) return;
       try {
@@ -154,8 +71,13 @@ py::dict Evaluate(const py::dict& options, const py::object& progress) {
       }
     };
   }
-  tala::RunSummary partial;
-  tala::Result<tala::RunSummary> result = tala::Status(tala::ErrorCode::kInternal, "not run");
+  if (!custom_judge.is_none()) {
+    auto pair = custom_judge.cast<py::tuple>();
+    o.custom_judge =
+        std::make_shared<PythonJudge>(pair[0].cast<std::string>(), pair[1], &raised, &g_stop);
+  }
+  RunSummary partial;
+  Result<RunSummary> result = Status(ErrorCode::kInternal, "not run");
   {
     py::gil_scoped_release release;
     // Ctrl-C while the engine runs: stop cleanly, then let Python raise KeyboardInterrupt.
@@ -163,6 +85,7 @@ py::dict Evaluate(const py::dict& options, const py::object& progress) {
     result = tala::Evaluate(o, &partial);
     EndRun();
   }
+  o.custom_judge.reset();
   if (raised) throw std::move(*raised);
   py::dict out;
   out["ok"] = result.has_value();
@@ -178,18 +101,18 @@ py::dict Evaluate(const py::dict& options, const py::object& progress) {
 // The metric registry, as `tala metrics --json` lists it.
 py::list Metrics() {
   py::list out;
-  for (const tala::MetricInfo& m : tala::AllMetricInfos()) {
+  for (const MetricInfo& m : AllMetricInfos()) {
     py::dict d;
     d["name"] = m.name;
     d["aliases"] = m.aliases;
     py::list fields;
-    for (tala::Field f : tala::AllFields()) {
-      if (tala::Contains(m.required_fields, f)) fields.append(tala::FieldName(f));
+    for (Field f : AllFields()) {
+      if (Contains(m.required_fields, f)) fields.append(FieldName(f));
     }
     d["required_fields"] = fields;
     d["needs_llm"] = m.needs_llm;
     d["needs_embeddings"] = m.needs_embeddings;
-    d["direction"] = m.direction == tala::Direction::kHigherIsBetter ? "higher" : "lower";
+    d["direction"] = m.direction == Direction::kHigherIsBetter ? "higher" : "lower";
     d["definition"] = m.summary;
     d["offline_note"] = m.offline_note;
     d["version"] = m.version;
@@ -198,40 +121,15 @@ py::list Metrics() {
   return out;
 }
 
-// tala::Gate: {"ok": True, "checks": [{"name", "pass", "detail"}]} or {"ok": False, "error"}.
-py::dict Gate(const std::string& results, const std::map<std::string, double>& min,
-              const std::string& baseline, const std::map<std::string, double>& max_drop) {
-  tala::Result<std::vector<tala::GateCheck>> checks =
-      tala::Status(tala::ErrorCode::kInternal, "not run");
-  {
-    py::gil_scoped_release release;
-    checks =
-        tala::Gate({.results = results, .min = min, .baseline = baseline, .max_drop = max_drop});
-  }
-  py::dict out;
-  out["ok"] = checks.has_value();
-  if (!checks) {
-    out["error"] = ErrorDict(checks.error());
-    return out;
-  }
-  py::list list;
-  for (const tala::GateCheck& c : *checks) {
-    py::dict d;
-    d["name"] = c.name;
-    d["pass"] = c.pass;
-    d["detail"] = c.detail;
-    list.append(d);
-  }
-  out["checks"] = list;
-  return out;
-}
-
 }  // namespace
+
+}  // namespace tala::python
 
 PYBIND11_MODULE(_tala, m) {
   m.doc() = "tala's engine (compiled); use the tala package, not this module";
-  m.def("evaluate", &Evaluate, py::arg("options"), py::arg("progress") = py::none());
-  m.def("metrics", &Metrics);
-  m.def("gate", &Gate, py::arg("results"), py::arg("min"), py::arg("baseline"),
-        py::arg("max_drop"));
+  m.def("evaluate", &tala::python::Evaluate, py::arg("options"), py::arg("progress") = py::none(),
+        py::arg("custom_judge") = py::none());
+  m.def("metrics", &tala::python::Metrics);
+  m.def("write_rows_jsonl", &tala::python::WriteRowsJsonl, py::arg("rows"), py::arg("path"));
+  tala::python::BindAnalyses(m);
 }

@@ -9,12 +9,17 @@ your rows and options and shapes its answer::
     result["faithfulness"]             # the mean
     result.summary()["faithfulness"]   # mean, ci, scored, undefined, failed, direction
     result.save("results.jsonl")       # the CLI's results format: tala report/compare/gate read it
+    result.report_html("report.html")
+    tala.gate(result, min={"faithfulness": 0.8})
+    tala.compare(baseline_result, result)
 """
 
 from ._errors import (DatasetError, InvalidArgumentError, JudgeError, NotFoundError,
                       TalaError, error_for)
+from ._analysis import Comparison, calibrate, compare, power
 from ._evaluate import Result, evaluate
 from ._gate import GateVerdict, gate
+from ._judge import Judge
 from ._tala import metrics as _metrics
 
 
@@ -25,6 +30,7 @@ def metrics():
 
 
 __all__ = [
-    "evaluate", "gate", "GateVerdict", "metrics", "Result", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
+    "evaluate", "Result", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate",
+    "power", "metrics", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
     "NotFoundError",
 ]

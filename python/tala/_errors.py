@@ -47,7 +47,9 @@ def error_for(error, rows_file=None, rows_label="rows", row_errors=()):
     exception, every row's message into its text and ``errors``."""
 
     def named(e):
-        text, file = e["text"], e["file"]
+        # An error about a file reads "file:line: field ...: message"; the others, the bare
+        # message (their kind is the exception's class).
+        text, file = (e["text"] if e["file"] else e["message"]), e["file"]
         if rows_file is not None and file == rows_file:
             text, file = text.replace(rows_file, rows_label, 1), rows_label
         return text, file

@@ -8,43 +8,19 @@ import tempfile
 
 from . import _tala
 from ._errors import error_for
+from ._judge import engine_judge
 
-
-def _rows_to_jsonl(rows, path):
-    """Writes dicts (Ragas field names) as JSON Lines, one row a line, so the engine's reader
-    validates them exactly as it validates a file: line N is rows[N-1]."""
-    with open(path, "w", encoding="utf-8") as out:
-        for row in rows:
-            if not isinstance(row, dict):
-                raise TypeError(f"tala.evaluate: each row must be a dict, got {type(row).__name__}")
-            out.write(json.dumps(row, ensure_ascii=False, default=str))
-            out.write("\n")
+# tala eval's options, by their long names with underscores (python/src/convert.cc reads them).
+OPTIONS = frozenset({
+    "format", "k", "on_error", "diagnosis_threshold", "diagnosis_thresholds", "resume",
+    "repeats", "base_url", "api_key", "embeddings", "embeddings_base_url", "temperature",
+    "max_tokens", "structured_output", "max_in_flight", "requests_per_minute",
+    "tokens_per_minute", "timeout_ms", "max_retries", "batching", "questions", "cache", "seed",
+})
 
 
 def _is_dataframe(data):
     return type(data).__name__ == "DataFrame" and hasattr(data, "to_dict")
-
-
-def _plain(value):
-    """A DataFrame cell as JSON: numpy arrays and scalars to lists and numbers; a missing value
-    (None, NaN) to None, which the row then leaves out."""
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    if isinstance(value, float) and value != value:
-        return None
-    return value
-
-
-def _frame_rows(frame):
-    rows = []
-    for record in frame.to_dict(orient="records"):
-        row = {}
-        for key, value in record.items():
-            value = _plain(value)
-            if value is not None:
-                row[str(key)] = value
-        rows.append(row)
-    return rows
 
 
 def _progress_for(progress):
@@ -128,6 +104,20 @@ class Result:
             [dict({"id": r["id"]}, **{k: r["scores"].get(k) for k in keys},
                   diagnosis=r.get("diagnosis")) for r in self.rows])
 
+    def report_html(self, path):
+        """Writes the HTML report of this run (one self-contained file: metric cards, histograms,
+        diagnosis, a sortable table, a drill-down per row), as `tala report --html` does."""
+        return self.report(html=path)[0]
+
+    def report(self, html="", markdown="", csv="", junit=""):
+        """Writes the reports `tala report` writes (HTML, Markdown, CSV, JUnit XML); returns the
+        paths written."""
+        answer = _tala.write_reports(self.results_path, os.fspath(html), os.fspath(markdown),
+                                     os.fspath(csv), os.fspath(junit))
+        if not answer["ok"]:
+            raise error_for(answer["error"])
+        return answer["value"]
+
     def save(self, path):
         """Copies the results file (the CLI's format) to ``path``."""
         shutil.copyfile(self.results_path, path)
@@ -150,7 +140,8 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         DataFrame with those columns.
     metrics: a list of metric names (or one comma-separated string); None: every metric the
         data allows.
-    judge: "offline" (default, no model), "replay", "openai:MODEL" or "anthropic:MODEL".
+    judge: "offline" (default, no model), "replay", "openai:MODEL" or "anthropic:MODEL"; or a
+        judge of your own: a tala.Judge, or a callable ``judge(sample, tasks) -> verdicts``.
     out: where the results file goes; None: a temporary file (``Result.save`` copies it).
     progress: "auto" (a tqdm bar when tqdm is installed and stderr is a terminal), True (a tqdm
         bar), False, or a callable ``progress(rows_done, rows_total)``.
@@ -158,9 +149,14 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         ``max_in_flight=``, ``cache=``, ``repeats=``, ``on_error="skip"``, ``k=[5]``, ...
 
     Raises DatasetError (with .line and .field), InvalidArgumentError, NotFoundError or
-    JudgeError, as the CLI reports them; KeyboardInterrupt after Ctrl-C, with every finished row
-    kept in ``out``.
+    JudgeError, as the CLI reports them; TypeError for an unknown option; KeyboardInterrupt
+    after Ctrl-C, with every finished row kept in ``out``.
     """
+    unknown = sorted(set(options) - OPTIONS)
+    if unknown:
+        raise TypeError(f"tala.evaluate got unknown options {', '.join(unknown)}; it takes "
+                        f"{', '.join(sorted(OPTIONS))}")
+    custom = engine_judge(judge)
     workdir = tempfile.mkdtemp(prefix="tala-")
     rows_file = None
     label = "rows"
@@ -169,18 +165,22 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
             dataset = os.fspath(data)
         else:
             if _is_dataframe(data):
-                data = _frame_rows(data)
+                # Missing cells (None, NaN) are written as null, which the reader takes as an
+                # absent field; numpy values as their plain Python values.
+                data = data.to_dict(orient="records")
                 label = "dataframe"
             rows_file = os.path.join(workdir, "rows.jsonl")
-            _rows_to_jsonl(list(data), rows_file)
+            _tala.write_rows_jsonl(data, rows_file)
             dataset = rows_file
         if isinstance(metrics, (list, tuple)):
             metrics = ",".join(metrics)
         results = os.fspath(out) if out is not None else os.path.join(workdir, "results.jsonl")
         callback, bar = _progress_for(progress)
         try:
-            answer = _tala.evaluate(dict(options, dataset=dataset, metrics=metrics or "",
-                                         judge=judge, out=results), callback)
+            answer = _tala.evaluate(
+                dict(options, dataset=dataset, metrics=metrics or "",
+                     judge=judge if custom is None else "offline", out=results),
+                callback, custom)
         finally:
             if bar is not None:
                 bar.close()

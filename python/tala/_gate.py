@@ -46,4 +46,4 @@ def gate(result, min=None, baseline=None, max_drop=None):  # noqa: A002 (the CLI
                         dict(max_drop or {}))
     if not answer["ok"]:
         raise error_for(answer["error"])
-    return GateVerdict(answer["checks"])
+    return GateVerdict(answer["value"])

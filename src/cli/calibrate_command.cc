@@ -2,89 +2,27 @@
 
 #include <cstdio>
 
-#include "analysis/judge_agreement.h"
 #include "cli/commands.h"
-#include "io/readers/labelled_values.h"
+#include "tala/calibrate.h"
 
 namespace tala::cli {
 
 namespace {
 struct CalibrateFlags {
-  std::string file;
-  io::LabelledValuesOptions values;
-  double threshold = 0.5;
+  CalibrateOptions options;
   bool json = false;
 };
 
-std::string Num(const std::optional<double>& v) {
-  if (!v) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f", *v);
-  return buf;
-}
-
 int RunCalibrate(const CalibrateFlags& f) {
-  auto values = io::ReadLabelledValues(f.file, f.values);
-  if (!values) {
-    std::fprintf(stderr, "tala calibrate: %s\n", values.error().ToString().c_str());
-    return ExitCodeFor(values.error());
+  auto calibration = Calibrate(f.options);
+  if (!calibration) {
+    const Status& e = calibration.error();
+    bool file_error = e.code() == ErrorCode::kIoError || e.code() == ErrorCode::kDataError;
+    std::fprintf(stderr, "tala calibrate: %s\n", (file_error ? e.ToString() : e.message()).c_str());
+    return ExitCodeFor(e);
   }
-  std::vector<analysis::LabelledScore> rows;
-  long undefined = 0;
-  bool numeric = false;
-  for (const auto& r : values->rows) {
-    if (!r.judge) {
-      ++undefined;
-      continue;
-    }
-    numeric = numeric || (*r.judge != 0.0 && *r.judge != 1.0);
-    rows.push_back({r.human_positive, *r.judge, r.group});
-  }
-  if (rows.empty()) {
-    std::fprintf(stderr, "tala calibrate: no row has both a human label and a judge value\n");
-    return 2;
-  }
-  analysis::Confusion c = analysis::Confuse(rows, f.threshold);
-  auto kappa = analysis::CohensKappa(c);
-  std::optional<double> auroc;
-  std::optional<analysis::BestThreshold> best;
-  if (numeric) {
-    auroc = analysis::Auroc(rows);
-    best = analysis::BestThresholdAccuracy(rows);
-  }
-  std::optional<analysis::PairwiseResult> pairwise;
-  if (!f.values.group_path.empty()) pairwise = analysis::PairwiseAccuracy(rows);
-  if (f.json) {
-    std::printf(
-        "{\"n\":%ld,\"undefined_judge\":%ld,\"missing_human\":%ld,\"threshold\":%g,"
-        "\"raw_agreement\":%s,\"kappa\":%s,\"confusion\":{\"tp\":%ld,\"fp\":%ld,\"tn\":%ld,"
-        "\"fn\":%ld},\"auroc\":%s,\"best_threshold\":%s,\"best_threshold_accuracy\":%s,"
-        "\"pairwise_accuracy\":%s,\"pairs\":%ld}\n",
-        c.n(), undefined, values->skipped_missing_human, f.threshold,
-        Num(analysis::RawAgreement(c)).c_str(), Num(kappa).c_str(), c.true_positive,
-        c.false_positive, c.true_negative, c.false_negative, Num(auroc).c_str(),
-        best ? Num(best->threshold).c_str() : "null", best ? Num(best->accuracy).c_str() : "null",
-        pairwise ? Num(pairwise->accuracy).c_str() : "null", pairwise ? pairwise->pairs : 0L);
-    return 0;
-  }
-  std::printf(
-      "n: %ld rows (%ld with an undefined judge value left out, %ld without a human "
-      "label)\n",
-      c.n(), undefined, values->skipped_missing_human);
-  std::printf("judge positive when %s >= %g\n", f.values.judge_path.c_str(), f.threshold);
-  std::printf("raw agreement: %s\nCohen's kappa: %s\n", Num(analysis::RawAgreement(c)).c_str(),
-              Num(kappa).c_str());
-  std::printf("\nconfusion matrix      judge +   judge -\n");
-  std::printf("  human +            %7ld   %7ld\n", c.true_positive, c.false_negative);
-  std::printf("  human -            %7ld   %7ld\n", c.false_positive, c.true_negative);
-  if (numeric) {
-    std::printf("\nAUROC: %s\nbest-threshold accuracy: %s at threshold %s\n", Num(auroc).c_str(),
-                Num(best->accuracy).c_str(), Num(best->threshold).c_str());
-  }
-  if (pairwise) {
-    std::printf("pairwise accuracy: %s over %ld pairs in %ld groups (ties count half)\n",
-                Num(pairwise->accuracy).c_str(), pairwise->pairs, pairwise->groups);
-  }
+  std::string out = f.json ? CalibrationJson(*calibration) : FormatCalibration(*calibration);
+  std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
 }  // namespace
@@ -98,18 +36,17 @@ void AddCalibrateCommand(CLI::App& app, int* exit_code) {
       "input's extra fields). Prints n, raw agreement, Cohen's kappa, the confusion "
       "matrix, AUROC and best-threshold accuracy for a numeric judge, and pairwise "
       "accuracy with --pair-by.");
-  cmd->add_option("FILE", f->file, "JSON Lines file")->required();
-  cmd->add_option("--human", f->values.human_path,
-                  "dotted path of the human label, e.g. metadata.label")
+  CalibrateOptions& o = f->options;
+  cmd->add_option("FILE", o.file, "JSON Lines file")->required();
+  cmd->add_option("--human", o.human, "dotted path of the human label, e.g. metadata.label")
       ->required();
-  cmd->add_option("--judge", f->values.judge_path,
-                  "dotted path of the judge's value, e.g. scores.faithfulness")
+  cmd->add_option("--judge", o.judge, "dotted path of the judge's value, e.g. scores.faithfulness")
       ->required();
-  cmd->add_option("--positive", f->values.positive,
+  cmd->add_option("--positive", o.positive,
                   "human label value that counts as positive (default: true, 1, yes)");
-  cmd->add_option("--threshold", f->threshold, "judge value at or above which it says positive")
+  cmd->add_option("--threshold", o.threshold, "judge value at or above which it says positive")
       ->capture_default_str();
-  cmd->add_option("--pair-by", f->values.group_path,
+  cmd->add_option("--pair-by", o.pair_by,
                   "dotted path of a group id: within each group every positive row should "
                   "outscore every negative one");
   cmd->add_flag("--json", f->json, "print the figures as JSON");

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tala/evaluate.h"
+#include "tala/report.h"
 #include "tala/status.h"
 
 namespace tala::cli {
@@ -25,10 +26,6 @@ void AddCompareCommand(CLI::App& app, int* exit_code);
 void AddGateCommand(CLI::App& app, int* exit_code);
 void AddReportCommand(CLI::App& app, int* exit_code);
 
-// The report files `tala report` and `tala eval` write (empty: not written; "-": stdout).
-struct ReportPaths {
-  std::string markdown, csv, junit, html;
-};
 // Renders the reports of a results file; the exit code (2 when a file cannot be read or written).
 int RenderReports(const std::string& results_path, const ReportPaths& paths, const char* who);
 

@@ -1,12 +1,9 @@
 // tala report RESULTS: re-renders a results file (no judge is run) as Markdown and/or CSV.
 
 #include <cstdio>
-#include <fstream>
 
 #include "cli/commands.h"
-#include "io/reports/html_report.h"
-#include "io/reports/junit_report.h"
-#include "io/reports/markdown_report.h"
+#include "tala/report.h"
 
 namespace tala::cli {
 
@@ -16,19 +13,8 @@ struct ReportFlags {
   ReportPaths paths;
 };
 
-bool WriteFile(const std::string& path, const std::string& content) {
-  if (path == "-") {
-    std::fwrite(content.data(), 1, content.size(), stdout);
-    return true;
-  }
-  std::ofstream out(path, std::ios::binary);
-  out << content;
-  return static_cast<bool>(out);
-}
-
 int RunReport(const ReportFlags& f) {
-  if (f.paths.markdown.empty() && f.paths.csv.empty() && f.paths.junit.empty() &&
-      f.paths.html.empty()) {
+  if (f.paths.empty()) {
     std::fprintf(stderr,
                  "tala report: give --html FILE, --markdown FILE, --csv FILE and/or --junit FILE "
                  "(- for stdout)\n");
@@ -39,28 +25,13 @@ int RunReport(const ReportFlags& f) {
 }  // namespace
 
 int RenderReports(const std::string& results_path, const ReportPaths& paths, const char* who) {
-  auto results = io::ReadResults(results_path, io::EmptyResults::kError,
-                                 paths.html.empty() ? io::RawLines::kDrop : io::RawLines::kKeep);
-  if (!results) {
-    std::fprintf(stderr, "%s: %s\n", who, results.error().ToString().c_str());
+  auto written = WriteReports(results_path, paths);
+  if (!written) {
+    std::fprintf(stderr, "%s: %s\n", who, written.error().ToString().c_str());
     return 2;
   }
-  auto render = [&](const std::string& path, auto make) -> bool {
-    if (path.empty()) return true;
-    if (!WriteFile(path, make())) {
-      std::fprintf(stderr, "%s: cannot write %s\n", who, path.c_str());
-      return false;
-    }
-    if (path != "-") std::fprintf(stderr, "wrote %s\n", path.c_str());
-    return true;
-  };
-  bool ok = render(paths.markdown, [&] { return io::RenderMarkdown(*results, results_path); }) &&
-            render(paths.csv, [&] { return io::RenderCsv(*results); }) &&
-            render(paths.html, [&] { return io::RenderHtml(*results, results_path); }) &&
-            render(paths.junit, [&] {
-              return io::RenderJunit("tala metrics: " + results_path, io::MetricCases(*results));
-            });
-  return ok ? 0 : 2;
+  for (const std::string& path : *written) std::fprintf(stderr, "wrote %s\n", path.c_str());
+  return 0;
 }
 
 void AddReportCommand(CLI::App& app, int* exit_code) {

@@ -1,0 +1,185 @@
+// The engine's analyses on results files, bound for Python: gate, compare, calibrate, power and
+// the reports. Each returns {"ok": True, ...} or {"ok": False, "error": {...}}; the pure-Python
+// layer raises the matching exception. The GIL is released while files are read.
+
+#include "analysis_bindings.h"
+
+#include <pybind11/stl.h>
+
+#include "convert.h"
+#include "tala/calibrate.h"
+#include "tala/compare.h"
+#include "tala/gate.h"
+#include "tala/power.h"
+#include "tala/report.h"
+
+namespace py = pybind11;
+
+namespace tala::python {
+
+namespace {
+template <typename T, typename Fn>
+Result<T> Unlocked(Fn fn) {
+  Result<T> out = Status(ErrorCode::kInternal, "not run");
+  {
+    py::gil_scoped_release release;
+    out = fn();
+  }
+  return out;
+}
+
+template <typename T>
+py::dict Answer(const Result<T>& r, py::object value) {
+  py::dict out;
+  out["ok"] = r.has_value();
+  if (r.has_value()) {
+    out["value"] = std::move(value);
+  } else {
+    out["error"] = ErrorDict(r.error());
+  }
+  return out;
+}
+
+py::object Optional(const std::optional<double>& v) { return v ? py::cast(*v) : py::none(); }
+
+py::dict Gate(const GateOptions& options) {
+  auto checks = Unlocked<std::vector<GateCheck>>([&] { return tala::Gate(options); });
+  py::list list;
+  if (checks) {
+    for (const GateCheck& c : *checks) {
+      list.append(py::dict(py::arg("name") = c.name, py::arg("pass") = c.pass,
+                           py::arg("detail") = c.detail));
+    }
+  }
+  return Answer(checks, list);
+}
+
+py::list Moves(const std::vector<RowMove>& moves) {
+  py::list out;
+  for (const RowMove& m : moves) out.append(py::make_tuple(m.id, m.change));
+  return out;
+}
+
+py::dict Compare(const CompareOptions& options) {
+  auto c = Unlocked<Comparison>([&] { return tala::Compare(options); });
+  py::dict value;
+  if (c) {
+    py::list metrics;
+    for (const MetricComparison& m : c->metrics) {
+      metrics.append(py::dict(
+          py::arg("metric") = m.metric,
+          py::arg("direction") = m.direction == Direction::kHigherIsBetter ? "higher" : "lower",
+          py::arg("pairs") = m.pairs, py::arg("base_mean") = m.base_mean,
+          py::arg("candidate_mean") = m.candidate_mean, py::arg("difference") = m.difference,
+          py::arg("ci") = py::make_tuple(m.ci_low, m.ci_high), py::arg("p_value") = m.p_value,
+          py::arg("verdict") = m.verdict, py::arg("gains") = Moves(m.gains),
+          py::arg("losses") = Moves(m.losses)));
+    }
+    value["metrics"] = metrics;
+    value["unmatched_rows"] = c->unmatched_rows;
+    value["version_warning"] = c->version_warning;
+    value["text"] = FormatComparison(*c);
+  }
+  return Answer(c, value);
+}
+
+py::dict Calibrate(const CalibrateOptions& options) {
+  auto c = Unlocked<Calibration>([&] { return tala::Calibrate(options); });
+  py::dict value;
+  if (c) {
+    value["n"] = c->n;
+    value["undefined_judge"] = c->undefined_judge;
+    value["missing_human"] = c->missing_human;
+    value["threshold"] = c->threshold;
+    value["raw_agreement"] = Optional(c->raw_agreement);
+    value["kappa"] = Optional(c->kappa);
+    value["confusion"] =
+        py::dict(py::arg("tp") = c->true_positive, py::arg("fp") = c->false_positive,
+                 py::arg("tn") = c->true_negative, py::arg("fn") = c->false_negative);
+    value["auroc"] = Optional(c->auroc);
+    value["best_threshold"] = Optional(c->best_threshold);
+    value["best_threshold_accuracy"] = Optional(c->best_threshold_accuracy);
+    value["pairwise_accuracy"] = Optional(c->pairwise_accuracy);
+    value["pairs"] = c->pairs;
+    value["text"] = FormatCalibration(*c);
+  }
+  return Answer(c, value);
+}
+
+py::dict Power(const PowerQuery& q) {
+  auto a = tala::Power(q);
+  py::dict value;
+  if (a) {
+    value["kind"] = a->kind;
+    if (a->kind == "margin") {
+      value["margin"] = a->margin;
+      value["interval"] = py::make_tuple(a->low, a->high);
+    } else {
+      value["rows"] = a->rows;
+    }
+    value["text"] = a->text;
+  }
+  return Answer(a, value);
+}
+
+py::dict Reports(const std::string& results, const ReportPaths& paths) {
+  auto written =
+      Unlocked<std::vector<std::string>>([&] { return tala::WriteReports(results, paths); });
+  return Answer(written, written ? py::cast(*written) : py::none());
+}
+}  // namespace
+
+void BindAnalyses(py::module_& m) {
+  m.def(
+      "gate",
+      [](const std::string& results, const std::map<std::string, double>& min,
+         const std::string& baseline, const std::map<std::string, double>& max_drop) {
+        return Gate({.results = results, .min = min, .baseline = baseline, .max_drop = max_drop});
+      },
+      py::arg("results"), py::arg("min"), py::arg("baseline"), py::arg("max_drop"));
+  m.def(
+      "compare",
+      [](const std::string& base, const std::string& candidate, int top, bool allow) {
+        return Compare(
+            {.base = base, .candidate = candidate, .top = top, .allow_version_mismatch = allow});
+      },
+      py::arg("base"), py::arg("candidate"), py::arg("top"), py::arg("allow_version_mismatch"));
+  m.def(
+      "calibrate",
+      [](const std::string& file, const std::string& human, const std::string& judge,
+         const std::string& positive, const std::string& pair_by, double threshold) {
+        return Calibrate({.file = file,
+                          .human = human,
+                          .judge = judge,
+                          .positive = positive,
+                          .pair_by = pair_by,
+                          .threshold = threshold});
+      },
+      py::arg("file"), py::arg("human"), py::arg("judge"), py::arg("positive"), py::arg("pair_by"),
+      py::arg("threshold"));
+  m.def(
+      "power",
+      [](std::optional<double> p, std::optional<long> n, std::optional<double> p1,
+         std::optional<double> p2, bool paired, std::optional<double> discordant, double alpha,
+         double power) {
+        return Power({.p = p,
+                      .n = n,
+                      .p1 = p1,
+                      .p2 = p2,
+                      .paired = paired,
+                      .discordant = discordant,
+                      .alpha = alpha,
+                      .power = power});
+      },
+      py::arg("p"), py::arg("n"), py::arg("p1"), py::arg("p2"), py::arg("paired"),
+      py::arg("discordant"), py::arg("alpha"), py::arg("power"));
+  m.def(
+      "write_reports",
+      [](const std::string& results, const std::string& html, const std::string& markdown,
+         const std::string& csv, const std::string& junit) {
+        return Reports(results, {.markdown = markdown, .csv = csv, .junit = junit, .html = html});
+      },
+      py::arg("results"), py::arg("html"), py::arg("markdown"), py::arg("csv"), py::arg("junit"));
+}
+
+}  // namespace tala::python

@@ -1,0 +1,122 @@
+# Type stubs for editors and type checkers: the public API of the tala package.
+import os
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, TypedDict, Union
+
+PathLike = Union[str, os.PathLike[str]]
+Rows = Union[PathLike, Iterable[Mapping[str, Any]], Any]  # a path, dicts, or a pandas DataFrame
+Verdicts = dict[str, Any]
+
+class MetricSummary(TypedDict):
+    mean: float | None
+    ci: tuple[float, float] | None
+    median: float | None
+    stddev: float | None
+    interval: str
+    scored: int
+    undefined: int
+    failed: int
+    direction: Literal["higher", "lower"]
+
+class MetricInfo(TypedDict):
+    name: str
+    aliases: list[str]
+    required_fields: list[str]
+    needs_llm: bool
+    needs_embeddings: bool
+    direction: Literal["higher", "lower"]
+    definition: str
+    offline_note: str
+    version: str
+
+class TalaError(Exception):
+    code: str
+    file: str
+    line: int
+    field: str
+    errors: list[str]
+
+class DatasetError(TalaError): ...
+class InvalidArgumentError(TalaError, ValueError): ...
+class NotFoundError(TalaError, FileNotFoundError): ...
+class JudgeError(TalaError): ...
+
+class Judge:
+    name: str
+    def answer(self, sample: dict[str, Any], tasks: list[str]) -> Verdicts | str: ...
+
+JudgeLike = Union[str, Judge, Callable[[dict[str, Any], list[str]], Union[Verdicts, str]]]
+
+class Result:
+    results_path: str
+    def __getitem__(self, metric: str) -> float | None: ...
+    def summary(self) -> dict[str, MetricSummary]: ...
+    @property
+    def judge(self) -> str: ...
+    @property
+    def diagnoses(self) -> dict[str, int]: ...
+    @property
+    def notes(self) -> list[str]: ...
+    @property
+    def rows(self) -> list[dict[str, Any]]: ...
+    def to_pandas(self) -> Any: ...
+    def save(self, path: PathLike) -> PathLike: ...
+    def report_html(self, path: PathLike) -> str: ...
+    def report(self, html: PathLike = ..., markdown: PathLike = ..., csv: PathLike = ...,
+               junit: PathLike = ...) -> list[str]: ...
+
+def evaluate(
+    data: Rows,
+    metrics: Sequence[str] | str | None = ...,
+    judge: JudgeLike = ...,
+    out: PathLike | None = ...,
+    progress: Union[bool, Literal["auto"], Callable[[int, int], None]] = ...,
+    *,
+    embeddings: str = ...,
+    format: str = ...,
+    k: Sequence[int] = ...,
+    on_error: Literal["fail", "skip"] = ...,
+    diagnosis_threshold: float = ...,
+    diagnosis_thresholds: Mapping[str, float] = ...,
+    resume: bool = ...,
+    repeats: int = ...,
+    base_url: str = ...,
+    api_key: str = ...,
+    embeddings_base_url: str = ...,
+    temperature: float = ...,
+    max_tokens: int = ...,
+    structured_output: bool = ...,
+    max_in_flight: int = ...,
+    requests_per_minute: float = ...,
+    tokens_per_minute: float = ...,
+    timeout_ms: int = ...,
+    max_retries: int = ...,
+    batching: Literal["batched", "per-chunk"] = ...,
+    questions: int = ...,
+    cache: str = ...,
+    seed: int | None = ...,
+) -> Result: ...
+
+class GateVerdict:
+    checks: list[dict[str, Any]]
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def failed(self) -> list[dict[str, Any]]: ...
+    def __bool__(self) -> bool: ...
+
+def gate(result: Result | PathLike, min: Mapping[str, float] | None = ...,
+         baseline: Result | PathLike | None = ...,
+         max_drop: Mapping[str, float] | None = ...) -> GateVerdict: ...
+
+class Comparison(dict[str, Any]):
+    @property
+    def worse(self) -> list[str]: ...
+
+def compare(base: Result | PathLike, candidate: Result | PathLike, top: int = ...,
+            allow_version_mismatch: bool = ...) -> Comparison: ...
+def calibrate(data: Result | PathLike, human: str, judge: str, positive: str = ...,
+              threshold: float = ..., pair_by: str = ...) -> dict[str, Any]: ...
+def power(p: float | None = ..., n: int | None = ..., p1: float | None = ...,
+          p2: float | None = ..., paired: bool = ..., discordant: float | None = ...,
+          alpha: float = ..., power: float = ...) -> dict[str, Any]: ...
+def metrics() -> list[MetricInfo]: ...

@@ -1,0 +1,74 @@
+"""tala.compare, tala.calibrate and tala.power: the analyses of `tala compare`, `tala calibrate`
+and `tala power`, computed by the engine."""
+
+import os
+
+from . import _tala
+from ._errors import error_for
+
+
+def _path_of(run):
+    if run is None:
+        return ""
+    return run.results_path if hasattr(run, "results_path") else os.fspath(run)
+
+
+def _value(answer):
+    if not answer["ok"]:
+        raise error_for(answer["error"])
+    return answer["value"]
+
+
+class _Report(dict):
+    """A dict of figures whose str() is what the CLI prints."""
+
+    def __str__(self):
+        return self["text"]
+
+
+class Comparison(_Report):
+    """tala.compare's answer: ``metrics`` (one dict each: metric, direction, pairs, base_mean,
+    candidate_mean, difference, ci, p_value, verdict, gains and losses as (id, change) pairs),
+    ``unmatched_rows`` and ``version_warning``; ``comparison["faithfulness"]`` is that metric's
+    dict."""
+
+    def __getitem__(self, key):
+        if key in self.keys():
+            return dict.__getitem__(self, key)
+        for m in dict.__getitem__(self, "metrics"):
+            if m["metric"] == key:
+                return m
+        raise KeyError(key)
+
+    @property
+    def worse(self):
+        """The metrics whose verdict is "worse"."""
+        return [m["metric"] for m in self["metrics"] if m["verdict"] == "worse"]
+
+
+def compare(base, candidate, top=3, allow_version_mismatch=False):
+    """Pairs two runs (Results or results files) row by row by id: per metric the mean
+    difference (candidate − base) with a paired-bootstrap 95% interval, a permutation p-value, a
+    direction-aware verdict (better, worse, no detectable change) and the rows that moved most.
+    Raises InvalidArgumentError when the runs' metric or prompt versions differ, unless
+    ``allow_version_mismatch``."""
+    return Comparison(_value(_tala.compare(_path_of(base), _path_of(candidate), int(top),
+                                           bool(allow_version_mismatch))))
+
+
+def calibrate(data, human, judge, positive="", threshold=0.5, pair_by=""):
+    """Agreement between a judge and human labels in one JSON Lines file (a Result, or a path):
+    ``human`` and ``judge`` are dotted paths ("metadata.label", "scores.faithfulness"). Returns
+    n, raw_agreement, kappa, confusion, and for numeric judges auroc and best_threshold(_accuracy);
+    pairwise_accuracy with ``pair_by``."""
+    return _Report(_value(_tala.calibrate(_path_of(data), human, judge, str(positive),
+                                          pair_by, float(threshold))))
+
+
+def power(p=None, n=None, p1=None, p2=None, paired=False, discordant=None, alpha=0.05,
+          power=0.8):  # noqa: A002 (the CLI's flag name)
+    """Sample sizes: with ``p`` and ``n`` the margin of error of a score (kind "margin": margin,
+    interval); with ``p1`` and ``p2`` the rows needed to tell two systems apart (kind
+    "independent", or "paired" with ``discordant``, the share of rows they disagree on): rows."""
+    return _Report(_value(_tala.power(p, n, p1, p2, bool(paired), discordant, float(alpha),
+                                      float(power))))

@@ -1,0 +1,129 @@
+#include "tala/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/paired_comparison.h"
+#include "io/readers/results_reader.h"
+#include "metrics/registry.h"
+
+namespace tala {
+
+namespace {
+// What differs between the two runs' metric and prompt versions (empty: nothing, or a file
+// without a manifest, which predates them).
+std::string VersionMismatch(const io::ResultsFile& base, const io::ResultsFile& candidate) {
+  if (!base.manifest || !candidate.manifest) return "";
+  std::string out;
+  auto check = [&](const char* what, const std::map<std::string, std::string>& a,
+                   const std::map<std::string, std::string>& b) {
+    for (const auto& [name, version] : a) {
+      auto it = b.find(name);
+      if (it != b.end() && it->second != version) {
+        out += fmt::format("{}{} {} {} vs {}", out.empty() ? "" : ", ", what, name, version,
+                           it->second);
+      }
+    }
+  };
+  check("metric", base.manifest->metrics, candidate.manifest->metrics);
+  check("prompt", base.manifest->prompts, candidate.manifest->prompts);
+  return out;
+}
+
+MetricComparison CompareMetric(const std::string& key, const io::PairedScores& pairs, int top) {
+  MetricComparison mc;
+  mc.metric = key;
+  mc.direction = metrics::DirectionOfKey(key);
+  auto r = analysis::ComparePaired(pairs.base, pairs.candidate,
+                                   {.lower_is_better = mc.direction == Direction::kLowerIsBetter});
+  mc.pairs = r.n;
+  mc.base_mean = r.base_mean;
+  mc.candidate_mean = r.candidate_mean;
+  mc.difference = r.mean_difference;
+  mc.ci_low = r.ci_low;
+  mc.ci_high = r.ci_high;
+  mc.p_value = r.p_value;
+  mc.verdict = analysis::VerdictName(r.verdict);
+  std::vector<RowMove> moves;
+  for (size_t i = 0; i < pairs.ids.size(); ++i) {
+    moves.push_back({pairs.ids[i], pairs.candidate[i] - pairs.base[i]});
+  }
+  // Ties by id, so the listing does not depend on the input order.
+  std::sort(moves.begin(), moves.end(), [](const RowMove& a, const RowMove& b) {
+    return a.change != b.change ? a.change < b.change : a.id < b.id;
+  });
+  for (auto it = moves.rbegin(); it != moves.rend() && it->change > 0; ++it) {
+    if (static_cast<int>(mc.gains.size()) >= top) break;
+    mc.gains.push_back(*it);
+  }
+  for (auto it = moves.begin(); it != moves.end() && it->change < 0; ++it) {
+    if (static_cast<int>(mc.losses.size()) >= top) break;
+    mc.losses.push_back(*it);
+  }
+  return mc;
+}
+}  // namespace
+
+Result<Comparison> Compare(const CompareOptions& o) {
+  TALA_ASSIGN_OR_RETURN(io::ResultsFile base, io::ReadResults(o.base));
+  TALA_ASSIGN_OR_RETURN(io::ResultsFile candidate, io::ReadResults(o.candidate));
+  Comparison out;
+  out.version_warning = VersionMismatch(base, candidate);
+  if (!out.version_warning.empty() && !o.allow_version_mismatch) {
+    return InvalidArgument("the runs were made with different versions: " + out.version_warning +
+                           "; their numbers are not comparable (pass --allow-version-mismatch to "
+                           "compare anyway)");
+  }
+  std::map<std::string, bool> base_ids;
+  for (const io::ResultRow& row : base.rows) base_ids[row.id] = true;
+  for (const io::ResultRow& row : candidate.rows)
+    out.unmatched_rows += base_ids.count(row.id) ? 0 : 1;
+  for (const std::string& key : candidate.metric_keys) {
+    io::PairedScores pairs = io::PairById(base, candidate, key);
+    if (!pairs.ids.empty()) out.metrics.push_back(CompareMetric(key, pairs, o.top));
+  }
+  if (out.metrics.empty()) {
+    return NotFound("no metric is scored on rows common to both files (pairs by id)");
+  }
+  return out;
+}
+
+std::string FormatComparison(const Comparison& c) {
+  std::string s = fmt::format("{:<30} {:>6} {:>8} {:>8} {:>9} {:>21} {:>8}  {}\n", "metric",
+                              "pairs", "base", "cand", "diff", "95% interval", "p", "verdict");
+  for (const MetricComparison& m : c.metrics) {
+    s += fmt::format(
+        "{:<30} {:>6} {:>8.4f} {:>8.4f} {:>+9.4f} [{:>+8.4f}, {:>+8.4f}] {:>8.4f}  {}\n", m.metric,
+        m.pairs, m.base_mean, m.candidate_mean, m.difference, m.ci_low, m.ci_high, m.p_value,
+        m.verdict);
+  }
+  if (c.unmatched_rows > 0) {
+    s += fmt::format("\n{} candidate rows have no row of the same id in the base\n",
+                     c.unmatched_rows);
+  }
+  for (const MetricComparison& m : c.metrics) {
+    if (m.gains.empty() && m.losses.empty()) continue;
+    s += fmt::format("\n{} moved most:", m.metric);
+    for (const auto* list : {&m.gains, &m.losses}) {
+      for (const RowMove& r : *list) s += fmt::format(" {} ({:+.3f})", r.id, r.change);
+    }
+  }
+  return s + "\n";
+}
+
+std::string ComparisonJson(const Comparison& c) {
+  std::string s = fmt::format("{{\"unmatched_rows\":{},\"metrics\":[", c.unmatched_rows);
+  for (size_t i = 0; i < c.metrics.size(); ++i) {
+    const MetricComparison& m = c.metrics[i];
+    s += fmt::format(
+        "{}{{\"metric\":\"{}\",\"pairs\":{},\"base_mean\":{:.6g},\"candidate_mean\":{:.6g},"
+        "\"difference\":{:.6g},\"ci95\":[{:.6g},{:.6g}],\"p_value\":{:.6g},\"verdict\":\"{}\"}}",
+        i ? "," : "", m.metric, m.pairs, m.base_mean, m.candidate_mean, m.difference, m.ci_low,
+        m.ci_high, m.p_value, m.verdict);
+  }
+  return s + "]}\n";
+}
+
+}  // namespace tala

@@ -1,0 +1,47 @@
+#include "tala/report.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "io/readers/results_reader.h"
+#include "io/reports/html_report.h"
+#include "io/reports/junit_report.h"
+#include "io/reports/markdown_report.h"
+
+namespace tala {
+
+namespace {
+bool WriteFile(const std::string& path, const std::string& content) {
+  if (path == "-") return std::fwrite(content.data(), 1, content.size(), stdout) == content.size();
+  std::ofstream out(path, std::ios::binary);
+  out << content;
+  out.close();
+  return static_cast<bool>(out);
+}
+}  // namespace
+
+Result<std::vector<std::string>> WriteReports(const std::string& results_path,
+                                              const ReportPaths& paths) {
+  // Only the HTML report shows each row's raw line (its drill-down); the others need the numbers.
+  TALA_ASSIGN_OR_RETURN(
+      io::ResultsFile results,
+      io::ReadResults(results_path, io::EmptyResults::kError,
+                      paths.html.empty() ? io::RawLines::kDrop : io::RawLines::kKeep));
+  std::vector<std::string> written;
+  auto render = [&](const std::string& path, auto make) -> Status {
+    if (path.empty()) return OkStatus();
+    if (!WriteFile(path, make())) return IoError("cannot write " + path);
+    if (path != "-") written.push_back(path);
+    return OkStatus();
+  };
+  TALA_RETURN_IF_ERROR(
+      render(paths.markdown, [&] { return io::RenderMarkdown(results, results_path); }));
+  TALA_RETURN_IF_ERROR(render(paths.csv, [&] { return io::RenderCsv(results); }));
+  TALA_RETURN_IF_ERROR(render(paths.html, [&] { return io::RenderHtml(results, results_path); }));
+  TALA_RETURN_IF_ERROR(render(paths.junit, [&] {
+    return io::RenderJunit("tala metrics: " + results_path, io::MetricCases(results));
+  }));
+  return written;
+}
+
+}  // namespace tala
