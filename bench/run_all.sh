@@ -20,3 +20,5 @@ echo "## the Python package over the engine (100k rows, non-LLM metrics)"
 if [ -f "$build/python/tala/__init__.py" ]; then PYTHONPATH="$build/python" /usr/bin/python3 bench/python_overhead.py "$build"; fi
 echo "## LLM runtime against the mock judge (50 ms latency, 64 in flight)"
 if [ -x "$build/bench/bench_runtime" ]; then "$build/bench/bench_runtime" 1000 50 64; fi
+echo "## tala run: 1,000 questions against an HTTP app with 50 ms latency, 64 in flight"
+if [ -x "$build/bench/bench_target" ]; then "$build/bench/bench_target" 1000 50 64; fi

@@ -42,6 +42,19 @@ def test_scores_equal_the_clis_on_the_demo_data(tmp_path):
         sum(1 for r in cli_rows if r["scores"]["faithfulness"] is not None), abs=1e-12)
 
 
+def test_the_results_file_is_the_clis_byte_for_byte_apart_from_its_timestamp(tmp_path):
+    import re
+
+    cli_out = tmp_path / "cli.jsonl"
+    subprocess.run([os.path.join(BINARY, "tala"), "eval", DEMO, "-o", str(cli_out), "-q"],
+                   check=True, capture_output=True)
+    mine = tala.evaluate(DEMO, out=tmp_path / "py.jsonl", progress=False)
+    stamp = re.compile(rb'"created":"[^"]*"')
+    cli_bytes = stamp.sub(b'"created":""', cli_out.read_bytes())
+    py_bytes = stamp.sub(b'"created":""', (tmp_path / "py.jsonl").read_bytes())
+    assert cli_bytes.count(b"\n") == 23 and py_bytes == cli_bytes
+
+
 def test_a_list_of_dicts_is_scored_and_summarised():
     result = tala.evaluate([ROW, dict(ROW, response="The tower was finished in 1925.")],
                            metrics="faithfulness")

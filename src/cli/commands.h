@@ -6,6 +6,7 @@
 
 #include "tala/evaluate.h"
 #include "tala/report.h"
+#include "tala/run.h"
 #include "tala/status.h"
 
 namespace tala::cli {
@@ -25,6 +26,10 @@ void AddPowerCommand(CLI::App& app, int* exit_code);
 void AddCompareCommand(CLI::App& app, int* exit_code);
 void AddGateCommand(CLI::App& app, int* exit_code);
 void AddReportCommand(CLI::App& app, int* exit_code);
+void AddRunCommand(CLI::App& app, int* exit_code, const RunOptions& defaults);
+struct CiSettings;
+void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_defaults,
+                  const RunOptions& run_defaults, const CiSettings& ci_defaults);
 
 // Renders the reports of a results file; the exit code (2 when a file cannot be read or written).
 int RenderReports(const std::string& results_path, const ReportPaths& paths, const char* who);

@@ -123,6 +123,7 @@ Status ApplyConfigFile(const std::string& path, EvalOptions& options) {
   }
   for (const auto& [key, node] : table) {
     std::string name(key.str());
+    if (name == "target" || name == "ci") continue;  // `tala run` and `tala ci` read these
     if (name == "diagnosis_thresholds") {
       const toml::table* t = node.as_table();
       if (t == nullptr)

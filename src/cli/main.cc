@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/config_file.h"
+#include "cli/target_config.h"
 
 namespace tala::cli {
 
@@ -45,7 +46,18 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
+    tala::RunOptions run_defaults;
+    tala::cli::CiSettings ci_defaults;
+    if (!config.empty()) {
+      tala::Status s = tala::cli::ApplyTargetTables(config, run_defaults, ci_defaults);
+      if (!s.ok()) {
+        std::fprintf(stderr, "tala: %s\n", s.message().c_str());
+        return 2;
+      }
+    }
     tala::cli::AddEvalCommand(app, &exit_code, defaults);
+    tala::cli::AddRunCommand(app, &exit_code, run_defaults);
+    tala::cli::AddCiCommand(app, &exit_code, defaults, run_defaults, ci_defaults);
     tala::cli::AddCacheCommand(app, &exit_code, defaults.llm.cache);
     tala::cli::AddValidateCommand(app, &exit_code);
     tala::cli::AddCalibrateCommand(app, &exit_code);

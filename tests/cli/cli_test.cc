@@ -249,7 +249,7 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
   ASSERT_NE(section, std::string::npos);
   std::string reference = readme.substr(section, readme.find("\n## ", section + 1) - section);
   for (const char* cmd : {"eval", "validate", "calibrate", "compare", "gate", "report", "power",
-                          "metrics", "judges", "cache stats", "cache clear"}) {
+                          "metrics", "judges", "cache stats", "cache clear", "run", "ci"}) {
     EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
     auto help = testing::RunTala(std::string(cmd) + " --help");
     std::regex flag("--[a-z][a-z-]+");

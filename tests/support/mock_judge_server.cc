@@ -199,6 +199,8 @@ std::vector<double> Embed(const std::string& text) {
 
 int64_t Tokens(size_t chars) { return static_cast<int64_t>((chars + 3) / 4); }
 
+}  // namespace
+
 // cpp-httplib (as Debian builds it) listens with a backlog of 5: a client that opens 64
 // connections at once then loses SYNs and waits a second for each retransmit, which measures
 // the kernel, not the judge. Listening again on the same socket raises the backlog (Linux).
@@ -217,8 +219,6 @@ void WidenListenBacklog(int port) {
     }
   }
 }
-
-}  // namespace
 
 const char* FaultName(Fault f) {
   switch (f) {

@@ -92,4 +92,8 @@ class MockJudgeServer {
 // model's content text. Exposed for tests of the parsing side.
 std::string MockAnswer(const std::string& system, const std::string& user);
 
+// cpp-httplib (as Debian builds it) listens with a backlog of 5; this raises it for the socket
+// listening on `port`, so many connections at once do not wait on SYN retransmits.
+void WidenListenBacklog(int port);
+
 }  // namespace tala::testing

@@ -14,6 +14,7 @@ struct HttpRequest {
   std::string url;
   std::vector<std::string> headers;  // "Name: value"
   std::string body;
+  std::string method = "POST";  // POST or PUT: a body goes with either
 };
 
 struct HttpResponse {

@@ -1,0 +1,214 @@
+// tala ci GOLDEN --target T [--baseline RESULTS]: run -> eval -> gate -> reports in one step.
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/run_flags.h"
+#include "cli/target_config.h"
+#include "io/readers/results_reader.h"
+#include "io/reports/junit_report.h"
+#include "metrics/registry.h"
+#include "tala/gate.h"
+
+namespace tala::cli {
+
+namespace {
+struct CiFlags {
+  RunFlags run;
+  CiSettings ci;
+  EvalOptions eval;
+  std::string baseline;
+  std::vector<std::string> min, max_drop;
+  int worst = 5;
+};
+
+Status ParseGateFlags(const std::vector<std::string>& items, std::map<std::string, double>& out) {
+  for (const std::string& item : items) {
+    size_t eq = item.rfind('=');
+    try {
+      if (eq == std::string::npos || eq == 0) throw std::invalid_argument("");
+      out[item.substr(0, eq)] = std::stod(item.substr(eq + 1));
+    } catch (...) {
+      return InvalidArgument("expected METRIC=NUMBER, got \"" + item + "\"");
+    }
+  }
+  return OkStatus();
+}
+
+// The metric's worst rows (lowest, or highest for lower-is-better metrics), as Markdown items.
+std::string WorstRows(const io::ResultsFile& results, const std::string& metric, int count) {
+  std::vector<std::pair<double, const io::ResultRow*>> scored;
+  for (const io::ResultRow& row : results.rows) {
+    auto it = row.scores.find(metric);
+    if (it != row.scores.end() && it->second) scored.emplace_back(*it->second, &row);
+  }
+  const bool lower = metrics::DirectionOfKey(metric) == Direction::kLowerIsBetter;
+  std::stable_sort(scored.begin(), scored.end(), [lower](const auto& a, const auto& b) {
+    return lower ? a.first > b.first : a.first < b.first;
+  });
+  std::string out;
+  for (size_t i = 0; i < scored.size() && static_cast<int>(i) < count; ++i) {
+    const io::ResultRow& r = *scored[i].second;
+    char line[64];
+    std::snprintf(line, sizeof line, "%.4f", scored[i].first);
+    out += "  - `" + r.id + "`: " + line + (r.diagnosis.empty() ? "" : " (" + r.diagnosis + ")") +
+           "\n";
+  }
+  return out;
+}
+
+bool WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+int RunCi(CiFlags& f) {
+  if (Status s = f.run.Finish(); !s.ok()) {
+    std::fprintf(stderr, "tala ci: %s\n", s.message().c_str());
+    return 2;
+  }
+  if (Status s = ParseGateFlags(f.min, f.ci.min); !s.ok()) {
+    std::fprintf(stderr, "tala ci: --min %s\n", s.message().c_str());
+    return 2;
+  }
+  if (Status s = ParseGateFlags(f.max_drop, f.ci.max_drop); !s.ok()) {
+    std::fprintf(stderr, "tala ci: --max-drop %s\n", s.message().c_str());
+    return 2;
+  }
+  if (!f.ci.max_drop.empty() && f.baseline.empty()) {
+    std::fprintf(stderr, "tala ci: max_drop gates need --baseline RESULTS\n");
+    return 2;
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(f.ci.out_dir, ec);
+  const std::string dir = f.ci.out_dir + "/";
+  // 1. Call the pipeline under test.
+  RunOptions run = f.run.options;
+  run.out = dir + "dataset.jsonl";
+  RunReport target;
+  std::fprintf(stderr, "tala ci: calling %s for %s\n", run.target.target.c_str(),
+               run.golden.c_str());
+  if (int rc = CallTarget(run, f.run.quiet, "tala ci", &target); rc != 0) return rc == 2 ? 2 : 3;
+  // 2. Score what it answered. Rows the target failed have no response: skipped and counted.
+  EvalOptions eval = f.eval;
+  eval.dataset = run.out;
+  eval.out = dir + "results.jsonl";
+  eval.on_error = OnError::kSkip;
+  if (!f.ci.metrics.empty()) eval.metrics = f.ci.metrics;
+  if (!f.ci.judge.empty()) eval.judge = f.ci.judge;
+  auto summary = Evaluate(eval);
+  if (!summary) {
+    std::fprintf(stderr, "tala ci: scoring: %s\n", summary.error().ToString().c_str());
+    return ExitCodeFor(summary.error());
+  }
+  std::string table = FormatSummary(*summary);
+  std::fwrite(table.data(), 1, table.size(), stdout);
+  // 3. Gate.
+  std::vector<GateCheck> checks;
+  if (!f.ci.min.empty() || !f.ci.max_drop.empty()) {
+    auto gated = Gate(
+        {.results = eval.out, .min = f.ci.min, .baseline = f.baseline, .max_drop = f.ci.max_drop});
+    if (!gated) {
+      std::fprintf(stderr, "tala ci: %s\n", gated.error().ToString().c_str());
+      return 2;
+    }
+    checks = std::move(*gated);
+  }
+  const bool target_ok = target.rows_failed <= f.ci.max_target_errors;
+  checks.push_back(
+      {"target errors <= " + std::to_string(f.ci.max_target_errors), target_ok,
+       std::to_string(target.rows_failed) + " of " + std::to_string(target.rows_read) +
+           " rows failed at the target" +
+           (target.error_reasons.empty() ? std::string()
+                                         : " (" + target.error_reasons.front().first + ")")});
+  // 4. Reports: the job summary leads with the verdict, then the usual Markdown report.
+  auto written = WriteReports(
+      eval.out, {.markdown = dir + "summary.md", .junit = "", .html = dir + "report.html"});
+  if (!written) {
+    std::fprintf(stderr, "tala ci: %s\n", written.error().ToString().c_str());
+    return 2;
+  }
+  auto results = io::ReadResults(eval.out);
+  int failed = 0;
+  std::string md = "# tala ci\n\n";
+  std::vector<io::JunitCase> cases;
+  for (const GateCheck& c : checks) failed += c.pass ? 0 : 1;
+  md += failed ? "**FAILED**: " + std::to_string(failed) + " of " + std::to_string(checks.size()) +
+                     " gates\n\n"
+               : "**PASSED**: all " + std::to_string(checks.size()) + " gates\n\n";
+  for (const GateCheck& c : checks) {
+    md += std::string("- ") + (c.pass ? "PASS" : "**FAIL**") + " " + c.detail + "\n";
+    std::string metric = c.name.substr(0, c.name.find(' '));
+    if (!c.pass && results && metric != "target") {
+      md += "  worst rows for " + metric + ":\n" + WorstRows(*results, metric, f.worst);
+    }
+    cases.push_back({c.name, c.pass, c.detail});
+    std::printf("%s  %s\n", c.pass ? "PASS" : "FAIL", c.detail.c_str());
+  }
+  md += "\n## The target\n\n```\n" + FormatRunReport(target) + "```\n\n";
+  std::ifstream report(dir + "summary.md");
+  std::stringstream body;
+  body << report.rdbuf();
+  report.close();
+  if (!WriteText(dir + "summary.md", md + body.str()) ||
+      !WriteText(dir + "junit.xml", io::RenderJunit("tala ci: " + run.golden, cases))) {
+    std::fprintf(stderr, "tala ci: cannot write the reports in %s\n", f.ci.out_dir.c_str());
+    return 2;
+  }
+  std::fprintf(stderr,
+               "tala ci: wrote %sdataset.jsonl, results.jsonl, summary.md, junit.xml, "
+               "report.html\n",
+               dir.c_str());
+  // A GitHub Actions job shows $GITHUB_STEP_SUMMARY on its page.
+  if (const char* step = std::getenv("GITHUB_STEP_SUMMARY"); step != nullptr && *step) {
+    std::ofstream(step, std::ios::app) << md << body.str();
+  }
+  return failed > 0 ? 1 : 0;
+}
+}  // namespace
+
+void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_defaults,
+                  const RunOptions& run_defaults, const CiSettings& ci_defaults) {
+  auto f = std::make_shared<CiFlags>();
+  f->run.options = run_defaults;
+  f->ci = ci_defaults;
+  f->eval = eval_defaults;
+  CLI::App* cmd = app.add_subcommand(
+      "ci",
+      "One CI step: call the pipeline under test for every golden row (tala run), score the "
+      "answers (tala eval), gate them (tala gate, with --baseline for drops), and write the "
+      "dataset, results, a Markdown job summary naming failing metrics and their worst rows, "
+      "JUnit XML and the HTML report into --out-dir. Settings come from tala.toml's [target] "
+      "and [ci] tables; flags override them. Exit 0 pass, 1 a gate failed (or more target "
+      "errors than allowed), 2 usage or input error, 3 the target or judge failed.");
+  cmd->add_option("GOLDEN", f->run.options.golden, "golden questions (JSON Lines)")->required();
+  AddTargetFlags(*cmd, f->run);
+  cmd->add_option("--baseline", f->baseline, "results file of the baseline run (drop gates)");
+  cmd->add_option("--min", f->min, "METRIC=VALUE gate (repeatable; adds to [ci] min)");
+  cmd->add_option("--max-drop", f->max_drop,
+                  "METRIC=DROP allowed against --baseline (repeatable; adds to [ci] max_drop)");
+  cmd->add_option("--metrics", f->ci.metrics,
+                  "metrics to score (default: [ci] metrics, else "
+                  "every metric the answers allow)");
+  cmd->add_option("--judge", f->ci.judge, "judge (default: [ci] judge, else offline)");
+  cmd->add_option("--out-dir", f->ci.out_dir, "where the files go")->capture_default_str();
+  cmd->add_option("--max-target-errors", f->ci.max_target_errors,
+                  "rows the target may fail before the job fails")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repeats", f->eval.repeats, "score R times to measure judge noise (LLM judges)")
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--worst", f->worst, "worst rows listed per failing gate")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  cmd->callback([f, exit_code] { *exit_code = RunCi(*f); });
+}
+
+}  // namespace tala::cli

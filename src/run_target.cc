@@ -1,0 +1,256 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "core/hash.h"
+#include "runtime/cache.h"
+#include "tala/run.h"
+#include "targets/golden_rows.h"
+#include "targets/reply_mapping.h"
+#include "targets/request_template.h"
+#include "targets/target_runner.h"
+
+namespace tala {
+
+namespace {
+using nlohmann::json;
+using nlohmann::ordered_json;
+using targets::GoldenRow;
+
+bool IsHttp(const std::string& target) { return target.rfind("http", 0) == 0; }
+
+// The request for one golden row: the body template filled in, or by default {"question": ...}
+// over HTTP and the golden row itself for exec targets. Exec requests always carry the id their
+// reply must echo.
+Result<std::string> RequestFor(const GoldenRow& g, const TargetSpec& spec, const json* tmpl) {
+  if (tmpl == nullptr) {
+    if (!IsHttp(spec.target)) return g.row.dump(-1, ' ', false, json::error_handler_t::replace);
+    return json{{"question", g.row["user_input"]}}.dump(-1, ' ', false,
+                                                        json::error_handler_t::replace);
+  }
+  TALA_ASSIGN_OR_RETURN(std::string body, targets::RenderRequest(*tmpl, g.row));
+  if (IsHttp(spec.target)) return body;
+  ordered_json object = ordered_json::parse(body);
+  if (object.is_object() && !object.contains("id")) {
+    object["id"] = g.row["id"];
+    return object.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  return body;
+}
+
+// Keeps each distinct failure reason (the first five) with the rows it hit.
+void CountReason(RunReport& r, const std::string& reason) {
+  for (auto& [text, rows] : r.error_reasons) {
+    if (text == reason) return void(++rows);
+  }
+  if (r.error_reasons.size() < 5) r.error_reasons.emplace_back(reason, 1);
+}
+
+// The dataset row: the golden row with the target's answer, or the error that stopped it.
+std::string DatasetRow(const GoldenRow& g, const TargetSpec& spec, const targets::CallOutcome& o,
+                       RunReport& report, std::string* cacheable) {
+  ordered_json out = g.row;
+  for (const char* f : {"response", "retrieved_contexts", "retrieved_context_ids", "latency_ms",
+                        "target_error", "target_stderr", "target_usage"}) {
+    out.erase(f);
+  }
+  Result<targets::TargetAnswer> answer = Status(ErrorCode::kInternal, "");
+  if (o.reply) {
+    answer = targets::ReadReply(o.reply->body, spec);
+  } else {
+    answer = o.reply.error();
+  }
+  out["latency_ms"] = std::round(o.latency_ms * 10) / 10;
+  if (answer) {
+    out["response"] = answer->response;
+    out["retrieved_contexts"] = answer->contexts;
+    if (answer->context_ids) out["retrieved_context_ids"] = *answer->context_ids;
+    ordered_json usage = ordered_json::object();
+    if (answer->prompt_tokens) usage["prompt_tokens"] = *answer->prompt_tokens;
+    if (answer->completion_tokens) usage["completion_tokens"] = *answer->completion_tokens;
+    if (answer->cost_usd) usage["cost_usd"] = *answer->cost_usd;
+    if (!usage.empty()) out["target_usage"] = usage;
+    report.prompt_tokens += answer->prompt_tokens.value_or(0);
+    report.completion_tokens += answer->completion_tokens.value_or(0);
+    report.cost_usd += answer->cost_usd.value_or(0);
+    ++report.rows_answered;
+    if (cacheable != nullptr && o.reply) *cacheable = o.reply->body;
+  } else {
+    std::string why = answer.error().message();
+    if (o.attempts > 1) why += fmt::format(" (after {} attempts)", o.attempts);
+    out["target_error"] = "row " + g.id + ": " + why;
+    CountReason(report, answer.error().message());
+    ++report.rows_failed;
+  }
+  if (o.reply && !o.reply->stderr_text.empty()) out["target_stderr"] = o.reply->stderr_text;
+  return out.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void Percentiles(std::vector<double> v, RunReport& r) {
+  if (v.empty()) return;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))]; };
+  r.latency_mean_ms = sum / static_cast<double>(v.size());
+  r.latency_p50_ms = at(0.5);
+  r.latency_p95_ms = at(0.95);
+  r.latency_max_ms = v.back();
+}
+}  // namespace
+
+Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
+  RunReport scratch;
+  RunReport& report = partial != nullptr ? *partial : scratch;
+  report = RunReport{};
+  report.out = o.out;
+  auto began = std::chrono::steady_clock::now();
+  if (o.out.empty() || o.out == "-") {
+    return InvalidArgument("--out must name a file: rows are written as they finish");
+  }
+  if (o.max_in_flight < 1) return InvalidArgument("--max-in-flight must be at least 1");
+  std::optional<json> tmpl;
+  if (!o.target.body.empty()) {
+    tmpl = json::parse(o.target.body, nullptr, false);
+    if (tmpl->is_discarded()) return InvalidArgument("the target body template is not JSON");
+  }
+  TALA_ASSIGN_OR_RETURN(std::vector<GoldenRow> golden, targets::ReadGolden(o.golden));
+  report.rows_read = static_cast<int64_t>(golden.size());
+  // Every request is rendered before the first call, so a template error stops nothing midway.
+  std::vector<std::string> requests;
+  for (const GoldenRow& g : golden) {
+    TALA_ASSIGN_OR_RETURN(std::string r, RequestFor(g, o.target, tmpl ? &*tmpl : nullptr));
+    requests.push_back(std::move(r));
+  }
+  TALA_ASSIGN_OR_RETURN(auto target,
+                        targets::CreateTarget(o.target, o.max_in_flight, o.max_restarts));
+  std::set<std::string> kept;
+  if (o.resume) {
+    TALA_ASSIGN_OR_RETURN(kept, targets::KeepAnsweredRows(o.out, golden));
+    report.rows_resumed = static_cast<int64_t>(kept.size());
+  }
+  std::unique_ptr<runtime::Cache> cache;
+  if (o.cache != "off" && !o.cache.empty()) {
+    std::string warning;
+    TALA_ASSIGN_OR_RETURN(cache, runtime::Cache::Open(o.cache, &warning));
+  }
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(
+      std::fopen(o.out.c_str(), o.resume ? "ab" : "wb"), &std::fclose);
+  if (!out) return IoError("cannot write " + o.out);
+
+  // Rows are written in golden order as they finish (held back behind a slower one).
+  std::vector<size_t> order;  // seq -> golden index
+  std::map<int64_t, std::string> held;
+  int64_t next_to_write = 0, done_rows = 0;
+  std::vector<double> latencies;
+  Status write_error;
+  auto key_of = [&](size_t i) {
+    return Sha256Hex("tala-target\n" + o.target.target + "\n" + o.target.method + "\n" +
+                     requests[i]);
+  };
+  auto write_ready = [&]() -> Status {
+    for (auto it = held.begin(); it != held.end() && it->first == next_to_write;
+         it = held.erase(it), ++next_to_write) {
+      if (std::fwrite(it->second.data(), 1, it->second.size(), out.get()) != it->second.size() ||
+          std::fflush(out.get()) != 0) {
+        return IoError("cannot write " + o.out);
+      }
+    }
+    return OkStatus();
+  };
+  auto finish = [&](int64_t seq, const targets::CallOutcome& outcome) -> Status {
+    size_t i = order[static_cast<size_t>(seq)];
+    std::string cacheable;
+    held[seq] = DatasetRow(golden[i], o.target, outcome, report, cache ? &cacheable : nullptr);
+    if (outcome.reply) latencies.push_back(outcome.latency_ms);
+    if (cache && !cacheable.empty() && outcome.attempts > 0) {
+      cache->Put(key_of(i), "target:" + o.target.target, "target", {cacheable, 0, 0});
+    }
+    ++done_rows;
+    return write_ready();
+  };
+  size_t cursor = 0;
+  int64_t to_call = report.rows_read - report.rows_resumed;
+  targets::RunnerCounts counts;
+  auto progress = [&] {
+    if (!o.progress) return;
+    Progress p;
+    p.rows_done = done_rows;
+    p.rows_total = to_call;
+    p.in_flight = counts.in_flight;
+    p.failed_calls = counts.failed_calls;
+    p.retries = counts.retries;
+    p.cache_hits = report.cache_hits;
+    o.progress(p);
+  };
+  auto next = [&]() -> std::optional<targets::TargetCall> {
+    while (cursor < golden.size()) {
+      size_t i = cursor++;
+      if (kept.count(golden[i].id)) continue;
+      int64_t seq = static_cast<int64_t>(order.size());
+      order.push_back(i);
+      if (cache) {
+        if (auto hit = cache->Get(key_of(i))) {
+          ++report.cache_hits;
+          if (Status s = finish(seq, {targets::TargetReply{hit->text, ""}, 0, 0}); !s.ok()) {
+            write_error = s;
+            return std::nullopt;
+          }
+          continue;
+        }
+      }
+      return targets::TargetCall{golden[i].id, requests[i]};
+    }
+    return std::nullopt;
+  };
+  targets::RunnerOptions ro;
+  ro.max_in_flight = o.max_in_flight;
+  ro.timeout = std::chrono::milliseconds(o.timeout_ms);
+  ro.retry.max_retries = o.max_retries;
+  ro.retry.base_delay = std::chrono::milliseconds(200);
+  ro.requests_per_minute = o.requests_per_minute;
+  Status status = targets::RunCalls(*target, ro, next, finish, o.stop, counts, progress);
+  if (status.ok()) status = write_error;
+  report.calls = counts.calls;
+  report.retries = counts.retries;
+  report.peak_in_flight = counts.peak_in_flight;
+  report.restarts = target->restarts();
+  Percentiles(latencies, report);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  progress();
+  if (!status.ok()) return status;
+  return report;
+}
+
+std::string FormatRunReport(const RunReport& r) {
+  std::string s =
+      fmt::format("rows: {} read, {} answered, {} failed{}\n", r.rows_read,
+                  r.rows_answered + r.rows_resumed, r.rows_failed,
+                  r.rows_resumed ? fmt::format(" ({} kept from an earlier run)", r.rows_resumed)
+                                 : std::string());
+  s += fmt::format("calls: {} ({} retries, {} cache hits{}), at most {} in flight, {:.2f} s\n",
+                   r.calls, r.retries, r.cache_hits,
+                   r.restarts ? fmt::format(", {} process restarts", r.restarts) : std::string(),
+                   r.peak_in_flight, r.seconds);
+  if (r.latency_max_ms > 0) {
+    s += fmt::format("latency: mean {:.1f} ms, p50 {:.1f} ms, p95 {:.1f} ms, max {:.1f} ms\n",
+                     r.latency_mean_ms, r.latency_p50_ms, r.latency_p95_ms, r.latency_max_ms);
+  }
+  if (r.prompt_tokens || r.completion_tokens || r.cost_usd > 0) {
+    s += fmt::format("the target reported: {} prompt tokens, {} completion tokens, ${:.4f}\n",
+                     r.prompt_tokens, r.completion_tokens, r.cost_usd);
+  }
+  for (const auto& [why, rows] : r.error_reasons) {
+    s += fmt::format("  failed ({} rows): {}\n", rows, why);
+  }
+  s += "dataset: " + r.out + "\n";
+  return s;
+}
+
+}  // namespace tala

@@ -1,0 +1,27 @@
+#pragma once
+// Reads a target's reply (JSON) into the dataset fields, by the paths of a TargetSpec. Errors name
+// the path that failed and what it held. Pure; thread-safe.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tala/run.h"
+#include "tala/status.h"
+
+namespace tala::targets {
+
+struct TargetAnswer {
+  std::string response;
+  std::vector<std::string> contexts;
+  std::optional<std::vector<std::string>> context_ids;
+  std::optional<int64_t> prompt_tokens, completion_tokens;
+  std::optional<double> cost_usd;
+};
+
+// kBadReply: not JSON, a path missing, or a value of the wrong type; a reply carrying an
+// "error" string (and no response) is kBadReply with that text.
+Result<TargetAnswer> ReadReply(std::string_view body, const TargetSpec& spec);
+
+}  // namespace tala::targets

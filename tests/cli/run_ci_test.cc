@@ -1,0 +1,129 @@
+// End-to-end: `tala run` and `tala ci` against the example RAG app (examples/rag_app), over
+// exec and HTTP, a kill -9 in the middle of a run, and a regression caught by `tala ci`.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/run_tala.h"
+#include "support/temp_dir.h"
+
+namespace tala {
+namespace {
+
+using nlohmann::json;
+using tala::testing::RunTala;
+using tala::testing::TempDir;
+
+const std::string kSource = TALA_SOURCE_DIR;
+const std::string kGolden = kSource + "/examples/data/golden.jsonl";
+const std::string kApp = "/usr/bin/python3 " + kSource + "/examples/rag_app/rag_app.py";
+
+std::vector<json> Rows(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<json> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
+  return rows;
+}
+
+std::vector<std::string> GoldenIds() {
+  std::vector<std::string> ids;
+  for (const json& row : Rows(kGolden)) ids.push_back(row["id"]);
+  return ids;
+}
+
+void ExpectEveryGoldenRowOnceAnswered(const std::string& path) {
+  std::vector<std::string> ids;
+  for (const json& row : Rows(path)) {
+    ids.push_back(row["id"]);
+    EXPECT_TRUE(row["response"].is_string()) << row.dump();
+    EXPECT_FALSE(row["retrieved_contexts"].empty()) << row.dump();
+    EXPECT_TRUE(row.contains("reference")) << row.dump();
+  }
+  EXPECT_EQ(ids, GoldenIds());
+}
+
+TEST(RunCommandTest, TheExampleAppOverExecAndOverHttpAnswersEveryGoldenRowOnce) {
+  TempDir dir;
+  auto exec = RunTala("run " + kGolden + " --target 'exec:" + kApp + " jsonl' --out " + dir.path() +
+                      "/exec.jsonl -q 2>&1");
+  ASSERT_EQ(exec.exit_code, 0) << exec.out;
+  EXPECT_NE(exec.out.find("rows: 22 read, 22 answered, 0 failed"), std::string::npos) << exec.out;
+  ExpectEveryGoldenRowOnceAnswered(dir.path() + "/exec.jsonl");
+  // The same app as an HTTP server on a free port, stopped when the shell ends.
+  std::string script = kApp + " serve --port 0 > " + dir.path() + "/port & app=$!; " +
+                       "for i in $(seq 100); do grep -q listening " + dir.path() +
+                       "/port && break; sleep 0.05; done; " + "url=$(sed 's/.*listening on //' " +
+                       dir.path() + "/port); " + TALA_BINARY_DIR + "/tala run " + kGolden +
+                       " --target \"$url\" --out " + dir.path() +
+                       "/http.jsonl -q; rc=$?; kill $app; exit $rc";
+  int rc = std::system(("bash " + dir.Write("http.sh", script)).c_str());
+  ASSERT_EQ(WEXITSTATUS(rc), 0);
+  ExpectEveryGoldenRowOnceAnswered(dir.path() + "/http.jsonl");
+  auto a = Rows(dir.path() + "/exec.jsonl"), b = Rows(dir.path() + "/http.jsonl");
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i]["response"], b[i]["response"]);
+    EXPECT_EQ(a[i]["retrieved_context_ids"], b[i]["retrieved_context_ids"]);
+  }
+}
+
+TEST(RunCommandTest, KillNineThenResumeWritesEveryGoldenRowExactlyOnce) {
+  TempDir dir;
+  std::string out = dir.path() + "/gen.jsonl";
+  // A slow app, one call at a time; tala is killed once a few rows are on disk.
+  std::string script = std::string(TALA_BINARY_DIR) + "/tala run " + kGolden +
+                       " --target 'exec:/usr/bin/python3 " + kSource +
+                       "/tests/targets/fake_target.py --sleep-ms 40' --max-in-flight 1 -q --out " +
+                       out + " & pid=$!; " + "for i in $(seq 400); do [ \"$(wc -l < " + out +
+                       " 2>/dev/null || echo 0)\" -ge 4 ] && break; sleep 0.01; done; " +
+                       "kill -9 $pid; wait $pid; exit 0";
+  ASSERT_EQ(std::system(("bash " + dir.Write("kill.sh", script)).c_str()), 0);
+  size_t before = Rows(out).size();
+  EXPECT_GE(before, 4u);
+  EXPECT_LT(before, 22u);
+  auto resumed = RunTala("run " + kGolden + " --target 'exec:/usr/bin/python3 " + kSource +
+                         "/tests/targets/fake_target.py' --resume -q --out " + out + " 2>&1");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out;
+  EXPECT_NE(resumed.out.find("kept from an earlier run"), std::string::npos) << resumed.out;
+  std::multiset<std::string> ids;
+  for (const json& row : Rows(out)) ids.insert(row["id"].get<std::string>());
+  std::vector<std::string> golden = GoldenIds();
+  EXPECT_EQ(ids, std::multiset<std::string>(golden.begin(), golden.end()));
+}
+
+TEST(RunCommandTest, UsageErrorsExit2WithTheReason) {
+  auto none = RunTala("run " + kGolden + " --out /tmp/x.jsonl 2>&1");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.out.find("give --target"), std::string::npos) << none.out;
+  auto bad = RunTala("run " + kGolden + " --target ftp://x --out /tmp/x.jsonl 2>&1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("--target must be"), std::string::npos) << bad.out;
+}
+
+TEST(CiCommandTest, TheExampleAppPassesAndItsBrokenVariantIsCaughtAgainstIt) {
+  TempDir dir;
+  std::string gates =
+      " --metrics faithfulness,context_precision,context_recall --min "
+      "faithfulness=0.7 --max-drop faithfulness=0.05 -q";
+  auto good = RunTala("ci " + kGolden + " --target 'exec:" + kApp + " jsonl' --out-dir " +
+                      dir.path() + "/good --min faithfulness=0.7 -q 2>&1");
+  ASSERT_EQ(good.exit_code, 0) << good.out;
+  for (const char* f :
+       {"dataset.jsonl", "results.jsonl", "summary.md", "junit.xml", "report.html"}) {
+    EXPECT_TRUE(std::ifstream(dir.path() + "/good/" + f).good()) << f;
+  }
+  auto broken = RunTala(
+      "ci " + kGolden + " --target 'exec:" + kApp + " jsonl --broken claim' --baseline " +
+      dir.path() + "/good/results.jsonl --out-dir " + dir.path() + "/broken" + gates + " 2>&1");
+  EXPECT_EQ(broken.exit_code, 1) << broken.out;
+  std::string summary = dir.Read("broken/summary.md");
+  EXPECT_NE(summary.find("**FAILED**"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("**FAIL** faithfulness drop <= 0.0500"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("worst rows for faithfulness:\n  - `demo-"), std::string::npos) << summary;
+  EXPECT_NE(dir.Read("broken/junit.xml").find("<failure"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tala
