@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "io/readers/dataset_reader.h"
+#include "io/readers/labels_reader.h"
 #include "io/readers/results_reader.h"
 #include "io/reports/console_summary.h"
 #include "io/writers/results_jsonl_writer.h"
@@ -21,6 +22,7 @@
 #include "metrics/registry.h"
 #include "row_scorer.h"
 #include "run_tally.h"
+#include "tala/estimate.h"
 
 namespace tala {
 
@@ -396,11 +398,43 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
 
 }  // namespace
 
+namespace {
+// --labels: the prediction-powered estimate of each metric the labels carry. A problem with the
+// labels is a warning: the scores themselves are fine.
+void AddEstimates(const EvalOptions& options, RunSummary& summary) {
+  if (options.out == "-") {
+    summary.warnings.push_back("--labels needs a results file (-o FILE), not stdout");
+    return;
+  }
+  auto labels = io::ReadLabels(options.labels);
+  if (!labels) {
+    summary.warnings.push_back("labels: " + labels.error().ToString());
+    return;
+  }
+  std::set<std::string> labelled;
+  for (const io::LabelRow& row : labels->rows) {
+    for (const auto& [metric, value] : row.values) labelled.insert(metric);
+  }
+  for (const MetricSummary& m : summary.metrics) {
+    if (!labelled.count(m.key)) continue;
+    auto e = EstimateMean({.results = options.out, .labels = options.labels, .metric = m.key});
+    if (!e) {
+      summary.warnings.push_back("estimate of " + m.key + ": " + e.error().message());
+      continue;
+    }
+    summary.estimates.push_back({m.key, e->n_labelled, e->n_total, e->ppi_mean, e->ppi_low,
+                                 e->ppi_high, e->judge_mean, e->human_mean});
+    for (const std::string& note : e->notes) summary.notes.push_back(m.key + " estimate: " + note);
+  }
+}
+}  // namespace
+
 Result<RunSummary> Evaluate(const EvalOptions& options, RunSummary* partial) {
   RunSummary summary;
   std::string spooled;
   Status status = Evaluate(options, summary, &spooled);
   if (!spooled.empty()) std::remove(spooled.c_str());
+  if (status.ok() && !options.labels.empty()) AddEstimates(options, summary);
   if (partial != nullptr) *partial = summary;
   if (!status.ok()) return status;
   return summary;

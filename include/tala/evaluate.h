@@ -76,6 +76,9 @@ struct EvalOptions {
   bool resume = false;   // keep the rows already in `out` and score only the others
   bool dry_run = false;  // estimate calls, tokens and cost; call nothing, write nothing
   int repeats = 1;       // >1: score R times (repeats bypass the cache) to measure judge noise
+  // Human labels (tala review's labels.jsonl): each labelled metric also gets its
+  // prediction-powered estimate (include/tala/estimate.h) in the summary.
+  std::string labels;
   const std::atomic<bool>* stop = nullptr;  // set (by a signal handler) to stop cleanly
   // Called as rows are scored (and, for LLM judges, as calls progress); may be empty.
   std::function<void(const Progress&)> progress;
@@ -129,6 +132,13 @@ struct DiagnosedRow {
   double score = 0;  // the value of the metric that decided the diagnosis
 };
 
+// A metric's mean corrected by human labels (see include/tala/estimate.h).
+struct LabelledEstimate {
+  std::string metric;
+  long n_labelled = 0, n_total = 0;
+  double ppi_mean = 0, ppi_low = 0, ppi_high = 0, judge_mean = 0, human_mean = 0;
+};
+
 struct RunSummary {
   std::string judge;
   std::string results_path;
@@ -149,6 +159,7 @@ struct RunSummary {
   // Why rows failed: each distinct reason in the order first met, with the rows it hit. At most
   // the first 5 distinct reasons are kept; rows_failed counts every failed row.
   std::vector<std::pair<std::string, int64_t>> failure_reasons;
+  std::vector<LabelledEstimate> estimates;  // with EvalOptions::labels
 };
 
 // kDataError (with `errors` filled) when rows are bad under OnError::kFail; kInvalidArgument for

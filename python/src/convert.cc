@@ -33,6 +33,7 @@ EvalOptions ToOptions(const py::dict& d) {
   Take(d, "diagnosis_thresholds", o.diagnosis_thresholds);
   Take(d, "resume", o.resume);
   Take(d, "repeats", o.repeats);
+  Take(d, "labels", o.labels);
   LlmOptions& l = o.llm;
   Take(d, "base_url", l.base_url);
   Take(d, "api_key", l.api_key);

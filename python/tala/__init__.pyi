@@ -73,6 +73,7 @@ def evaluate(
     *,
     embeddings: str = ...,
     format: str = ...,
+    labels: str = ...,
     k: Sequence[int] = ...,
     on_error: Literal["fail", "skip"] = ...,
     diagnosis_threshold: float = ...,

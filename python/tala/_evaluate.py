@@ -12,7 +12,7 @@ from ._judge import engine_judge
 
 # tala eval's options, by their long names with underscores (python/src/convert.cc reads them).
 OPTIONS = frozenset({
-    "format", "k", "on_error", "diagnosis_threshold", "diagnosis_thresholds", "resume",
+    "format", "k", "labels", "on_error", "diagnosis_threshold", "diagnosis_thresholds", "resume",
     "repeats", "base_url", "api_key", "embeddings", "embeddings_base_url", "temperature",
     "max_tokens", "structured_output", "max_in_flight", "requests_per_minute",
     "tokens_per_minute", "timeout_ms", "max_retries", "batching", "questions", "cache", "seed",

@@ -89,9 +89,16 @@ int RunCi(CiFlags& f) {
   std::error_code ec;
   fs::create_directories(f.ci.out_dir, ec);
   const std::string dir = f.ci.out_dir + "/";
+  // Each file may be placed by its own [ci] key; by default they all go in out_dir.
+  auto place = [&dir](const std::string& set, const char* name) {
+    return set.empty() ? dir + name : set;
+  };
+  const std::string summary_md = place(f.ci.summary, "summary.md");
+  const std::string junit_xml = place(f.ci.junit, "junit.xml");
+  const std::string report_html = place(f.ci.html, "report.html");
   // 1. Call the pipeline under test.
   RunOptions run = f.run.options;
-  run.out = dir + "dataset.jsonl";
+  run.out = place(f.ci.dataset, "dataset.jsonl");
   RunReport target;
   std::fprintf(stderr, "tala ci: calling %s for %s\n", run.target.target.c_str(),
                run.golden.c_str());
@@ -99,7 +106,7 @@ int RunCi(CiFlags& f) {
   // 2. Score what it answered. Rows the target failed have no response: skipped and counted.
   EvalOptions eval = f.eval;
   eval.dataset = run.out;
-  eval.out = dir + "results.jsonl";
+  eval.out = place(f.ci.results, "results.jsonl");
   eval.on_error = OnError::kSkip;
   if (!f.ci.metrics.empty()) eval.metrics = f.ci.metrics;
   if (!f.ci.judge.empty()) eval.judge = f.ci.judge;
@@ -129,8 +136,7 @@ int RunCi(CiFlags& f) {
            (target.error_reasons.empty() ? std::string()
                                          : " (" + target.error_reasons.front().first + ")")});
   // 4. Reports: the job summary leads with the verdict, then the usual Markdown report.
-  auto written = WriteReports(
-      eval.out, {.markdown = dir + "summary.md", .junit = "", .html = dir + "report.html"});
+  auto written = WriteReports(eval.out, {.markdown = summary_md, .junit = "", .html = report_html});
   if (!written) {
     std::fprintf(stderr, "tala ci: %s\n", written.error().ToString().c_str());
     return 2;
@@ -153,19 +159,17 @@ int RunCi(CiFlags& f) {
     std::printf("%s  %s\n", c.pass ? "PASS" : "FAIL", c.detail.c_str());
   }
   md += "\n## The target\n\n```\n" + FormatRunReport(target) + "```\n\n";
-  std::ifstream report(dir + "summary.md");
+  std::ifstream report(summary_md);
   std::stringstream body;
   body << report.rdbuf();
   report.close();
-  if (!WriteText(dir + "summary.md", md + body.str()) ||
-      !WriteText(dir + "junit.xml", io::RenderJunit("tala ci: " + run.golden, cases))) {
+  if (!WriteText(summary_md, md + body.str()) ||
+      !WriteText(junit_xml, io::RenderJunit("tala ci: " + run.golden, cases))) {
     std::fprintf(stderr, "tala ci: cannot write the reports in %s\n", f.ci.out_dir.c_str());
     return 2;
   }
-  std::fprintf(stderr,
-               "tala ci: wrote %sdataset.jsonl, results.jsonl, summary.md, junit.xml, "
-               "report.html\n",
-               dir.c_str());
+  std::fprintf(stderr, "tala ci: wrote %s, %s, %s, %s, %s\n", run.out.c_str(), eval.out.c_str(),
+               summary_md.c_str(), junit_xml.c_str(), report_html.c_str());
   // A GitHub Actions job shows $GITHUB_STEP_SUMMARY on its page.
   if (const char* step = std::getenv("GITHUB_STEP_SUMMARY"); step != nullptr && *step) {
     std::ofstream(step, std::ios::app) << md << body.str();

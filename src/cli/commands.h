@@ -26,6 +26,8 @@ void AddPowerCommand(CLI::App& app, int* exit_code);
 void AddCompareCommand(CLI::App& app, int* exit_code);
 void AddGateCommand(CLI::App& app, int* exit_code);
 void AddReportCommand(CLI::App& app, int* exit_code);
+void AddEstimateCommand(CLI::App& app, int* exit_code);
+void AddReviewCommand(CLI::App& app, int* exit_code);
 void AddRunCommand(CLI::App& app, int* exit_code, const RunOptions& defaults);
 struct CiSettings;
 void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_defaults,

@@ -288,6 +288,9 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
                   "margin below the baseline's mean for --diagnose-baseline")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--labels", o.labels,
+                  "human labels (tala review's labels.jsonl): the summary adds each labelled "
+                  "metric's prediction-powered mean, corrected for the judge's bias");
   cmd->add_flag("--resume", o.resume,
                 "keep the rows already in the results file and score only the others (a run "
                 "stopped at 90% finishes from 90%)");

@@ -61,6 +61,8 @@ int main(int argc, char** argv) {
     tala::cli::AddCacheCommand(app, &exit_code, defaults.llm.cache);
     tala::cli::AddValidateCommand(app, &exit_code);
     tala::cli::AddCalibrateCommand(app, &exit_code);
+    tala::cli::AddEstimateCommand(app, &exit_code);
+    tala::cli::AddReviewCommand(app, &exit_code);
     tala::cli::AddCompareCommand(app, &exit_code);
     tala::cli::AddGateCommand(app, &exit_code);
     tala::cli::AddReportCommand(app, &exit_code);

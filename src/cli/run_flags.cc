@@ -57,6 +57,9 @@ void AddTargetFlags(CLI::App& cmd, RunFlags& f) {
                  "default: a pipeline under test should be called)")
       ->capture_default_str();
   cmd.add_flag("--quiet,-q", f.quiet, "no progress line");
+  cmd.add_option("--config", f.config,
+                 "settings file with [target] (and [ci]) tables; default $TALA_CONFIG, else "
+                 "./tala.toml when present");
 }
 
 }  // namespace tala::cli

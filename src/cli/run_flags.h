@@ -13,6 +13,7 @@ namespace tala::cli {
 struct RunFlags {
   RunOptions options;
   std::vector<std::string> headers;  // --header, added to the config's
+  std::string config;                // read before the flags (main.cc); declared so --help lists it
   bool quiet = false;
   // Checks what CLI11 cannot: a target given somewhere.
   Status Finish();

@@ -110,9 +110,16 @@ Status ApplyCi(const std::string& path, const toml::table& t, CiSettings& ci) {
       TALA_RETURN_IF_ERROR(ReadNumbers(path, n, name, ci.max_drop));
     } else if (key == "max_target_errors") {
       TALA_RETURN_IF_ERROR(ReadInt(path, n, name, ci.max_target_errors));
-    } else if (key == "metrics" || key == "judge" || key == "out_dir") {
-      std::string& field = key == "metrics" ? ci.metrics : key == "judge" ? ci.judge : ci.out_dir;
-      TALA_RETURN_IF_ERROR(Read(path, n, name, field, "a string"));
+    } else if (std::string* field = key == "metrics"   ? &ci.metrics
+                                    : key == "judge"   ? &ci.judge
+                                    : key == "out_dir" ? &ci.out_dir
+                                    : key == "dataset" ? &ci.dataset
+                                    : key == "results" ? &ci.results
+                                    : key == "summary" ? &ci.summary
+                                    : key == "junit"   ? &ci.junit
+                                    : key == "html"    ? &ci.html
+                                                       : nullptr) {
+      TALA_RETURN_IF_ERROR(Read(path, n, name, *field, "a string"));
     } else {
       return InvalidArgument(Where(path, n, name) + ": unknown key (see `tala ci --help`)");
     }

@@ -14,6 +14,7 @@
 //   metrics = "faithfulness,context_recall"   judge = "offline"
 //   min = { faithfulness = 0.8 }              max_drop = { context_recall = 0.05 }
 //   out_dir = "tala-ci"                       max_target_errors = 0
+//   summary = "summary.md"   (also dataset, results, junit, html: one file's own path)
 
 #include <map>
 #include <string>
@@ -26,7 +27,9 @@ struct CiSettings {
   std::string metrics, judge;
   std::map<std::string, double> min, max_drop;
   std::string out_dir = "tala-ci";  // dataset, results, summary.md, junit.xml, report.html
-  int max_target_errors = 0;        // rows the target may fail before the job fails
+  // Where each file goes instead of out_dir/NAME (empty: out_dir).
+  std::string dataset, results, summary, junit, html;
+  int max_target_errors = 0;  // rows the target may fail before the job fails
 };
 
 // Both tables are optional. kInvalidArgument names file:line and key for unknown keys and

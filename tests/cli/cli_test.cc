@@ -248,8 +248,9 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
   size_t section = readme.find("## CLI reference");
   ASSERT_NE(section, std::string::npos);
   std::string reference = readme.substr(section, readme.find("\n## ", section + 1) - section);
-  for (const char* cmd : {"eval", "validate", "calibrate", "compare", "gate", "report", "power",
-                          "metrics", "judges", "cache stats", "cache clear", "run", "ci"}) {
+  for (const char* cmd :
+       {"eval", "validate", "calibrate", "compare", "gate", "report", "power", "metrics", "judges",
+        "cache stats", "cache clear", "run", "ci", "review", "estimate"}) {
     EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
     auto help = testing::RunTala(std::string(cmd) + " --help");
     std::regex flag("--[a-z][a-z-]+");

@@ -125,5 +125,31 @@ TEST(CiCommandTest, TheExampleAppPassesAndItsBrokenVariantIsCaughtAgainstIt) {
   EXPECT_NE(dir.Read("broken/junit.xml").find("<failure"), std::string::npos);
 }
 
+TEST(CiCommandTest, TalaTomlTargetAndCiTablesConfigureTheStep) {
+  TempDir dir;
+  std::string config = dir.Write("tala.toml",
+                                 "[target]\n"
+                                 "target = \"exec:" +
+                                     kApp +
+                                     " jsonl\"\n"
+                                     "max_in_flight = 2\n"
+                                     "[ci]\n"
+                                     "metrics = \"faithfulness\"\n"
+                                     "min = { faithfulness = 0.99 }\n"
+                                     "out_dir = \"" +
+                                     dir.path() +
+                                     "/out\"\n"
+                                     "summary = \"" +
+                                     dir.path() + "/job-summary.md\"\n");
+  auto r = RunTala("ci " + kGolden + " --config " + config + " -q 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(dir.Read("job-summary.md").find("PASS faithfulness >= 0.9900"), std::string::npos);
+  EXPECT_TRUE(std::ifstream(dir.path() + "/out/results.jsonl").good());
+  std::string bad = dir.Write("bad.toml", "[target]\ntarget = \"exec:x\"\nretries = 3\n");
+  auto b = RunTala("ci " + kGolden + " --config " + bad + " 2>&1");
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.out.find(bad + ":3: target.retries: unknown key"), std::string::npos) << b.out;
+}
+
 }  // namespace
 }  // namespace tala

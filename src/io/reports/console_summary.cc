@@ -99,6 +99,16 @@ std::string FormatSummaryTable(const RunSummary& s) {
                        m.scored, m.undefined, m.failed, DirectionWord(m.direction));
   }
   for (const std::string& note : s.notes) out += "note: " + note + "\n";
+  if (!s.estimates.empty()) {
+    out += "\ncorrected by human labels (prediction-powered; tala estimate):\n";
+    for (const LabelledEstimate& e : s.estimates) {
+      out += fmt::format(
+          "  {:<{}}  {:.4f}  [{:.4f}, {:.4f}]  judge {:.4f}, people {:.4f} on {} of "
+          "{} rows\n",
+          e.metric, width, e.ppi_mean, e.ppi_low, e.ppi_high, e.judge_mean, e.human_mean,
+          e.n_labelled, e.n_total);
+    }
+  }
   bool repeated = false;
   for (const MetricSummary& m : s.metrics) repeated = repeated || m.repeat_means.size() > 1;
   if (repeated) {

@@ -1,0 +1,119 @@
+#include "tala/estimate.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "analysis/ppi.h"
+#include "io/readers/labels_reader.h"
+#include "io/readers/results_reader.h"
+#include "io/writers/json_text.h"
+
+namespace tala {
+
+Result<Estimate> EstimateMean(const EstimateOptions& o) {
+  TALA_ASSIGN_OR_RETURN(io::ResultsFile results, io::ReadResults(o.results));
+  TALA_ASSIGN_OR_RETURN(io::Labels labels, io::ReadLabels(o.labels));
+  Estimate e;
+  e.metric = o.metric;
+  e.pick = labels.selection ? labels.selection->pick : "unknown";
+  if (e.pick == "low" || e.pick == "uncertain") {
+    std::string why = "the labelled rows were picked by score (--pick " + e.pick +
+                      "), so their judge error is not the judge error over all rows";
+    if (!o.allow_biased_labels) {
+      return InvalidArgument(why +
+                             "; label a random or stratified pick (tala review --pick "
+                             "random), or pass --allow-biased-labels to estimate anyway");
+    }
+    e.notes.push_back("WARNING: " + why + ": the interval below is not valid");
+  }
+  if (!labels.selection) {
+    e.notes.push_back(
+        "the labels file does not say how its rows were chosen: taken as a uniform "
+        "random subset");
+  } else if (e.pick == "stratified") {
+    e.notes.push_back("stratified pick with proportional allocation: treated as uniform");
+  }
+  std::map<std::string, double> judge_of;
+  std::vector<double> f_all;
+  for (const io::ResultRow& row : results.rows) {
+    auto it = row.scores.find(o.metric);
+    if (it == row.scores.end() || !it->second) continue;
+    judge_of[row.id] = *it->second;
+    f_all.push_back(*it->second);
+  }
+  std::vector<double> f_labelled, y;
+  long unmatched = 0;
+  for (const io::LabelRow& label : labels.rows) {
+    auto value = label.values.find(o.metric);
+    if (value == label.values.end()) continue;
+    auto judge = judge_of.find(label.id);
+    if (judge == judge_of.end()) {
+      ++unmatched;
+      continue;
+    }
+    f_labelled.push_back(judge->second);
+    y.push_back(value->second);
+  }
+  if (unmatched > 0) {
+    e.notes.push_back(fmt::format("{} labelled rows have no {} value in the results (left out)",
+                                  unmatched, o.metric));
+  }
+  if (f_all.size() < 2) return InvalidArgument(o.metric + " has fewer than 2 scored rows");
+  if (y.size() < 2) {
+    return InvalidArgument(
+        fmt::format("{} labelled rows carry a {} value and match a scored row; "
+                    "the estimate needs at least 2",
+                    y.size(), o.metric));
+  }
+  analysis::PpiResult r = analysis::PredictionPoweredMean(f_all, f_labelled, y);
+  e.n_total = static_cast<long>(f_all.size());
+  e.n_labelled = static_cast<long>(y.size());
+  e.ppi_mean = r.ppi.mean, e.ppi_low = r.ppi.low, e.ppi_high = r.ppi.high;
+  e.judge_mean = r.judge.mean, e.judge_low = r.judge.low, e.judge_high = r.judge.high;
+  e.human_mean = r.human.mean, e.human_low = r.human.low, e.human_high = r.human.high;
+  e.judge_bias = r.rectifier;
+  e.effective_n = r.effective_n;
+  return e;
+}
+
+std::string FormatEstimate(const Estimate& e) {
+  std::string s = fmt::format("{}: {} rows scored by the judge, {} labelled by people (pick: {})\n",
+                              e.metric, e.n_total, e.n_labelled, e.pick);
+  s += fmt::format("  prediction-powered  {:.4f}  95% interval [{:.4f}, {:.4f}]\n", e.ppi_mean,
+                   e.ppi_low, e.ppi_high);
+  s += fmt::format(
+      "  judge only          {:.4f}  95% interval [{:.4f}, {:.4f}]  (bias on the "
+      "labelled rows {:+.4f})\n",
+      e.judge_mean, e.judge_low, e.judge_high, e.judge_bias);
+  s += fmt::format("  people only         {:.4f}  95% interval [{:.4f}, {:.4f}]\n", e.human_mean,
+                   e.human_low, e.human_high);
+  if (e.effective_n > 0) {
+    s +=
+        fmt::format("  the judge's scores are worth {:.0f} labels: {:.1f}x the {} labelled\n",
+                    e.effective_n, e.effective_n / static_cast<double>(e.n_labelled), e.n_labelled);
+  }
+  for (const std::string& note : e.notes) s += "note: " + note + "\n";
+  return s;
+}
+
+std::string EstimateJson(const Estimate& e) {
+  std::string metric, pick;
+  io::AppendJsonString(metric, e.metric);
+  io::AppendJsonString(pick, e.pick);
+  std::string notes = "[";
+  for (const std::string& n : e.notes) {
+    if (notes.size() > 1) notes += ",";
+    io::AppendJsonString(notes, n);
+  }
+  return fmt::format(
+      "{{\"metric\":{},\"n_labelled\":{},\"n_total\":{},\"ppi_mean\":{:.6g},\"ppi_ci\":[{:.6g},"
+      "{:.6g}],\"judge_mean\":{:.6g},\"judge_ci\":[{:.6g},{:.6g}],\"human_mean\":{:.6g},"
+      "\"human_ci\":[{:.6g},{:.6g}],\"judge_bias\":{:.6g},\"effective_n\":{:.6g},\"pick\":{},"
+      "\"notes\":{}]}}\n",
+      metric, e.n_labelled, e.n_total, e.ppi_mean, e.ppi_low, e.ppi_high, e.judge_mean, e.judge_low,
+      e.judge_high, e.human_mean, e.human_low, e.human_high, e.judge_bias, e.effective_n, pick,
+      notes);
+}
+
+}  // namespace tala

@@ -1,0 +1,100 @@
+#include "tala/review.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "io/readers/results_reader.h"
+#include "metrics/registry.h"
+
+namespace tala {
+
+namespace {
+struct Candidate {
+  size_t index;  // in the results file
+  double score;
+};
+
+// n of `from` uniformly (seeded), as indices into `from`.
+std::vector<size_t> UniformPick(size_t size, size_t n, std::mt19937_64& rng) {
+  std::vector<size_t> order(size);
+  std::iota(order.begin(), order.end(), 0);
+  // Partial Fisher-Yates with the engine's own generator: the same seed picks the same rows on
+  // every platform (std::shuffle's algorithm is the library's choice).
+  for (size_t i = 0; i < std::min(n, size); ++i) {
+    std::uniform_int_distribution<size_t> pick(i, size - 1);
+    std::swap(order[i], order[pick(rng)]);
+  }
+  order.resize(std::min(n, size));
+  return order;
+}
+
+std::vector<Candidate> Stratified(const std::vector<Candidate>& all, size_t n, int strata,
+                                  std::mt19937_64& rng) {
+  std::vector<std::vector<Candidate>> bins(static_cast<size_t>(strata));
+  for (const Candidate& c : all) {
+    int b = std::clamp(static_cast<int>(std::floor(c.score * strata)), 0, strata - 1);
+    bins[static_cast<size_t>(b)].push_back(c);
+  }
+  // Proportional allocation by largest remainder, so the pick stays (nearly) self-weighting.
+  std::vector<size_t> take(bins.size());
+  std::vector<std::pair<double, size_t>> remainders;
+  size_t given = 0;
+  for (size_t b = 0; b < bins.size(); ++b) {
+    double exact = static_cast<double>(n) * bins[b].size() / static_cast<double>(all.size());
+    take[b] = static_cast<size_t>(std::floor(exact));
+    given += take[b];
+    remainders.emplace_back(exact - std::floor(exact), b);
+  }
+  std::sort(remainders.rbegin(), remainders.rend());
+  for (size_t i = 0; given < n && i < remainders.size(); ++i, ++given) ++take[remainders[i].second];
+  std::vector<Candidate> out;
+  for (size_t b = 0; b < bins.size(); ++b) {
+    for (size_t i : UniformPick(bins[b].size(), take[b], rng)) out.push_back(bins[b][i]);
+  }
+  return out;
+}
+}  // namespace
+
+Result<ReviewQueue> PickForReview(const ReviewOptions& o) {
+  if (o.n < 1) return InvalidArgument("--n must be at least 1");
+  if (o.pick != "random" && o.pick != "stratified" && o.pick != "low" && o.pick != "uncertain") {
+    return InvalidArgument("--pick must be random, stratified, low or uncertain, not \"" + o.pick +
+                           "\"");
+  }
+  TALA_ASSIGN_OR_RETURN(io::ResultsFile results,
+                        io::ReadResults(o.results, io::EmptyResults::kError, io::RawLines::kKeep));
+  std::vector<Candidate> all;
+  for (size_t i = 0; i < results.rows.size(); ++i) {
+    auto it = results.rows[i].scores.find(o.metric);
+    if (it != results.rows[i].scores.end() && it->second) all.push_back({i, *it->second});
+  }
+  if (all.empty())
+    return InvalidArgument("no row of " + o.results + " has a " + o.metric + " value");
+  std::mt19937_64 rng(o.seed);
+  const size_t n = std::min(static_cast<size_t>(o.n), all.size());
+  std::vector<Candidate> picked;
+  if (o.pick == "random") {
+    for (size_t i : UniformPick(all.size(), n, rng)) picked.push_back(all[i]);
+  } else if (o.pick == "stratified") {
+    picked = Stratified(all, n, std::max(1, o.strata), rng);
+  } else {
+    const bool lower_better = metrics::DirectionOfKey(o.metric) == Direction::kLowerIsBetter;
+    auto key = [&](const Candidate& c) {
+      if (o.pick == "uncertain") return std::abs(c.score - o.threshold);
+      return lower_better ? -c.score : c.score;
+    };
+    std::stable_sort(all.begin(), all.end(),
+                     [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
+    picked.assign(all.begin(), all.begin() + static_cast<long>(n));
+  }
+  std::sort(picked.begin(), picked.end(),
+            [](const Candidate& a, const Candidate& b) { return a.index < b.index; });
+  ReviewQueue q{o.results, o.metric, o.pick, o.seed, o.threshold, static_cast<int64_t>(all.size()),
+                {}};
+  for (const Candidate& c : picked) q.rows_json.push_back(results.rows[c.index].json);
+  return q;
+}
+
+}  // namespace tala

@@ -1,0 +1,174 @@
+// The trust loop end to end: tala review's page labelled by key presses in headless Chromium,
+// its export read by tala calibrate --labels and tala estimate; refusals; judge drift.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "cli/run_tala.h"
+#include "support/temp_dir.h"
+
+namespace tala::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kChromium = "/usr/bin/chromium";
+constexpr const char* kFlags =
+    " --headless --no-sandbox --disable-gpu --disable-background-networking --disable-extensions"
+    " --no-first-run --disable-dev-shm-usage --hide-scrollbars --virtual-time-budget=10000";
+const std::string kDemo = std::string(TALA_SOURCE_DIR) + "/examples/data/interactions.jsonl";
+
+std::string Unescape(std::string s) {
+  const std::pair<const char*, const char*> entities[] = {
+      {"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&#39;", "'"}, {"&amp;", "&"}};
+  for (const auto& [from, to] : entities) {
+    for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += std::strlen(to)) {
+      s.replace(at, std::strlen(from), to);
+    }
+  }
+  return s;
+}
+
+std::string Results(const TempDir& dir) {
+  std::string results = dir.path() + "/results.jsonl";
+  auto eval = RunTala("eval " + kDemo + " --metrics faithfulness,context_recall -q -o " + results +
+                      " 2>&1");
+  EXPECT_EQ(eval.exit_code, 0) << eval.out;
+  return results;
+}
+
+TEST(ReviewTest, ThreeRowsLabelledByKeyPressesExportAndCalibrateReadsThem) {
+  if (!std::filesystem::exists(kChromium)) {
+    GTEST_SKIP() << "chromium is not installed (make test-deps installs it)";
+  }
+  TempDir dir;
+  std::string results = Results(dir), page = dir.path() + "/queue.html";
+  auto review =
+      RunTala("review " + results + " --n 8 --pick random --seed 3 --out " + page + " 2>&1");
+  ASSERT_EQ(review.exit_code, 0) << review.out;
+  EXPECT_NE(review.out.find("8 of 20 rows with faithfulness picked (random, seed 3)"),
+            std::string::npos)
+      << review.out;
+  std::ifstream in(page);
+  std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* fetch : {"src=\"http", "href=\"http", "fetch(", "XMLHttpRequest", "<link"}) {
+    EXPECT_EQ(html.find(fetch), std::string::npos) << "the page must not fetch: " << fetch;
+  }
+  std::string cmd =
+      std::string(kChromium) + kFlags + " --dump-dom 'file://" + page + "#selftest' 2>/dev/null";
+  std::FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string dom;
+  char buf[65536];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) dom.append(buf, n);
+  pclose(pipe);
+  EXPECT_NE(dom.find("SELFTEST labelled=3 exported=3 errors=0"), std::string::npos)
+      << dom.substr(0, 2000);
+  std::smatch m;
+  std::string tail = dom;
+  ASSERT_TRUE(std::regex_search(tail, m, std::regex("<pre id=\"selftest-export\">([^<]*)</pre>")));
+  std::string exported = Unescape(m[1].str());
+  std::string labels = dir.Write("labels.jsonl", exported);
+  std::istringstream lines(exported);
+  std::string header;
+  std::getline(lines, header);
+  json h = json::parse(header)["tala_labels"];
+  EXPECT_EQ(h["pick"], "random");
+  EXPECT_EQ(h["seed"], 3);
+  EXPECT_EQ(h["metric"], "faithfulness");
+  int rows = 0;
+  for (std::string line; std::getline(lines, line); ++rows) {
+    json row = json::parse(line);
+    EXPECT_TRUE(row.contains("id") && row.contains("faithfulness")) << line;
+    EXPECT_EQ(row["labeller"], "selftest");
+  }
+  EXPECT_EQ(rows, 3);
+  auto calibrate =
+      RunTala("calibrate " + results + " --labels " + labels + " --metric faithfulness 2>&1");
+  EXPECT_EQ(calibrate.exit_code, 0) << calibrate.out;
+  EXPECT_NE(calibrate.out.find("n: 3 rows"), std::string::npos) << calibrate.out;
+  EXPECT_NE(calibrate.out.find("claims: people agree with"), std::string::npos) << calibrate.out;
+  auto estimate =
+      RunTala("estimate " + results + " --labels " + labels + " --metric faithfulness --json");
+  ASSERT_EQ(estimate.exit_code, 0) << estimate.out;
+  json e = json::parse(estimate.out);
+  for (const char* key :
+       {"metric", "n_labelled", "n_total", "ppi_mean", "ppi_ci", "judge_mean", "human_mean"}) {
+    EXPECT_TRUE(e.contains(key)) << key;
+  }
+  EXPECT_EQ(e["n_labelled"], 3);
+  EXPECT_EQ(e["n_total"], 20);
+}
+
+TEST(ReviewTest, EstimateRefusesRowsPickedByScoreAndSaysWhenItCannotKnow) {
+  TempDir dir;
+  std::string results = Results(dir);
+  std::string rows =
+      "{\"id\":\"demo-01\",\"faithfulness\":1}\n{\"id\":\"demo-05\",\"faithfulness\":0}\n"
+      "{\"id\":\"demo-09\",\"faithfulness\":true}\n";
+  std::string low =
+      dir.Write("low.jsonl", "{\"tala_labels\":{\"pick\":\"low\",\"seed\":1}}\n" + rows);
+  auto refused =
+      RunTala("estimate " + results + " --labels " + low + " --metric faithfulness 2>&1");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.out.find("picked by score (--pick low)"), std::string::npos) << refused.out;
+  auto allowed = RunTala("estimate " + results + " --labels " + low +
+                         " --metric faithfulness --allow-biased-labels 2>&1");
+  EXPECT_EQ(allowed.exit_code, 0);
+  EXPECT_NE(allowed.out.find("WARNING"), std::string::npos) << allowed.out;
+  std::string plain = dir.Write("plain.jsonl", rows);
+  auto unknown = RunTala("estimate " + results + " --labels " + plain + " --metric faithfulness");
+  EXPECT_EQ(unknown.exit_code, 0);
+  EXPECT_NE(unknown.out.find("taken as a uniform random subset"), std::string::npos);
+  std::string bad = dir.Write("bad.jsonl", "{\"id\":\"demo-01\",\"faithfulness\":\"yes\"}\n");
+  auto b = RunTala("estimate " + results + " --labels " + bad + " --metric faithfulness 2>&1");
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.out.find(bad + ":1: field \"faithfulness\""), std::string::npos) << b.out;
+}
+
+TEST(ReviewTest, JudgeDriftNamesTheRowsWhoseVerdictsFlipped) {
+  TempDir dir;
+  std::string a = Results(dir);
+  std::ifstream in(a);
+  std::string b_text;
+  int flipped = 0;
+  std::vector<std::string> expected;
+  for (std::string line; std::getline(in, line);) {
+    json row = json::parse(line);
+    if (row.contains("scores") && flipped < 5 && row["scores"]["faithfulness"].is_number() &&
+        row["scores"]["faithfulness"].get<double>() >= 0.5) {
+      row["scores"]["faithfulness"] = 0.1;
+      expected.push_back(row["id"]);
+      ++flipped;
+    }
+    b_text += row.dump() + "\n";
+  }
+  std::string b = dir.Write("b.jsonl", b_text);
+  auto drift = RunTala("calibrate --judge-a " + a + " --judge-b " + b + " --metric faithfulness");
+  ASSERT_EQ(drift.exit_code, 0) << drift.out;
+  EXPECT_NE(drift.out.find("5 rows flipped:"), std::string::npos) << drift.out;
+  for (const std::string& id : expected) EXPECT_NE(drift.out.find(id + " ("), std::string::npos);
+}
+
+TEST(ReviewTest, EvalWithLabelsPrintsTheCorrectedMean) {
+  TempDir dir;
+  std::string labels = dir.Write("l.jsonl",
+                                 "{\"id\":\"demo-01\",\"faithfulness\":1}\n"
+                                 "{\"id\":\"demo-05\",\"faithfulness\":0}\n"
+                                 "{\"id\":\"demo-09\",\"faithfulness\":1}\n");
+  auto eval = RunTala("eval " + kDemo + " --metrics faithfulness -q -o " + dir.path() +
+                      "/r.jsonl --labels " + labels);
+  ASSERT_EQ(eval.exit_code, 0) << eval.out;
+  EXPECT_NE(eval.out.find("corrected by human labels (prediction-powered"), std::string::npos)
+      << eval.out;
+  EXPECT_NE(eval.out.find("on 3 of 20 rows"), std::string::npos) << eval.out;
+}
+
+}  // namespace
+}  // namespace tala::testing
