@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "analysis/paired_comparison.h"
 #include "io/readers/results_reader.h"
@@ -75,6 +77,22 @@ Result<Comparison> Compare(const CompareOptions& o) {
     return InvalidArgument("the runs were made with different versions: " + out.version_warning +
                            "; their numbers are not comparable (pass --allow-version-mismatch to "
                            "compare anyway)");
+  }
+  // The provider can change the model behind a name: a warning, not a refusal (the numbers may
+  // still be worth comparing, knowing the judge moved).
+  for (auto [what, a, b] :
+       {std::tuple{"model versions", &base.models_reported, &candidate.models_reported},
+        {"system fingerprints", &base.system_fingerprints, &candidate.system_fingerprints}}) {
+    if (!a->empty() && !b->empty() && *a != *b) {
+      auto join = [](const std::set<std::string>& s) {
+        std::string t;
+        for (const std::string& x : s) t += (t.empty() ? "" : ", ") + x;
+        return t;
+      };
+      out.judge_warning +=
+          fmt::format("{}the judge's provider reported different {}: {} vs {}",
+                      out.judge_warning.empty() ? "" : "; ", what, join(*a), join(*b));
+    }
   }
   std::map<std::string, bool> base_ids;
   for (const io::ResultRow& row : base.rows) base_ids[row.id] = true;

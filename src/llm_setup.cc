@@ -131,6 +131,8 @@ RunAccounting ToRunAccounting(const runtime::Accounting& a, const LlmSetup& setu
                               const std::vector<std::unique_ptr<Metric>>& metrics) {
   RunAccounting out;
   out.used = true;
+  out.models_reported.assign(a.models_reported.begin(), a.models_reported.end());
+  out.system_fingerprints.assign(a.system_fingerprints.begin(), a.system_fingerprints.end());
   auto price_of = [&](const std::string& prompt) {
     return prompt == "embeddings" ? setup.embeddings_price : setup.price;
   };

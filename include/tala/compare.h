@@ -42,6 +42,9 @@ struct Comparison {
   std::vector<MetricComparison> metrics;  // in the candidate's metric order
   long unmatched_rows = 0;                // candidate rows with no base row of the same id
   std::string version_warning;            // non-empty: versions differ (allowed by the options)
+  // Non-empty when the judge's provider reported different model versions or system
+  // fingerprints for the two runs: the judge itself may have changed.
+  std::string judge_warning;
 };
 
 // kIoError/kDataError for an unreadable file; kInvalidArgument when versions differ and that is

@@ -124,6 +124,9 @@ struct RunAccounting {
   // Shared calls are split evenly between the metrics that use them.
   std::vector<std::pair<std::string, CallTally>> by_metric;
   int64_t rows = 0;  // rows the calls were made for
+  // The model versions and system fingerprints the provider reported (OpenAI's `model` and
+  // `system_fingerprint`), each once: `tala compare` warns when two runs' differ.
+  std::vector<std::string> models_reported, system_fingerprints;
 };
 
 struct DiagnosedRow {

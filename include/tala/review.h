@@ -36,7 +36,9 @@ struct ReviewQueue {
 Result<ReviewQueue> PickForReview(const ReviewOptions& options);
 
 // One HTML file: no network, every row's text escaped; `#selftest` labels three rows by key
-// presses and writes the export into the page (for the browser test).
-std::string RenderReviewPage(const ReviewQueue& queue);
+// presses and writes the export into the page (for the browser test). `served`: the page is
+// served by `tala review --serve` and also saves every change by POSTing the export to /labels
+// on the server it came from.
+std::string RenderReviewPage(const ReviewQueue& queue, bool served = false);
 
 }  // namespace tala

@@ -78,6 +78,7 @@ py::dict Compare(const CompareOptions& options) {
     value["metrics"] = metrics;
     value["unmatched_rows"] = c->unmatched_rows;
     value["version_warning"] = c->version_warning;
+    value["judge_warning"] = c->judge_warning;
     value["text"] = FormatComparison(*c);
   }
   return Answer(c, value);

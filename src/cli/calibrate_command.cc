@@ -21,8 +21,7 @@ int RunDrift(const CalibrateFlags& f) {
                               .threshold = f.options.threshold});
   if (!drift) {
     const Status& s = drift.error();
-    bool file_error = s.code() == ErrorCode::kIoError || s.code() == ErrorCode::kDataError;
-    std::fprintf(stderr, "tala calibrate: %s\n", (file_error ? s.ToString() : s.message()).c_str());
+    PrintError("tala calibrate", s);
     return ExitCodeFor(s);
   }
   std::string out = FormatJudgeDrift(*drift, f.options.threshold);
@@ -52,8 +51,7 @@ int RunCalibrate(const CalibrateFlags& f) {
   auto calibration = Calibrate(f.options);
   if (!calibration) {
     const Status& e = calibration.error();
-    bool file_error = e.code() == ErrorCode::kIoError || e.code() == ErrorCode::kDataError;
-    std::fprintf(stderr, "tala calibrate: %s\n", (file_error ? e.ToString() : e.message()).c_str());
+    PrintError("tala calibrate", e);
     return ExitCodeFor(e);
   }
   std::string out = f.json ? CalibrationJson(*calibration) : FormatCalibration(*calibration);

@@ -14,6 +14,8 @@ namespace tala::cli {
 // Exit codes: 0 ok; 1 run finished but gates or rows failed; 2 usage or input error;
 // 3 judge or runtime failure (partial results kept).
 int ExitCodeFor(const Status& status);
+// Prints "WHO: error" on stderr: file errors with their file:line, others as the bare message.
+void PrintError(const char* who, const Status& status);
 
 void AddValidateCommand(CLI::App& app, int* exit_code);
 void AddMetricsCommand(CLI::App& app, int* exit_code);

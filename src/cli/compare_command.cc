@@ -17,9 +17,11 @@ int RunCompare(const CompareFlags& f) {
   auto comparison = Compare(f.options);
   if (!comparison) {
     const Status& e = comparison.error();
-    bool file_error = e.code() == ErrorCode::kIoError || e.code() == ErrorCode::kDataError;
-    std::fprintf(stderr, "tala compare: %s\n", (file_error ? e.ToString() : e.message()).c_str());
+    PrintError("tala compare", e);
     return 2;
+  }
+  if (!comparison->judge_warning.empty()) {
+    std::fprintf(stderr, "tala compare: warning: %s\n", comparison->judge_warning.c_str());
   }
   if (!comparison->version_warning.empty()) {
     std::fprintf(stderr, "tala compare: warning: different versions: %s\n",

@@ -17,8 +17,7 @@ int RunEstimate(const EstimateFlags& f) {
   auto e = EstimateMean(f.options);
   if (!e) {
     const Status& s = e.error();
-    bool file_error = s.code() == ErrorCode::kIoError || s.code() == ErrorCode::kDataError;
-    std::fprintf(stderr, "tala estimate: %s\n", (file_error ? s.ToString() : s.message()).c_str());
+    PrintError("tala estimate", s);
     return ExitCodeFor(s);
   }
   std::string out = f.json ? EstimateJson(*e) : FormatEstimate(*e);

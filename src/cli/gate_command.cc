@@ -45,8 +45,7 @@ int RunGate(const GateFlags& f) {
   if (!checks) {
     const Status& e = checks.error();
     // A file error names its file in ToString(); the others read best as the bare message.
-    bool file_error = e.code() == ErrorCode::kIoError || e.code() == ErrorCode::kDataError;
-    std::fprintf(stderr, "tala gate: %s\n", (file_error ? e.ToString() : e.message()).c_str());
+    PrintError("tala gate", e);
     return 2;
   }
   int failed = 0;

@@ -24,6 +24,11 @@ int ExitCodeFor(const Status& status) {
   }
 }
 
+void PrintError(const char* who, const Status& s) {
+  bool file_error = s.code() == ErrorCode::kIoError || s.code() == ErrorCode::kDataError;
+  std::fprintf(stderr, "%s: %s\n", who, (file_error ? s.ToString() : s.message()).c_str());
+}
+
 }  // namespace tala::cli
 
 int main(int argc, char** argv) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "tala/judge.h"
@@ -31,6 +32,8 @@ struct Accounting {
   double request_seconds = 0;  // summed wall time of the HTTP requests (latency x requests)
   std::map<std::string, CallCounts> by_prompt;  // "rate_chunks", "embeddings", ...
   std::map<TaskSet, CallCounts> by_tasks;
+  // What the server reported answering: model versions and system fingerprints, each once.
+  std::set<std::string> models_reported, system_fingerprints;
 };
 
 // Prices in US dollars per million tokens.

@@ -290,6 +290,10 @@ void JudgeRunner::OnResponse(Pending* raw, Result<HttpResponse> response) {
         static_cast<double>(reply->prompt_tokens + reply->completion_tokens) - p->token_estimate);
     text = std::move(reply->text);
     cut_off = reply->finish_reason == "length";
+    if (!reply->model.empty()) accounting_.models_reported.insert(reply->model);
+    if (!reply->system_fingerprint.empty()) {
+      accounting_.system_fingerprints.insert(reply->system_fingerprint);
+    }
   }
   CountsFor(*p).Add(c);
   accounting_.by_tasks[p->call.tasks].Add(c);

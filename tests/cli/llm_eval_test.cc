@@ -124,6 +124,29 @@ TEST_F(LlmEvalTest, ScoresWritesAManifestAndAccountsForEveryCall) {
   EXPECT_EQ(RunTala("compare " + out + " " + out + " 2>&1").exit_code, 0);
 }
 
+TEST_F(LlmEvalTest, TheReportedModelIsRecordedAndCompareWarnsWhenTheBackendChanged) {
+  std::string data = dir_.Write("d.jsonl", Dataset(4));
+  std::string a = dir_.path() + "/a.jsonl", b = dir_.path() + "/b.jsonl";
+  StartMock({"--system-fingerprint", "fp_old"});
+  ASSERT_EQ(RunTala("eval " + Eval(data, a, "--metrics faithfulness --cache off")).exit_code, 0);
+  mock_.reset();
+  StartMock({"--system-fingerprint", "fp_new"});
+  ASSERT_EQ(RunTala("eval " + Eval(data, b, "--metrics faithfulness --cache off")).exit_code, 0);
+  std::vector<std::string> lines = Lines(dir_.Read("a.jsonl"));
+  EXPECT_NE(lines.back().find("\"models_reported\":[\"mock-model-2026-01-01\"],"
+                              "\"system_fingerprints\":[\"fp_old\"]"),
+            std::string::npos)
+      << lines.back();
+  CommandOutput same = RunTala("compare " + a + " " + a + " 2>&1");
+  EXPECT_EQ(same.out.find("reported different"), std::string::npos) << same.out;
+  CommandOutput moved = RunTala("compare " + a + " " + b + " 2>&1");
+  EXPECT_EQ(moved.exit_code, 0);
+  EXPECT_NE(moved.out.find("warning: the judge's provider reported different system "
+                           "fingerprints: fp_old vs fp_new"),
+            std::string::npos)
+      << moved.out;
+}
+
 TEST_F(LlmEvalTest, AWarmCacheRerunMakesNoCallsAndWritesIdenticalRows) {
   StartMock();
   std::string data = dir_.Write("d.jsonl", Dataset(8));

@@ -25,6 +25,7 @@ void Usage(FILE* out) {
       out,
       "usage: tala-mock-judge [--host ADDR] [--port N] [--latency-ms N] [--threads N]\n"
       "                       [--fault-rate R] [--seed N] [--stall-ms N] [--always FAULT]\n"
+      "                       [--system-fingerprint FP]\n"
       "\n"
       "An OpenAI/Anthropic-compatible judge server that answers tala's prompts\n"
       "deterministically (claims by sentence, support by word overlap). It prints its base URL\n"
@@ -39,7 +40,9 @@ void Usage(FILE* out) {
       "  --seed N          seed of the fault draw (default 1)\n"
       "  --stall-ms N      how long a 'stall' fault waits (default 1500)\n"
       "  --always FAULT    every request gets FAULT: 429, 500, stall, drop, malformed-body,\n"
-      "                    cut-off, wrong-arity, prose or 401\n");
+      "                    cut-off, wrong-arity, prose or 401\n"
+      "  --system-fingerprint FP  reported in every OpenAI reply beside the model, as\n"
+      "                    OpenAI does (default fp_mock; change it to mimic a new backend)\n");
 }
 
 // A whole non-negative integer within [lo, hi], or nullopt.
@@ -97,6 +100,8 @@ int main(int argc, char** argv) {
       options.seed = static_cast<uint64_t>(*n);
     } else if (flag == "--always") {
       always = v;
+    } else if (flag == "--system-fingerprint") {
+      options.system_fingerprint = v;
     } else {
       std::fprintf(stderr, "tala-mock-judge: unknown option %s\n\n", flag.c_str());
       Usage(stderr);

@@ -398,6 +398,11 @@ struct MockJudgeServer::Impl {
     } else {
       reply = {{"id", "chatcmpl-mock"},
                {"object", "chat.completion"},
+               // A dated version of the requested name, as OpenAI reports the model it ran.
+               {"model", body.is_object() && body.contains("model") && body["model"].is_string()
+                             ? body["model"].get<std::string>() + "-2026-01-01"
+                             : "mock"},
+               {"system_fingerprint", options.system_fingerprint},
                {"choices", json::array({{{"index", 0},
                                          {"message", {{"role", "assistant"}, {"content", content}}},
                                          {"finish_reason", finish}}})},

@@ -42,6 +42,7 @@ struct MockJudgeOptions {
   double fault_rate = 0;           // share of requests faulted (seeded), kinds in turn from below
   uint64_t seed = 1;
   bool record_requests = false;  // keep every chat request's messages (see requests())
+  std::string system_fingerprint = "fp_mock";  // in OpenAI replies, beside "model"
   std::vector<Fault> fault_kinds = {Fault::kRateLimited,   Fault::kServerError, Fault::kDrop,
                                     Fault::kMalformedBody, Fault::kCutOff,      Fault::kWrongArity,
                                     Fault::kProse};

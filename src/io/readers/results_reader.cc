@@ -83,6 +83,18 @@ RunManifest ReadManifest(simdjson::dom::element m) {
   return out;
 }
 
+void AddReported(simdjson::dom::element run, ResultsFile& out) {
+  for (auto [key, set] : {std::pair{"models_reported", &out.models_reported},
+                          {"system_fingerprints", &out.system_fingerprints}}) {
+    simdjson::dom::array list;
+    if (run[key].get_array().get(list)) continue;
+    for (simdjson::dom::element v : list) {
+      std::string_view text;
+      if (!v.get_string().get(text)) set->insert(std::string(text));
+    }
+  }
+}
+
 void AddRunRecord(simdjson::dom::element run, CallTally& sum) {
   simdjson::dom::element total;
   if (run["total"].get(total)) return;
@@ -117,6 +129,7 @@ Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty, Raw
         if (!root[kRunRecordKey].get(record)) {
           out.has_run_records = true;
           AddRunRecord(record, out.calls);
+          AddReported(record, out);
           return OkStatus();
         }
         simdjson::dom::element id, scores;

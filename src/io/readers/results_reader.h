@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct ResultsFile {
   std::optional<RunManifest> manifest;   // absent in files from before manifests
   CallTally calls;                       // summed over the file's run records
   bool has_run_records = false;
+  // What the judge's provider reported over all run records (see RunAccounting).
+  std::set<std::string> models_reported, system_fingerprints;
 };
 
 // One metric's column of a results file: the defined values in row order, and the nulls.

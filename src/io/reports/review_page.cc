@@ -74,7 +74,7 @@ let state = {}, cur = 0, focus = -1;
 try { state = JSON.parse(localStorage.getItem(KEY) || "{}"); } catch (e) { state = {}; }
 const $ = (id) => document.getElementById(id);
 const idOf = (row) => JSON.stringify(row.id);
-function save() { try { localStorage.setItem(KEY, JSON.stringify(state)); } catch (e) {} }
+let save = function () { try { localStorage.setItem(KEY, JSON.stringify(state)); } catch (e) {} };
 function entry() { const k = idOf(Q[cur]); return state[k] || (state[k] = {claims: []}); }
 function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
 function claimsOf(row) { return (row.verdicts && row.verdicts.response_claims) || []; }
@@ -194,7 +194,24 @@ if (location.hash === "#selftest") {
 )JS";
 }  // namespace
 
-std::string RenderReviewPage(const ReviewQueue& q) {
+// Only the served page talks to a server (the one it came from): saving after every change.
+constexpr const char* kServedScript = R"JS(<script>
+"use strict";
+(function () {
+  let pending = null;
+  function push() {
+    pending = null;
+    fetch("/labels", {method: "POST", body: exportText(), headers: {"Content-Type": "application/x-ndjson"}})
+      .then((r) => r.text().then((t) => { $("progress").textContent = labelled() + " labelled · " + (r.ok ? "saved" : "not saved: " + t); }))
+      .catch((e) => { $("progress").textContent = labelled() + " labelled · not saved: " + e; });
+  }
+  const keep = save;
+  save = function () { keep(); if (!pending) pending = setTimeout(push, 300); };
+})();
+</script>
+)JS";
+
+std::string RenderReviewPage(const ReviewQueue& q, bool served) {
   std::string rows = "[";
   for (size_t i = 0; i < q.rows_json.size(); ++i) rows += (i ? "," : "") + q.rows_json[i];
   rows += "]";
@@ -209,6 +226,10 @@ std::string RenderReviewPage(const ReviewQueue& q) {
   page += "<script type=\"application/json\" id=\"queue\">" + ScriptSafe(rows) + "</script>\n";
   page += "<script type=\"application/json\" id=\"meta\">" + ScriptSafe(meta) + "</script>\n";
   page += kScript;
+  if (served) {
+    // Inserted before the closing tags the main script ends with.
+    page.insert(page.rfind("</body>"), kServedScript);
+  }
   return page;
 }
 

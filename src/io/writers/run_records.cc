@@ -99,6 +99,18 @@ std::string FormatRunRecordLine(const RunAccounting& a, const std::string& statu
   out += ',';
   Key(out, "by_metric");
   TallyList(out, a.by_metric);
+  for (auto [name, list] : {std::pair{"models_reported", &a.models_reported},
+                            {"system_fingerprints", &a.system_fingerprints}}) {
+    if (list->empty()) continue;
+    out += ',';
+    Key(out, name);
+    out += '[';
+    for (size_t i = 0; i < list->size(); ++i) {
+      if (i) out += ',';
+      AppendJsonString(out, (*list)[i]);
+    }
+    out += ']';
+  }
   out += "}}";
   return out;
 }

@@ -102,6 +102,11 @@ class OpenAiChat : public ChatProvider {
       out.finish_reason = finish->get<std::string>();
     out.prompt_tokens = IntAt(j, "usage", "prompt_tokens");
     out.completion_tokens = IntAt(j, "usage", "completion_tokens");
+    for (auto [key, field] :
+         {std::pair{"model", &out.model}, {"system_fingerprint", &out.system_fingerprint}}) {
+      auto it = j.find(key);
+      if (it != j.end() && it->is_string()) *field = it->get<std::string>();
+    }
     return out;
   }
 };

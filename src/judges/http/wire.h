@@ -41,6 +41,9 @@ struct ModelSettings {
 
 struct ChatReply {
   std::string text;
+  // The model version and backend configuration the server says answered ("gpt-4o-mini-2024-
+  // 07-18", "fp_44709d6fcb"): they change under a fixed model name, and the judge with them.
+  std::string model, system_fingerprint;
   std::string finish_reason;  // normalised: "stop", "length", or as the server said
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
