@@ -40,12 +40,21 @@ const char* FieldName(Field f);
 const std::vector<Field>& AllFields();
 std::string FieldSetNames(FieldSet set);  // "user_input, response"
 
+// A tool call, {"name": ..., "args": {...}} as in Ragas. Argument values are kept as the text
+// Python's str() gives them (a string as is, 75 as "75", true as "True"), so that the exact-match
+// comparison of tool-call metrics sees what Ragas sees; lists and objects as minified JSON.
+struct ToolCall {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> args;  // in the call's order
+};
+
 // A multi-turn message: {type: human|ai|tool, content, tool_calls?}.
 struct Message {
   enum class Type { kHuman, kAi, kTool };
   Type type = Type::kHuman;
   std::string content;
   std::string tool_calls_json;  // raw JSON array, empty when absent
+  std::vector<ToolCall> tool_calls;
 };
 
 struct Sample {
@@ -64,6 +73,7 @@ struct Sample {
   std::map<std::string, double> reference_context_grades;  // graded relevance, when given
   std::optional<std::map<std::string, std::string>> rubrics;
   std::optional<std::string> reference_tool_calls_json;
+  std::optional<std::vector<ToolCall>> reference_tool_calls;
   std::optional<std::vector<std::string>> reference_topics;
 
   std::optional<Verdicts> verdicts;  // hand-written verdicts (the replay judge)

@@ -18,6 +18,7 @@
 #include "metrics/rouge.h"
 #include "metrics/semantic_similarity.h"
 #include "metrics/string_distance.h"
+#include "metrics/tool_call.h"
 
 namespace tala::metrics {
 
@@ -51,6 +52,8 @@ const std::vector<RegistryEntry>& MetricRegistry() {
       {ExactMatchInfo, MakeExactMatch},
       {StringPresenceInfo, MakeStringPresence},
       {StringSimilarityInfo, MakeStringSimilarity},
+      {ToolCallAccuracyInfo, MakeToolCallAccuracy},
+      {ToolCallF1Info, MakeToolCallF1},
   };
   return kRegistry;
 }

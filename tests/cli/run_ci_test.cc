@@ -93,6 +93,25 @@ TEST(RunCommandTest, KillNineThenResumeWritesEveryGoldenRowExactlyOnce) {
   EXPECT_EQ(ids, std::multiset<std::string>(golden.begin(), golden.end()));
 }
 
+TEST(RunCommandTest, CtrlCStopsCleanlyWithExit130KeepingFinishedRows) {
+  TempDir dir;
+  std::string out = dir.path() + "/gen.jsonl";
+  std::string script =
+      std::string(TALA_BINARY_DIR) + "/tala run " + kGolden + " --target 'exec:/usr/bin/python3 " +
+      kSource + "/tests/targets/fake_target.py --sleep-ms 40' --max-in-flight 1 -q --out " + out +
+      " 2> " + dir.path() + "/err & pid=$!; " + "for i in $(seq 400); do [ \"$(wc -l < " + out +
+      " 2>/dev/null || echo 0)\" -ge 3 ] && break; sleep 0.01; done; " +
+      "kill -INT $pid; wait $pid; echo $? > " + dir.path() + "/rc";
+  ASSERT_EQ(std::system(("bash " + dir.Write("int.sh", script)).c_str()), 0);
+  EXPECT_EQ(dir.Read("rc"), "130\n") << dir.Read("err");
+  EXPECT_NE(dir.Read("err").find("--resume calls for the rest"), std::string::npos)
+      << dir.Read("err");
+  size_t kept = Rows(out).size();
+  EXPECT_GE(kept, 3u);
+  EXPECT_LT(kept, 22u);
+  for (const json& row : Rows(out)) EXPECT_TRUE(row.contains("response")) << row.dump();
+}
+
 TEST(RunCommandTest, UsageErrorsExit2WithTheReason) {
   auto none = RunTala("run " + kGolden + " --out /tmp/x.jsonl 2>&1");
   EXPECT_EQ(none.exit_code, 2);

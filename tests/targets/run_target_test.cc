@@ -280,6 +280,23 @@ TEST(RunTargetTest, ResumeCallsOnlyForRowsNotAnswered) {
   EXPECT_EQ(rows[2]["response"], "A: three");
 }
 
+TEST(RunTargetTest, TheOptionalCacheAnswersARepeatedRequestWithoutACall) {
+  TempDir dir;
+  TestApp app;
+  RunOptions o = Options(dir, Golden(dir, {"alpha", "beta"}), app.url());
+  o.cache = dir.path() + "/target-cache.sqlite";
+  ASSERT_TRUE(RunTarget(o));
+  auto again = RunTarget(o);
+  ASSERT_TRUE(again) << again.error().ToString();
+  EXPECT_EQ(again->cache_hits, 2);
+  EXPECT_EQ(again->calls, 0);
+  EXPECT_EQ(app.calls_for("alpha"), 1);
+  EXPECT_EQ(Rows(o.out)[1]["response"], "A: beta");
+  o.cache = "off";  // the default: the pipeline under test is called
+  ASSERT_TRUE(RunTarget(o));
+  EXPECT_EQ(app.calls_for("alpha"), 2);
+}
+
 TEST(RunTargetTest, BadGoldenRowsAndTemplatesStopBeforeAnyCall) {
   TempDir dir;
   TestApp app;

@@ -1,6 +1,8 @@
 #include "io/readers/row_parser.h"
 
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <string_view>
 
 #include "core/verdict_validation.h"
@@ -99,6 +101,54 @@ int FindSlot(std::string_view key) {
   return -1;
 }
 
+// A tool-call argument as Python's str() writes it (Ragas compares those strings).
+std::string PythonText(element v) {
+  std::string_view text;
+  if (!v.get_string().get(text)) return std::string(text);
+  bool flag = false;
+  if (!v.get_bool().get(flag)) return flag ? "True" : "False";
+  if (v.is_null()) return "None";
+  double d = 0;
+  if (v.type() == simdjson::dom::element_type::DOUBLE && !v.get_double().get(d)) {
+    // Python prints a float with at least one decimal (7.0), else its shortest form.
+    char buf[32] = "";
+    for (int precision = 1; precision <= 17; ++precision) {
+      std::snprintf(buf, sizeof buf, "%.*g", precision, d);
+      if (std::strtod(buf, nullptr) == d) break;
+    }
+    std::string out = buf;
+    if (out.find_first_of(".eEn") == std::string::npos) out += ".0";
+    return out;
+  }
+  return simdjson::minify(v);
+}
+
+// [{"name": ..., "args": {...}}, ...]; args may be absent (no arguments).
+Result<std::vector<ToolCall>> ReadToolCalls(const FieldContext& ctx, const std::string& field,
+                                            element v) {
+  std::vector<ToolCall> out;
+  simdjson::dom::array calls;
+  if (v.get_array().get(calls)) return Expected(ctx, field, "an array of tool calls", v);
+  size_t i = 0;
+  for (element call : calls) {
+    std::string path = field + "[" + std::to_string(i++) + "]";
+    simdjson::dom::object obj;
+    if (call.get_object().get(obj)) {
+      return Expected(ctx, path, "a tool call {\"name\": ..., \"args\": {...}}", call);
+    }
+    ToolCall tc;
+    element name, args;
+    if (obj["name"].get(name)) return DataError({ctx.file, ctx.line, 0, path + ".name"}, "missing");
+    TALA_ASSIGN_OR_RETURN(tc.name, ReadString(ctx, path + ".name", name));
+    if (!obj["args"].get(args) && !args.is_null()) {
+      TALA_ASSIGN_OR_RETURN(simdjson::dom::object a, ReadObject(ctx, path + ".args", args));
+      for (auto [key, value] : a) tc.args.emplace_back(std::string(key), PythonText(value));
+    }
+    out.push_back(std::move(tc));
+  }
+  return out;
+}
+
 Result<std::vector<Message>> ReadMessages(const FieldContext& ctx, element v) {
   std::vector<Message> out;
   size_t idx = 0;
@@ -126,6 +176,7 @@ Result<std::vector<Message>> ReadMessages(const FieldContext& ctx, element v) {
       } else if (key == "tool_calls") {
         if (!value.is_array()) return Expected(ctx, field, "an array of tool calls", value);
         m.tool_calls_json = simdjson::minify(value);
+        TALA_ASSIGN_OR_RETURN(m.tool_calls, ReadToolCalls(ctx, field, value));
       }
     }
     if (!has_type)
@@ -221,10 +272,12 @@ Status FillSlot(const FieldContext& ctx, Slot slot, std::string_view name, eleme
       return ReadReferenceIds(ctx, v, s);
     case kRubrics:
       return ReadRubrics(ctx, v, s);
-    case kReferenceToolCalls:
+    case kReferenceToolCalls: {
       if (!v.is_array()) return Expected(ctx, field, "an array of tool calls", v);
       s.reference_tool_calls_json = simdjson::minify(v);
+      TALA_ASSIGN_OR_RETURN(s.reference_tool_calls, ReadToolCalls(ctx, field, v));
       return OkStatus();
+    }
     case kReferenceTopics: {
       TALA_ASSIGN_OR_RETURN(s.reference_topics, ReadStringArray(ctx, field, v));
       return OkStatus();
