@@ -94,8 +94,8 @@ Result<Comparison> Compare(const CompareOptions& o) {
                       out.judge_warning.empty() ? "" : "; ", what, join(*a), join(*b));
     }
   }
-  std::map<std::string, bool> base_ids;
-  for (const io::ResultRow& row : base.rows) base_ids[row.id] = true;
+  std::set<std::string> base_ids;
+  for (const io::ResultRow& row : base.rows) base_ids.insert(row.id);
   for (const io::ResultRow& row : candidate.rows)
     out.unmatched_rows += base_ids.count(row.id) ? 0 : 1;
   for (const std::string& key : candidate.metric_keys) {

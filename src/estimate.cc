@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/ppi.h"
+#include "estimate_from.h"
 #include "io/readers/labels_reader.h"
 #include "io/readers/results_reader.h"
 #include "io/writers/json_text.h"
@@ -14,13 +15,18 @@ namespace tala {
 Result<Estimate> EstimateMean(const EstimateOptions& o) {
   TALA_ASSIGN_OR_RETURN(io::ResultsFile results, io::ReadResults(o.results));
   TALA_ASSIGN_OR_RETURN(io::Labels labels, io::ReadLabels(o.labels));
+  return EstimateFrom(results, labels, o.metric, o.allow_biased_labels);
+}
+
+Result<Estimate> EstimateFrom(const io::ResultsFile& results, const io::Labels& labels,
+                              const std::string& metric, bool allow_biased_labels) {
   Estimate e;
-  e.metric = o.metric;
+  e.metric = metric;
   e.pick = labels.selection ? labels.selection->pick : "unknown";
   if (e.pick == "low" || e.pick == "uncertain") {
     std::string why = "the labelled rows were picked by score (--pick " + e.pick +
                       "), so their judge error is not the judge error over all rows";
-    if (!o.allow_biased_labels) {
+    if (!allow_biased_labels) {
       return InvalidArgument(why +
                              "; label a random or stratified pick (tala review --pick "
                              "random), or pass --allow-biased-labels to estimate anyway");
@@ -37,7 +43,7 @@ Result<Estimate> EstimateMean(const EstimateOptions& o) {
   std::map<std::string, double> judge_of;
   std::vector<double> f_all;
   for (const io::ResultRow& row : results.rows) {
-    auto it = row.scores.find(o.metric);
+    auto it = row.scores.find(metric);
     if (it == row.scores.end() || !it->second) continue;
     judge_of[row.id] = *it->second;
     f_all.push_back(*it->second);
@@ -45,7 +51,7 @@ Result<Estimate> EstimateMean(const EstimateOptions& o) {
   std::vector<double> f_labelled, y;
   long unmatched = 0;
   for (const io::LabelRow& label : labels.rows) {
-    auto value = label.values.find(o.metric);
+    auto value = label.values.find(metric);
     if (value == label.values.end()) continue;
     auto judge = judge_of.find(label.id);
     if (judge == judge_of.end()) {
@@ -57,14 +63,14 @@ Result<Estimate> EstimateMean(const EstimateOptions& o) {
   }
   if (unmatched > 0) {
     e.notes.push_back(fmt::format("{} labelled rows have no {} value in the results (left out)",
-                                  unmatched, o.metric));
+                                  unmatched, metric));
   }
-  if (f_all.size() < 2) return InvalidArgument(o.metric + " has fewer than 2 scored rows");
+  if (f_all.size() < 2) return InvalidArgument(metric + " has fewer than 2 scored rows");
   if (y.size() < 2) {
     return InvalidArgument(
         fmt::format("{} labelled rows carry a {} value and match a scored row; "
                     "the estimate needs at least 2",
-                    y.size(), o.metric));
+                    y.size(), metric));
   }
   analysis::PpiResult r = analysis::PredictionPoweredMean(f_all, f_labelled, y);
   e.n_total = static_cast<long>(f_all.size());

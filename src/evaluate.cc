@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "estimate_from.h"
 #include "io/readers/dataset_reader.h"
 #include "io/readers/labels_reader.h"
 #include "io/readers/results_reader.h"
@@ -22,7 +23,6 @@
 #include "metrics/registry.h"
 #include "row_scorer.h"
 #include "run_tally.h"
-#include "tala/estimate.h"
 
 namespace tala {
 
@@ -415,9 +415,16 @@ void AddEstimates(const EvalOptions& options, RunSummary& summary) {
   for (const io::LabelRow& row : labels->rows) {
     for (const auto& [metric, value] : row.values) labelled.insert(metric);
   }
+  if (labelled.empty()) return;
+  // The results file just written, read once for every labelled metric.
+  auto results = io::ReadResults(options.out);
+  if (!results) {
+    summary.warnings.push_back("labels: " + results.error().ToString());
+    return;
+  }
   for (const MetricSummary& m : summary.metrics) {
     if (!labelled.count(m.key)) continue;
-    auto e = EstimateMean({.results = options.out, .labels = options.labels, .metric = m.key});
+    auto e = EstimateFrom(*results, *labels, m.key, /*allow_biased_labels=*/false);
     if (!e) {
       summary.warnings.push_back("estimate of " + m.key + ": " + e.error().message());
       continue;

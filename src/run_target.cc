@@ -150,10 +150,14 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
   int64_t next_to_write = 0, done_rows = 0;
   std::vector<double> latencies;
   Status write_error;
-  auto key_of = [&](size_t i) {
-    return Sha256Hex("tala-target\n" + o.target.target + "\n" + o.target.method + "\n" +
-                     requests[i]);
-  };
+  // Cache keys, hashed once per row: looked up before the call, stored after it.
+  std::vector<std::string> keys;
+  if (cache) {
+    for (const std::string& r : requests) {
+      keys.push_back(
+          Sha256Hex("tala-target\n" + o.target.target + "\n" + o.target.method + "\n" + r));
+    }
+  }
   auto write_ready = [&]() -> Status {
     for (auto it = held.begin(); it != held.end() && it->first == next_to_write;
          it = held.erase(it), ++next_to_write) {
@@ -170,7 +174,7 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
     held[seq] = DatasetRow(golden[i], o.target, outcome, report, cache ? &cacheable : nullptr);
     if (outcome.reply) latencies.push_back(outcome.latency_ms);
     if (cache && !cacheable.empty() && outcome.attempts > 0) {
-      cache->Put(key_of(i), "target:" + o.target.target, "target", {cacheable, 0, 0});
+      cache->Put(keys[i], "target:" + o.target.target, "target", {cacheable, 0, 0});
     }
     ++done_rows;
     return write_ready();
@@ -196,7 +200,7 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
       int64_t seq = static_cast<int64_t>(order.size());
       order.push_back(i);
       if (cache) {
-        if (auto hit = cache->Get(key_of(i))) {
+        if (auto hit = cache->Get(keys[i])) {
           ++report.cache_hits;
           if (Status s = finish(seq, {targets::TargetReply{hit->text, ""}, 0, 0}); !s.ok()) {
             write_error = s;

@@ -1,16 +1,9 @@
 """tala.compare, tala.calibrate and tala.power: the analyses of `tala compare`, `tala calibrate`
 and `tala power`, computed by the engine."""
 
-import os
-
 from . import _tala
 from ._errors import error_for
-
-
-def _path_of(run):
-    if run is None:
-        return ""
-    return run.results_path if hasattr(run, "results_path") else os.fspath(run)
+from ._gate import _path_of
 
 
 def _value(answer):

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "cli/commands.h"
 #include "cli/run_flags.h"
@@ -25,19 +26,6 @@ struct CiFlags {
   std::vector<std::string> min, max_drop;
   int worst = 5;
 };
-
-Status ParseGateFlags(const std::vector<std::string>& items, std::map<std::string, double>& out) {
-  for (const std::string& item : items) {
-    size_t eq = item.rfind('=');
-    try {
-      if (eq == std::string::npos || eq == 0) throw std::invalid_argument("");
-      out[item.substr(0, eq)] = std::stod(item.substr(eq + 1));
-    } catch (...) {
-      return InvalidArgument("expected METRIC=NUMBER, got \"" + item + "\"");
-    }
-  }
-  return OkStatus();
-}
 
 // The metric's worst rows (lowest, or highest for lower-is-better metrics), as Markdown items.
 std::string WorstRows(const io::ResultsFile& results, const std::string& metric, int count) {
@@ -73,13 +61,15 @@ int RunCi(CiFlags& f) {
     std::fprintf(stderr, "tala ci: %s\n", s.message().c_str());
     return 2;
   }
-  if (Status s = ParseGateFlags(f.min, f.ci.min); !s.ok()) {
-    std::fprintf(stderr, "tala ci: --min %s\n", s.message().c_str());
-    return 2;
-  }
-  if (Status s = ParseGateFlags(f.max_drop, f.ci.max_drop); !s.ok()) {
-    std::fprintf(stderr, "tala ci: --max-drop %s\n", s.message().c_str());
-    return 2;
+  // Flag gates add to (and override) the [ci] tables' gates.
+  for (auto [items, flag, gates] :
+       {std::tuple{&f.min, "--min", &f.ci.min}, {&f.max_drop, "--max-drop", &f.ci.max_drop}}) {
+    auto parsed = ParseGates(*items, flag);
+    if (!parsed) {
+      std::fprintf(stderr, "tala ci: %s\n", parsed.error().message().c_str());
+      return 2;
+    }
+    for (const auto& [metric, value] : *parsed) (*gates)[metric] = value;
   }
   if (!f.ci.max_drop.empty() && f.baseline.empty()) {
     std::fprintf(stderr, "tala ci: max_drop gates need --baseline RESULTS\n");

@@ -3,6 +3,9 @@
 // and sets `*exit_code` when it runs. No evaluation logic lives here: it calls the library.
 
 #include <CLI/CLI.hpp>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "tala/evaluate.h"
 #include "tala/report.h"
@@ -14,6 +17,9 @@ namespace tala::cli {
 // Exit codes: 0 ok; 1 run finished but gates or rows failed; 2 usage or input error;
 // 3 judge or runtime failure (partial results kept).
 int ExitCodeFor(const Status& status);
+// --min / --max-drop values, METRIC=NUMBER each; kInvalidArgument names `flag` and the item.
+Result<std::map<std::string, double>> ParseGates(const std::vector<std::string>& items,
+                                                 const char* flag);
 // Prints "WHO: error" on stderr: file errors with their file:line, others as the bare message.
 void PrintError(const char* who, const Status& status);
 

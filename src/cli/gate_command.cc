@@ -16,21 +16,6 @@ struct GateFlags {
   std::vector<std::string> min, max_drop;
 };
 
-Result<std::map<std::string, double>> ParseGates(const std::vector<std::string>& items,
-                                                 const char* flag) {
-  std::map<std::string, double> out;
-  for (const std::string& item : items) {
-    size_t eq = item.rfind('=');
-    char* end = nullptr;
-    double v = eq == std::string::npos ? 0 : std::strtod(item.c_str() + eq + 1, &end);
-    if (eq == std::string::npos || eq == 0 || end == item.c_str() + eq + 1 || *end != '\0') {
-      return InvalidArgument(std::string(flag) + " expects METRIC=NUMBER, got \"" + item + "\"");
-    }
-    out[item.substr(0, eq)] = v;
-  }
-  return out;
-}
-
 int RunGate(const GateFlags& f) {
   auto mins = ParseGates(f.min, "--min");
   auto drops = ParseGates(f.max_drop, "--max-drop");

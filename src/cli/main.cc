@@ -2,6 +2,7 @@
 // code, and catches anything unexpected so that results already written are never lost.
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "cli/commands.h"
@@ -22,6 +23,21 @@ int ExitCodeFor(const Status& status) {
     default:
       return 3;
   }
+}
+
+Result<std::map<std::string, double>> ParseGates(const std::vector<std::string>& items,
+                                                 const char* flag) {
+  std::map<std::string, double> out;
+  for (const std::string& item : items) {
+    size_t eq = item.rfind('=');
+    char* end = nullptr;
+    double v = eq == std::string::npos ? 0 : std::strtod(item.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || eq == 0 || end == item.c_str() + eq + 1 || *end != '\0') {
+      return InvalidArgument(std::string(flag) + " expects METRIC=NUMBER, got \"" + item + "\"");
+    }
+    out[item.substr(0, eq)] = v;
+  }
+  return out;
 }
 
 void PrintError(const char* who, const Status& s) {
