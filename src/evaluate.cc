@@ -23,6 +23,7 @@
 #include "metrics/registry.h"
 #include "row_scorer.h"
 #include "run_tally.h"
+#include "shard_files.h"
 
 namespace tala {
 
@@ -55,7 +56,7 @@ struct CheckPass {
 
 Result<CheckPass> CheckRows(const std::string& path, const io::ReaderOptions& ro,
                             const EvalOptions& options, RunSummary& summary) {
-  TALA_ASSIGN_OR_RETURN(auto reader, io::OpenDataset(path, ro));
+  TALA_ASSIGN_OR_RETURN(auto reader, io::OpenDatasetShard(path, ro, options.shard));
   CheckPass pass;
   while (auto row = reader->Next()) {
     ++pass.rows;
@@ -69,7 +70,8 @@ Result<CheckPass> CheckRows(const std::string& path, const io::ReaderOptions& ro
       summary.errors.push_back(row->error());
     }
   }
-  if (pass.rows == 0) {
+  // A shard may be empty (more shards than rows); the merge checks that the dataset was not.
+  if (pass.rows == 0 && !options.shard.active()) {
     return DataError({options.dataset, 0, 0, ""}, "the dataset holds no rows");
   }
   return pass;
@@ -94,6 +96,7 @@ struct Run {
   std::optional<LlmSetup> llm;     // openai:... or anthropic:...
   std::set<std::string> kept_ids;  // --resume: rows already in the results file
   int64_t to_do = 0;
+  std::vector<int64_t> positions;  // a shard by hash: each written row's number in the dataset
 };
 
 io::RunManifest MakeManifest(const Run& run, const std::string& judge) {
@@ -137,8 +140,10 @@ Status CheckResumable(const io::ResultsFile& kept, const io::RunManifest& now,
 // The dataset's valid rows, one at a time, without those already kept.
 class RowSource {
  public:
-  RowSource(std::unique_ptr<io::DatasetReader> reader, const Run& run, RunSummary& summary)
-      : reader_(std::move(reader)), run_(run), summary_(summary) {}
+  // `positions`, when given, gets each row's number in the dataset.
+  RowSource(std::unique_ptr<io::DatasetReader> reader, const Run& run, RunSummary& summary,
+            std::vector<int64_t>* positions = nullptr)
+      : reader_(std::move(reader)), run_(run), summary_(summary), positions_(positions) {}
   Result<std::unique_ptr<Sample>> Next() {
     while (auto row = reader_->Next()) {
       if (!row->has_value()) {
@@ -147,6 +152,7 @@ class RowSource {
         continue;
       }
       if (run_.kept_ids.count((*row)->id)) continue;
+      if (positions_ != nullptr) positions_->push_back(reader_->position());
       return std::make_unique<Sample>(std::move(**row));
     }
     return std::unique_ptr<Sample>();
@@ -156,6 +162,7 @@ class RowSource {
   std::unique_ptr<io::DatasetReader> reader_;
   const Run& run_;
   RunSummary& summary_;
+  std::vector<int64_t>* positions_;
 };
 
 void Report(const Run& run, const RunSummary& s, const Progress* llm) {
@@ -169,8 +176,11 @@ void Report(const Run& run, const RunSummary& s, const Progress* llm) {
 // One pass over the dataset. `writer` is null for --repeats passes.
 Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJsonlWriter* writer,
                  bool read_cache, RunAccounting* accounting) {
-  TALA_ASSIGN_OR_RETURN(auto reader, io::OpenDataset(run.path, run.reader_options));
-  RowSource rows(std::move(reader), run, summary);
+  TALA_ASSIGN_OR_RETURN(auto reader,
+                        io::OpenDatasetShard(run.path, run.reader_options, run.options.shard));
+  bool by_hash = run.options.shard.active() && run.options.shard.by == ShardBy::kHash;
+  RowSource rows(std::move(reader), run, summary,
+                 writer != nullptr && by_hash ? &run.positions : nullptr);
   RowScorer scorer(run.metrics, run.judge.get(), summary.judge);
   auto finish_row = [&](const Sample& sample, const Result<Verdicts>& verdicts) -> Status {
     io::RowResult result = scorer.ScoreWith(sample, verdicts);
@@ -260,7 +270,8 @@ Status DryRun(Run& run, RunSummary& summary) {
   TALA_ASSIGN_OR_RETURN(auto runner,
                         runtime::JudgeRunner::Create(run.llm->backends, run.llm->runtime,
                                                      run.llm->cache.get(), runtime::SystemClock()));
-  TALA_ASSIGN_OR_RETURN(auto reader, io::OpenDataset(run.path, run.reader_options));
+  TALA_ASSIGN_OR_RETURN(auto reader,
+                        io::OpenDatasetShard(run.path, run.reader_options, run.options.shard));
   RowSource rows(std::move(reader), run, summary);
   runtime::Accounting estimate;
   int64_t n = 0;
@@ -319,6 +330,8 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
     TALA_ASSIGN_OR_RETURN(run.path, SpoolStdin(spooled));
   }
   if (options.repeats < 1) return InvalidArgument("--repeats must be at least 1");
+  TALA_RETURN_IF_ERROR(CheckShardOptions(options));
+  ShardFiles::ClearOlder(options);
   TALA_ASSIGN_OR_RETURN(CheckPass pass, CheckRows(run.path, run.reader_options, options, summary));
   summary.rows_read = pass.rows;
   if (pass.bad > 0 && options.on_error == OnError::kFail) {
@@ -372,9 +385,12 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
     run.to_do -= static_cast<int64_t>(run.kept_ids.size());
     append = true;
   }
+  // A shard is written whole or not at all: scored into a scratch file, renamed when done.
+  ShardFiles shard_files(options);
+  shard_files.Begin();
   TALA_ASSIGN_OR_RETURN(
-      auto writer,
-      io::ResultsJsonlWriter::Open(options.out, append ? io::ResultsJsonlWriter::Mode::kAppend
+      auto writer, io::ResultsJsonlWriter::Open(shard_files.writing(),
+                                                append ? io::ResultsJsonlWriter::Mode::kAppend
                                                        : io::ResultsJsonlWriter::Mode::kTruncate));
   summary.results_path = options.out;
   if (!append) TALA_RETURN_IF_ERROR(writer.WriteLine(io::FormatManifestLine(manifest)));
@@ -392,6 +408,8 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   }
   tally.Finish();
   TALA_RETURN_IF_ERROR(status);
+  if (options.shard.active())
+    TALA_RETURN_IF_ERROR(shard_files.Finish(summary, run.path, run.positions));
   if (options.repeats > 1) TALA_RETURN_IF_ERROR(Repeat(run, summary));
   return OkStatus();
 }

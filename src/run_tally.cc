@@ -53,11 +53,8 @@ void RunTally::AddValue(size_t i, double value) {
   }
 }
 
-void RunTally::CountFailure(const io::RowResult& row) {
-  std::string reason = row.status.ok() ? "" : row.status.ToString();
-  for (const io::RowScore& s : row.scores) {
-    if (reason.empty() && s.failed) reason = s.value.reason;
-  }
+void RunTally::CountFailure(const std::string& reason) {
+  ++summary_.rows_failed;
   auto& reasons = summary_.failure_reasons;
   for (auto& [known, rows] : reasons) {
     if (known == reason) {
@@ -66,7 +63,7 @@ void RunTally::CountFailure(const io::RowResult& row) {
     }
   }
   constexpr size_t kReasonsKept = 5;
-  if (reasons.size() < kReasonsKept) reasons.emplace_back(std::move(reason), 1);
+  if (reasons.size() < kReasonsKept) reasons.emplace_back(reason, 1);
 }
 
 void RunTally::Add(const io::RowResult& row) {
@@ -74,8 +71,11 @@ void RunTally::Add(const io::RowResult& row) {
   bool failed = !row.status.ok();
   for (const io::RowScore& s : row.scores) failed = failed || s.failed;
   if (failed) {
-    ++summary_.rows_failed;
-    CountFailure(row);
+    std::string reason = row.status.ok() ? "" : row.status.ToString();
+    for (const io::RowScore& s : row.scores) {
+      if (reason.empty() && s.failed) reason = s.value.reason;
+    }
+    CountFailure(reason);
   }
   for (size_t i = 0; i < row.scores.size(); ++i) {
     const io::RowScore& s = row.scores[i];
@@ -89,15 +89,19 @@ void RunTally::Add(const io::RowResult& row) {
   }
 }
 
-void RunTally::AddKept(const io::ResultRow& row) {
+void RunTally::AddKept(const io::ResultRow& row, Kept how) {
   ++summary_.rows_scored;
-  ++summary_.rows_resumed;
+  if (how == Kept::kResumed) ++summary_.rows_resumed;
+  if (!row.error.empty() || !row.failed.empty()) CountFailure(row.failure_reason);
   std::map<std::string, double> scores;
   for (size_t i = 0; i < summary_.metrics.size(); ++i) {
-    auto it = row.scores.find(summary_.metrics[i].key);
+    const std::string& key = summary_.metrics[i].key;
+    auto it = row.scores.find(key);
     if (it != row.scores.end() && it->second) {
       AddValue(i, *it->second);
       scores.emplace(it->first, *it->second);
+    } else if (std::find(row.failed.begin(), row.failed.end(), key) != row.failed.end()) {
+      ++summary_.metrics[i].failed;
     } else {
       ++summary_.metrics[i].undefined;
     }

@@ -23,14 +23,16 @@ class RunTally {
   // Sets row.diagnosis from its scores.
   void Diagnose(io::RowResult& row);
   void Add(const io::RowResult& row);
-  // A row already in the results file: its scores and diagnosis as written.
-  void AddKept(const io::ResultRow& row);
+  // A row already in a results file, counted as the run that wrote it counted it: its scores,
+  // failures and diagnosis as written. kResumed: kept by --resume; kMerged: read from a shard.
+  enum class Kept { kResumed, kMerged };
+  void AddKept(const io::ResultRow& row, Kept how = Kept::kResumed);
   // Medians, intervals, the diagnosis breakdown and the worst rows, into the summary.
   void Finish();
 
  private:
   void AddValue(size_t metric, double value);
-  void CountFailure(const io::RowResult& row);
+  void CountFailure(const std::string& reason);
   void CountDiagnosis(analysis::Diagnosis d, const std::string& id,
                       const std::map<std::string, double>& scores);
   RunSummary& summary_;

@@ -15,6 +15,7 @@
 
 #include "tala/judge.h"
 #include "tala/metric.h"
+#include "tala/shard.h"
 #include "tala/status.h"
 
 namespace tala {
@@ -79,6 +80,10 @@ struct EvalOptions {
   // Human labels (tala review's labels.jsonl): each labelled metric also gets its
   // prediction-powered estimate (include/tala/estimate.h) in the summary.
   std::string labels;
+  // Score one shard of the dataset (include/tala/shard.h): `out` then appears only once the
+  // shard is finished, with its state beside it for `tala merge`. Not with resume, repeats or
+  // labels.
+  ShardSpec shard;
   const std::atomic<bool>* stop = nullptr;  // set (by a signal handler) to stop cleanly
   // Called as rows are scored (and, for LLM judges, as calls progress); may be empty.
   std::function<void(const Progress&)> progress;
@@ -114,6 +119,18 @@ struct CallTally {
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
   std::optional<double> cost_usd;  // when the model's price is known
+  CallTally& operator+=(const CallTally& o) {
+    calls += o.calls;
+    cache_hits += o.cache_hits;
+    requests += o.requests;
+    retries += o.retries;
+    repairs += o.repairs;
+    failed += o.failed;
+    prompt_tokens += o.prompt_tokens;
+    completion_tokens += o.completion_tokens;
+    if (o.cost_usd) cost_usd = cost_usd.value_or(0) + *o.cost_usd;
+    return *this;
+  }
 };
 
 struct RunAccounting {

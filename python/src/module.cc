@@ -16,8 +16,10 @@
 #include "python_judge.h"
 #include "rows_jsonl.h"
 #include "tala/evaluate.h"
+#include "tala/merge.h"
 #include "tala/metric.h"
 #include "tala/sample.h"
+#include "tala/shard.h"
 
 namespace py = pybind11;
 
@@ -56,6 +58,21 @@ py::dict Evaluate(const py::dict& options, const py::object& progress,
                   const py::object& custom_judge) {
   EvalOptions o = ToOptions(options);
   o.stop = &g_stop;
+  if (options.contains("shard") && !options["shard"].is_none()) {
+    std::string by = "range";
+    if (options.contains("shard_by") && !options["shard_by"].is_none()) {
+      by = options["shard_by"].cast<std::string>();
+    }
+    auto shard = ParseShard(options["shard"].cast<std::string>(), by);
+    if (!shard) {
+      py::dict out;
+      out["ok"] = false;
+      out["error"] = ErrorDict(shard.error());
+      out["partial"] = SummaryDict(RunSummary{});
+      return out;
+    }
+    o.shard = *shard;
+  }
   // An exception from a Python callback (progress or judge) stops the run cleanly and is raised
   // once the engine has returned.
   std::optional<py::error_already_set> raised;
@@ -98,6 +115,29 @@ py::dict Evaluate(const py::dict& options, const py::object& progress,
   return out;
 }
 
+// Joins finished shards (include/tala/merge.h). {"ok": True, "summary": {...}} or
+// {"ok": False, "error": {...}}.
+py::dict Merge(const std::vector<std::string>& shards, const std::string& out,
+               const std::string& dataset_label) {
+  MergeOptions o;
+  o.shards = shards;
+  o.out = out;
+  o.dataset_label = dataset_label;
+  Result<RunSummary> result = Status(ErrorCode::kInternal, "not run");
+  {
+    py::gil_scoped_release release;
+    result = tala::Merge(o);
+  }
+  py::dict answer;
+  answer["ok"] = result.has_value();
+  if (result) {
+    answer["summary"] = SummaryDict(*result);
+  } else {
+    answer["error"] = ErrorDict(result.error());
+  }
+  return answer;
+}
+
 // The metric registry, as `tala metrics --json` lists it.
 py::list Metrics() {
   py::list out;
@@ -130,6 +170,8 @@ PYBIND11_MODULE(_tala, m) {
   m.def("evaluate", &tala::python::Evaluate, py::arg("options"), py::arg("progress") = py::none(),
         py::arg("custom_judge") = py::none());
   m.def("metrics", &tala::python::Metrics);
+  m.def("merge", &tala::python::Merge, py::arg("shards"), py::arg("out"),
+        py::arg("dataset_label") = "");
   m.def("write_rows_jsonl", &tala::python::WriteRowsJsonl, py::arg("rows"), py::arg("path"));
   tala::python::BindAnalyses(m);
 }

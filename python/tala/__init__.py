@@ -12,12 +12,15 @@ your rows and options and shapes its answer::
     result.report_html("report.html")
     tala.gate(result, min={"faithfulness": 0.8})
     tala.compare(baseline_result, result)
+
+Past one process: ``tala.evaluate(path, shard=(i, n), out=...)`` per part and ``tala.merge``,
+or ``tala.dask.evaluate`` on a Dask cluster (docs/scale.md).
 """
 
 from ._errors import (DatasetError, InvalidArgumentError, JudgeError, NotFoundError,
                       TalaError, error_for)
 from ._analysis import Comparison, calibrate, compare, power
-from ._evaluate import Result, evaluate
+from ._evaluate import Result, evaluate, merge
 from ._gate import GateVerdict, gate
 from ._judge import Judge
 from ._tala import metrics as _metrics
@@ -30,7 +33,7 @@ def metrics():
 
 
 __all__ = [
-    "evaluate", "Result", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate",
+    "evaluate", "merge", "Result", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate",
     "power", "metrics", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
     "NotFoundError",
 ]

@@ -95,7 +95,12 @@ def evaluate(
     questions: int = ...,
     cache: str = ...,
     seed: int | None = ...,
+    shard: tuple[int, int] | str | None = ...,
+    shard_by: Literal["range", "hash", "partition"] = ...,
 ) -> Result: ...
+
+def merge(shards: Sequence[PathLike], out: PathLike | None = ...,
+          dataset_name: str | None = ...) -> Result: ...
 
 class GateVerdict:
     checks: list[dict[str, Any]]

@@ -16,7 +16,19 @@ OPTIONS = frozenset({
     "repeats", "base_url", "api_key", "embeddings", "embeddings_base_url", "temperature",
     "max_tokens", "structured_output", "max_in_flight", "requests_per_minute",
     "tokens_per_minute", "timeout_ms", "max_retries", "batching", "questions", "cache", "seed",
+    "shard", "shard_by",
 })
+
+
+def _shard_text(shard):
+    """(index, count) or "index/count" as the engine reads it."""
+    if shard is None or isinstance(shard, str):
+        return shard
+    try:
+        index, count = shard
+    except (TypeError, ValueError):
+        raise TypeError(f"shard must be (index, count) or 'index/count', not {shard!r}") from None
+    return f"{int(index)}/{int(count)}"
 
 
 def _is_dataframe(data):
@@ -147,6 +159,9 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         bar), False, or a callable ``progress(rows_done, rows_total)``.
     options: every ``tala eval`` option by its long name with underscores: ``base_url=``,
         ``max_in_flight=``, ``cache=``, ``repeats=``, ``on_error="skip"``, ``k=[5]``, ...
+        ``shard=(i, n)`` with ``shard_by="range"|"hash"|"partition"`` scores one shard of a
+        path's rows (``out`` appears once it is done, with its state beside it); tala.merge
+        joins the shards; tala.dask runs them on a Dask cluster.
 
     Raises DatasetError (with .line and .field), InvalidArgumentError, NotFoundError or
     JudgeError, as the CLI reports them; TypeError for an unknown option; KeyboardInterrupt
@@ -156,6 +171,10 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
     if unknown:
         raise TypeError(f"tala.evaluate got unknown options {', '.join(unknown)}; it takes "
                         f"{', '.join(sorted(OPTIONS))}")
+    if "shard" in options:
+        options["shard"] = _shard_text(options["shard"])
+        if options["shard"] is not None and out is None:
+            raise TypeError("a shard needs out=: its results file is what tala.merge joins")
     custom = engine_judge(judge)
     workdir = tempfile.mkdtemp(prefix="tala-")
     rows_file = None
@@ -195,3 +214,23 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         shutil.rmtree(workdir, ignore_errors=True)
         raise error
     return Result(answer["summary"], results, keep_dir=None if out is not None else workdir)
+
+
+def merge(shards, out=None, dataset_name=None):
+    """Joins the shards of one run (each a results file written with ``shard=``, or its
+    ``.shard.json``) into one results file and returns its Result: the rows in the dataset's
+    order and the summary one process would have given. ``out=None`` writes a temporary file.
+
+    Raises NotFoundError for a shard that is missing or unfinished, InvalidArgumentError when the
+    shards are not every part of one run.
+    """
+    workdir = None
+    if out is None:
+        workdir = tempfile.mkdtemp(prefix="tala-")
+        out = os.path.join(workdir, "results.jsonl")
+    answer = _tala.merge([os.fspath(s) for s in shards], os.fspath(out), dataset_name or "")
+    if not answer["ok"]:
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
+        raise error_for(answer["error"])
+    return Result(answer["summary"], os.fspath(out), keep_dir=workdir)

@@ -1,4 +1,4 @@
-// tala cache stats|clear: what the judge cache holds, and emptying it.
+// tala cache stats|clear|merge: what the judge cache holds, emptying it, joining others into it.
 
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +13,7 @@ namespace {
 struct CacheFlags {
   std::string path;
   bool json = false;
+  std::vector<std::string> sources;  // merge
 };
 
 int Stats(const CacheFlags& f) {
@@ -74,6 +75,30 @@ int Clear(const CacheFlags& f) {
   return 0;
 }
 
+int Merge(const CacheFlags& f) {
+  std::string warning;
+  auto cache = runtime::Cache::Open(f.path, &warning);
+  if (!warning.empty()) std::fprintf(stderr, "tala cache: warning: %s\n", warning.c_str());
+  if (!cache) {
+    PrintError("tala cache", cache.error());
+    return 2;
+  }
+  int64_t total = 0;
+  for (const std::string& source : f.sources) {
+    auto added = (*cache)->MergeFrom(source);
+    if (!added) {
+      PrintError("tala cache", added.error());
+      return 2;
+    }
+    std::printf("cache %s: %lld replies added from %s\n", f.path.c_str(),
+                static_cast<long long>(*added), source.c_str());
+    total += *added;
+  }
+  std::printf("cache %s: %lld replies added in all\n", f.path.c_str(),
+              static_cast<long long>(total));
+  return 0;
+}
+
 }  // namespace
 
 void AddCacheCommand(CLI::App& app, int* exit_code, const std::string& default_cache) {
@@ -82,7 +107,8 @@ void AddCacheCommand(CLI::App& app, int* exit_code, const std::string& default_c
   CLI::App* cmd = app.add_subcommand(
       "cache",
       "The judge cache (SQLite, content-addressed by provider, model, prompt version, "
-      "parameters and messages): `tala cache stats` or `tala cache clear`.");
+      "parameters and messages): `tala cache stats`, `tala cache clear`, or `tala cache merge "
+      "FILE...` to join caches kept apart (one per machine of a cluster).");
   cmd->require_subcommand(1);
   for (const char* name : {"stats", "clear"}) {
     bool stats = std::string(name) == "stats";
@@ -92,6 +118,13 @@ void AddCacheCommand(CLI::App& app, int* exit_code, const std::string& default_c
     if (stats) sub->add_flag("--json", f->json, "print as JSON");
     sub->callback([f, exit_code, stats] { *exit_code = stats ? Stats(*f) : Clear(*f); });
   }
+  CLI::App* merge = cmd->add_subcommand(
+      "merge", "copy into the cache every reply the given cache files hold and it lacks");
+  merge->add_option("FILE", f->sources, "other tala cache files (SQLite)")->required();
+  merge->add_option("--cache", f->path, "the cache merged into")
+      ->capture_default_str()
+      ->envname("TALA_CACHE");
+  merge->callback([f, exit_code] { *exit_code = Merge(*f); });
 }
 
 }  // namespace tala::cli

@@ -35,6 +35,7 @@ void AddCompareCommand(CLI::App& app, int* exit_code);
 void AddGateCommand(CLI::App& app, int* exit_code);
 void AddReportCommand(CLI::App& app, int* exit_code);
 void AddEstimateCommand(CLI::App& app, int* exit_code);
+void AddMergeCommand(CLI::App& app, int* exit_code);
 void AddReviewCommand(CLI::App& app, int* exit_code);
 void AddRunCommand(CLI::App& app, int* exit_code, const RunOptions& defaults);
 struct CiSettings;

@@ -34,6 +34,7 @@ struct EvalFlags {
   std::vector<std::string> thresholds;
   std::string diagnosis_baseline;
   double diagnosis_margin = 0.1;
+  std::string shard, shard_by = "range";
   bool json = false;
   bool quiet = false;
 };
@@ -44,6 +45,9 @@ void PrintErrors(const RunSummary& partial) {
 
 Status ParseFlags(EvalFlags& flags) {
   EvalOptions& o = flags.options;
+  if (!flags.shard.empty()) {
+    TALA_ASSIGN_OR_RETURN(o.shard, ParseShard(flags.shard, flags.shard_by));
+  }
   o.on_error = flags.on_error == "skip" ? OnError::kSkip : OnError::kFail;
   if (flags.seed == "none") {
     o.llm.seed.reset();
@@ -115,7 +119,9 @@ int RunEval(EvalFlags& flags) {
   if (!summary) {
     PrintErrors(partial);
     std::fprintf(stderr, "tala eval: %s\n", summary.error().ToString().c_str());
-    if (partial.rows_scored > 0) {
+    if (flags.options.shard.active()) {
+      std::fprintf(stderr, "tala eval: the shard wrote nothing; run it again\n");
+    } else if (partial.rows_scored > 0) {
       std::fprintf(stderr, "tala eval: %lld rows were scored and kept in %s%s\n",
                    static_cast<long long>(partial.rows_scored), partial.results_path.c_str(),
                    partial.results_path == "-" ? "" : " (finish with --resume)");
@@ -302,6 +308,17 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
                   "metric's run-to-run standard deviation and a suggested gate (mean - 2 sd)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--shard", flags->shard,
+                  "score one part of the dataset, INDEX/COUNT counting from 0 (0/4 ... 3/4), "
+                  "for several processes or machines; the results file appears only when the "
+                  "shard is done, with RESULTS.shard.json beside it; `tala merge` joins the "
+                  "parts into the single run's results and summary");
+  cmd->add_option("--shard-by", flags->shard_by,
+                  "range: consecutive parts (a JSON Lines file is split by bytes, so each shard "
+                  "reads only its part); hash: by a hash of each row's id; partition: DATA is "
+                  "already this shard's part (one file of many)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"range", "hash", "partition"}));
   cmd->add_option("--markdown", flags->markdown, "also write the Markdown summary here");
   cmd->add_option("--csv", flags->csv, "also write the per-row CSV here");
   cmd->add_option("--html", flags->html, "also write the HTML report here");

@@ -153,4 +153,38 @@ Status Cache::Clear() {
   return rc == SQLITE_OK ? OkStatus() : IoError("cannot clear the cache: " + message);
 }
 
+Result<int64_t> Cache::MergeFrom(const std::string& other) {
+  if (!std::filesystem::exists(other)) return NotFound(other + " does not exist");
+  {
+    Statement attach(db_, "ATTACH DATABASE ?1 AS other");
+    if (!attach) return IoError(std::string("cannot merge caches: ") + sqlite3_errmsg(db_));
+    attach.Text(1, other);
+    if (sqlite3_step(attach.get()) != SQLITE_DONE) {
+      return IoError("cannot open " + other + ": " + sqlite3_errmsg(db_));
+    }
+  }
+  auto detach = [this] { sqlite3_exec(db_, "DETACH DATABASE other", nullptr, nullptr, nullptr); };
+  bool ours = false;
+  {
+    Statement format(db_, "SELECT value FROM other.tala_cache_info WHERE key = 'format'");
+    ours = format && sqlite3_step(format.get()) == SQLITE_ROW && format.Column(0) == "1";
+  }
+  if (!ours) {
+    detach();
+    return InvalidArgument(other + " is not a tala judge cache");
+  }
+  char* error = nullptr;
+  int rc = sqlite3_exec(db_,
+                        "INSERT OR IGNORE INTO replies (key, model, prompt, reply, prompt_tokens, "
+                        "completion_tokens, created) SELECT key, model, prompt, reply, "
+                        "prompt_tokens, completion_tokens, created FROM other.replies",
+                        nullptr, nullptr, &error);
+  int64_t added = sqlite3_changes(db_);
+  std::string message = error ? error : "";
+  sqlite3_free(error);
+  detach();
+  if (rc != SQLITE_OK) return IoError("cannot merge " + other + ": " + message);
+  return added;
+}
+
 }  // namespace tala::runtime

@@ -48,6 +48,11 @@ class Cache {
            const CachedReply& reply);
   Result<CacheStats> Stats();
   Status Clear();
+  // Copies into this cache every reply of the cache file `other` that this one lacks (replies
+  // are content-addressed, so a key held by both holds the same reply); the number added.
+  // For caches kept apart (one per machine of a cluster) and joined afterwards.
+  // kNotFound / kInvalidArgument when `other` is missing or not a tala cache.
+  Result<int64_t> MergeFrom(const std::string& other);
   const std::string& path() const { return path_; }
   const std::string& last_error() const { return last_error_; }
 

@@ -250,7 +250,7 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
   std::string reference = readme.substr(section, readme.find("\n## ", section + 1) - section);
   for (const char* cmd :
        {"eval", "validate", "calibrate", "compare", "gate", "report", "power", "metrics", "judges",
-        "cache stats", "cache clear", "run", "ci", "review", "estimate"}) {
+        "cache stats", "cache clear", "cache merge", "run", "ci", "review", "estimate", "merge"}) {
     EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
     auto help = testing::RunTala(std::string(cmd) + " --help");
     std::regex flag("--[a-z][a-z-]+");
@@ -270,6 +270,33 @@ namespace tala {
 namespace {
 
 const std::string kDemo = std::string(TALA_SOURCE_DIR) + "/examples/data/interactions.jsonl";
+
+TEST(MergeCommandTest, ShardsRunAsCommandsMergeIntoTheSingleRunsSummary) {
+  testing::TempDir dir;
+  const std::string d = dir.path();
+  auto single =
+      testing::RunTala("eval " + kDemo + " -m faithfulness,hit_rate -q -o " + d + "/one.jsonl");
+  ASSERT_EQ(single.exit_code, 0) << single.out;
+  for (int i = 0; i < 3; ++i) {
+    auto part = testing::RunTala("eval " + kDemo + " -m faithfulness,hit_rate -q --shard " +
+                                 std::to_string(i) + "/3 --shard-by hash -o " + d + "/p" +
+                                 std::to_string(i) + ".jsonl 2>&1");
+    ASSERT_EQ(part.exit_code, 0) << part.out;
+  }
+  auto merged = testing::RunTala("merge " + d + "/p2.jsonl " + d + "/p0.jsonl " + d +
+                                 "/p1.jsonl.shard.json -o " + d + "/all.jsonl 2>&1");
+  ASSERT_EQ(merged.exit_code, 0) << merged.out;
+  // The same table, apart from the results path printed under it.
+  EXPECT_EQ(single.out.substr(0, single.out.find("per-row results")),
+            merged.out.substr(0, merged.out.find("per-row results")));
+  auto missing =
+      testing::RunTala("merge " + d + "/p0.jsonl " + d + "/p1.jsonl -o " + d + "/x.jsonl 2>&1");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.out.find("missing: 2/3"), std::string::npos) << missing.out;
+  auto bad = testing::RunTala("eval " + kDemo + " --shard 3/3 -o " + d + "/y.jsonl 2>&1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("must be below the count"), std::string::npos) << bad.out;
+}
 
 TEST(EvalCommandTest, RepeatsReportJudgeNoiseAndASuggestedGate) {
   testing::TempDir dir;

@@ -36,6 +36,31 @@ TEST(CacheTest, StoresAndReturnsRepliesAcrossReopens) {
   EXPECT_FALSE((*cache)->Get("k1").has_value());
 }
 
+TEST(CacheTest, MergeCopiesTheRepliesTheCacheLacks) {
+  tala::testing::TempDir dir;
+  std::string a = dir.path() + "/a.sqlite", b = dir.path() + "/b.sqlite";
+  {
+    auto other = Cache::Open(b, nullptr);
+    ASSERT_TRUE(other.has_value());
+    (*other)->Put("shared", "m", "p@1", {"same", 10, 1});
+    (*other)->Put("only-b", "m", "p@1", {"from b", 20, 2});
+  }
+  auto cache = Cache::Open(a, nullptr);
+  ASSERT_TRUE(cache.has_value());
+  (*cache)->Put("shared", "m", "p@1", {"same", 10, 1});
+  auto added = (*cache)->MergeFrom(b);
+  ASSERT_TRUE(added.has_value()) << added.error().ToString();
+  EXPECT_EQ(*added, 1);
+  EXPECT_EQ((*cache)->Get("only-b")->text, "from b");
+  EXPECT_EQ((*cache)->Stats()->entries, 2);
+  EXPECT_EQ(*(*cache)->MergeFrom(b), 0);  // again: nothing new
+  EXPECT_EQ((*cache)->MergeFrom(dir.path() + "/none.sqlite").error().code(), ErrorCode::kNotFound);
+  std::string text = dir.Write("notes.sqlite", "");
+  EXPECT_EQ((*cache)->MergeFrom(text).error().code(), ErrorCode::kInvalidArgument);
+  (*cache)->Put("after", "m", "p@1", {"still works", 1, 1});
+  EXPECT_TRUE((*cache)->Get("after").has_value());
+}
+
 TEST(CacheTest, ACorruptFileIsMovedAsideAndRebuiltWithAWarning) {
   tala::testing::TempDir dir;
   std::string path = dir.Write("cache.sqlite", std::string(4096, 'x'));

@@ -25,7 +25,7 @@ void Usage(FILE* out) {
       out,
       "usage: tala-mock-judge [--host ADDR] [--port N] [--latency-ms N] [--threads N]\n"
       "                       [--fault-rate R] [--seed N] [--stall-ms N] [--always FAULT]\n"
-      "                       [--system-fingerprint FP]\n"
+      "                       [--system-fingerprint FP] [--arrival-log FILE]\n"
       "\n"
       "An OpenAI/Anthropic-compatible judge server that answers tala's prompts\n"
       "deterministically (claims by sentence, support by word overlap). It prints its base URL\n"
@@ -42,7 +42,9 @@ void Usage(FILE* out) {
       "  --always FAULT    every request gets FAULT: 429, 500, stall, drop, malformed-body,\n"
       "                    cut-off, wrong-arity, prose or 401\n"
       "  --system-fingerprint FP  reported in every OpenAI reply beside the model, as\n"
-      "                    OpenAI does (default fp_mock; change it to mimic a new backend)\n");
+      "                    OpenAI does (default fp_mock; change it to mimic a new backend)\n"
+      "  --arrival-log FILE  append each request's arrival time (microseconds since the\n"
+      "                    epoch) to FILE, a line each, to measure the rate it was sent at\n");
 }
 
 // A whole non-negative integer within [lo, hi], or nullopt.
@@ -102,6 +104,8 @@ int main(int argc, char** argv) {
       always = v;
     } else if (flag == "--system-fingerprint") {
       options.system_fingerprint = v;
+    } else if (flag == "--arrival-log") {
+      options.arrival_log = v;
     } else {
       std::fprintf(stderr, "tala-mock-judge: unknown option %s\n\n", flag.c_str());
       Usage(stderr);

@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -273,6 +274,7 @@ struct MockJudgeServer::Impl {
 
   Fault Decide(const std::string& task) {
     std::lock_guard<std::mutex> lock(mu);
+    if (!options.arrival_log.empty()) LogArrival();
     int64_t n = ++stats.requests;
     ++stats.by_task[task];
     Fault f = standing;
@@ -284,6 +286,17 @@ struct MockJudgeServer::Impl {
     }
     if (f != Fault::kNone) ++stats.faults[FaultName(f)];
     return f;
+  }
+
+  // REQUIRES: mu held.
+  void LogArrival() {
+    auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+    if (std::FILE* f = std::fopen(options.arrival_log.c_str(), "a")) {
+      std::fprintf(f, "%lld\n", static_cast<long long>(us));
+      std::fclose(f);
+    }
   }
 
   void CountTokens(int64_t prompt, int64_t completion, bool embedding) {

@@ -43,6 +43,9 @@ struct MockJudgeOptions {
   uint64_t seed = 1;
   bool record_requests = false;  // keep every chat request's messages (see requests())
   std::string system_fingerprint = "fp_mock";  // in OpenAI replies, beside "model"
+  // When set, each request's arrival time (microseconds of the system clock) is appended to
+  // this file, a line each: for budget tests that measure the rate the server saw.
+  std::string arrival_log;
   std::vector<Fault> fault_kinds = {Fault::kRateLimited,   Fault::kServerError, Fault::kDrop,
                                     Fault::kMalformedBody, Fault::kCutOff,      Fault::kWrongArity,
                                     Fault::kProse};

@@ -16,6 +16,17 @@ Result<BufferedInput> BufferedInput::Open(const std::string& path) {
   return BufferedInput(f, true);
 }
 
+Result<BufferedInput> BufferedInput::OpenAt(const std::string& path, uint64_t offset) {
+  TALA_ASSIGN_OR_RETURN(BufferedInput input, Open(path));
+  if (offset == 0) return input;
+  if (path == "-" || fseeko(input.file_, static_cast<off_t>(offset), SEEK_SET) != 0) {
+    return IoError("cannot seek to byte " + std::to_string(offset) + " of " + path);
+  }
+  input.start_ = offset;
+  input.first_chunk_ = false;  // a byte order mark can only open the file
+  return input;
+}
+
 BufferedInput::BufferedInput(std::FILE* file, bool owned)
     : file_(file), owned_(owned), buffer_(kChunk + kPadding) {}
 
@@ -29,6 +40,8 @@ BufferedInput::BufferedInput(BufferedInput&& o) noexcept
       first_chunk_(o.first_chunk_),
       line_number_(o.line_number_),
       bytes_read_(o.bytes_read_),
+      start_(o.start_),
+      bom_(o.bom_),
       error_(std::move(o.error_)) {
   o.file_ = nullptr;
   o.owned_ = false;
@@ -59,6 +72,7 @@ bool BufferedInput::Fill(size_t min_free) {
     if (n >= 3 && std::memcmp(buffer_.data() + end_, "\xEF\xBB\xBF", 3) == 0) {
       std::memmove(buffer_.data() + end_, buffer_.data() + end_ + 3, n - 3);
       n -= 3;
+      bom_ = 3;
     }
   }
   end_ += n;

@@ -3,6 +3,7 @@
 // simdjson's padding after its data, so a line can be parsed in place without a copy.
 // Memory stays bounded by the longest line accepted. Not thread-safe.
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -15,6 +16,8 @@ namespace tala::io {
 class BufferedInput {
  public:
   static Result<BufferedInput> Open(const std::string& path);  // "-" reads stdin
+  // Opens a file to read from byte `offset` on (line numbers then count from there).
+  static Result<BufferedInput> OpenAt(const std::string& path, uint64_t offset);
   BufferedInput(BufferedInput&& other) noexcept;
   BufferedInput& operator=(BufferedInput&&) = delete;
   ~BufferedInput();
@@ -29,6 +32,8 @@ class BufferedInput {
 
   int64_t line_number() const { return line_number_; }  // 1-based line of the last NextLine()
   size_t bytes_read() const { return bytes_read_; }
+  // The file offset of the next unread byte.
+  uint64_t offset() const { return start_ + bytes_read_ + bom_ - (end_ - begin_); }
   const std::string& error() const { return error_; }
   static constexpr size_t kPadding = 64;
 
@@ -45,6 +50,8 @@ class BufferedInput {
   bool first_chunk_ = true;
   int64_t line_number_ = 0;
   size_t bytes_read_ = 0;
+  uint64_t start_ = 0;  // where reading began (OpenAt)
+  size_t bom_ = 0;      // bytes of a skipped byte order mark
   std::string error_;
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tala/sample.h"
+#include "tala/shard.h"
 #include "tala/status.h"
 
 namespace tala::io {
@@ -35,6 +36,9 @@ class DatasetReader {
   // A file with no rows at all is an error the caller reports at the end.
   int64_t rows_seen() const { return rows_seen_; }
   virtual size_t bytes_read() const = 0;
+  // The 1-based number in the whole file of the row Next() last returned (a shard's readers
+  // skip rows; a byte-range reader counts within its range).
+  virtual int64_t position() const { return rows_seen_; }
 
  protected:
   int64_t rows_seen_ = 0;
@@ -43,5 +47,12 @@ class DatasetReader {
 // kNotFound / kIoError when the file cannot be opened.
 Result<std::unique_ptr<DatasetReader>> OpenDataset(const std::string& path,
                                                    const ReaderOptions& options = {});
+
+// Only the rows of one shard (see include/tala/shard.h); the whole file when !shard.active().
+// A JSON Lines file split by range is read from its shard's byte range only; JSON arrays and
+// CSV files split by range are counted first. Bad rows belong to a shard too: by position.
+Result<std::unique_ptr<DatasetReader>> OpenDatasetShard(const std::string& path,
+                                                        const ReaderOptions& options,
+                                                        const ShardSpec& shard);
 
 }  // namespace tala::io

@@ -111,4 +111,15 @@ Result<simdjson::dom::object> ReadObject(const FieldContext& ctx, const std::str
   return obj;
 }
 
+std::vector<std::string> StringsAt(element object, const char* key) {
+  std::vector<std::string> out;
+  simdjson::dom::array list;
+  if (object[key].get_array().get(list)) return out;
+  for (element v : list) {
+    std::string_view text;
+    if (!v.get_string().get(text)) out.emplace_back(text);
+  }
+  return out;
+}
+
 }  // namespace tala::io

@@ -34,6 +34,10 @@ Result<double> ReadNumber(const FieldContext& ctx, const std::string& field,
                           simdjson::dom::element v);
 Result<std::vector<double>> ReadNumberArray(const FieldContext& ctx, const std::string& field,
                                             simdjson::dom::element v);
+// The strings in object[key] when it is an array (anything else skipped): for tala's own records
+// (results files, shard states), read leniently.
+std::vector<std::string> StringsAt(simdjson::dom::element object, const char* key);
+
 Result<simdjson::dom::object> ReadObject(const FieldContext& ctx, const std::string& field,
                                          simdjson::dom::element v);
 

@@ -70,7 +70,9 @@ std::map<std::string, std::string> StringMapAt(simdjson::dom::element e, const c
   return out;
 }
 
-RunManifest ReadManifest(simdjson::dom::element m) {
+}  // namespace
+
+RunManifest ParseManifest(simdjson::dom::element m) {
   RunManifest out;
   out.tala_version = StringAt(m, "tala_version");
   out.created = StringAt(m, "created");
@@ -82,6 +84,8 @@ RunManifest ReadManifest(simdjson::dom::element m) {
   for (auto& [k, v] : StringMapAt(m, "settings")) out.settings.emplace_back(k, v);
   return out;
 }
+
+namespace {
 
 void AddReported(simdjson::dom::element run, ResultsFile& out) {
   for (auto [key, set] : {std::pair{"models_reported", &out.models_reported},
@@ -95,35 +99,104 @@ void AddReported(simdjson::dom::element run, ResultsFile& out) {
   }
 }
 
+CallTally ReadTally(simdjson::dom::element t) {
+  CallTally out;
+  auto count = [&](const char* key) {
+    int64_t v = 0;
+    return t[key].get_int64().get(v) ? 0 : v;
+  };
+  out.calls = count("calls");
+  out.cache_hits = count("cache_hits");
+  out.requests = count("requests");
+  out.retries = count("retries");
+  out.repairs = count("repairs");
+  out.failed = count("failed");
+  out.prompt_tokens = count("prompt_tokens");
+  out.completion_tokens = count("completion_tokens");
+  double cost = 0;
+  if (!t["cost_usd"].get_double().get(cost)) out.cost_usd = cost;
+  return out;
+}
+
+std::vector<std::pair<std::string, CallTally>> ReadTallies(simdjson::dom::element e) {
+  std::vector<std::pair<std::string, CallTally>> out;
+  simdjson::dom::object obj;
+  if (e.get_object().get(obj)) return out;
+  for (auto [k, v] : obj) out.emplace_back(std::string(k), ReadTally(v));
+  return out;
+}
+
 void AddRunRecord(simdjson::dom::element run, CallTally& sum) {
   simdjson::dom::element total;
   if (run["total"].get(total)) return;
-  auto count = [&](const char* key) {
-    int64_t v = 0;
-    return total[key].get_int64().get(v) ? 0 : v;
-  };
-  sum.calls += count("calls");
-  sum.cache_hits += count("cache_hits");
-  sum.requests += count("requests");
-  sum.retries += count("retries");
-  sum.repairs += count("repairs");
-  sum.failed += count("failed");
-  sum.prompt_tokens += count("prompt_tokens");
-  sum.completion_tokens += count("completion_tokens");
-  double cost = 0;
-  if (!total["cost_usd"].get_double().get(cost)) sum.cost_usd = sum.cost_usd.value_or(0) + cost;
+  sum += ReadTally(total);
 }
 
 }  // namespace
+
+RunAccounting ParseRunRecord(simdjson::dom::element run) {
+  RunAccounting out;
+  out.used = true;
+  simdjson::dom::element e;
+  if (!run["total"].get(e)) out.total = ReadTally(e);
+  if (!run["by_prompt"].get(e)) out.by_prompt = ReadTallies(e);
+  if (!run["by_metric"].get(e)) out.by_metric = ReadTallies(e);
+  int64_t rows = 0;
+  if (!run["rows"].get_int64().get(rows)) out.rows = rows;
+  out.models_reported = StringsAt(run, "models_reported");
+  out.system_fingerprints = StringsAt(run, "system_fingerprints");
+  return out;
+}
+
+Result<ResultRow> ParseResultRow(simdjson::dom::element root, const std::string& path,
+                                 int64_t line_no, RawLines raw) {
+  FieldContext ctx{path, line_no};
+  simdjson::dom::element id, scores;
+  if (root["id"].get(id))
+    return DataError({path, line_no, 0, "id"}, "missing: is this a tala results file?");
+  if (root["scores"].get(scores))
+    return DataError({path, line_no, 0, "scores"}, "missing: is this a tala results file?");
+  ResultRow row;
+  std::string_view sid;
+  int64_t nid;
+  if (!id.get_string().get(sid))
+    row.id = std::string(sid);
+  else if (!id.get_int64().get(nid))
+    row.id = std::to_string(nid);
+  else
+    return Expected(ctx, "id", "a string or an integer", id);
+  row.diagnosis = StringAt(root, "diagnosis");
+  row.error = StringAt(root, "error");
+  row.failed = StringsAt(root, "failed");
+  row.failure_reason = row.error;
+  if (row.failure_reason.empty() && !row.failed.empty()) {
+    simdjson::dom::element reasons;
+    std::string_view text;
+    if (!root["reasons"].get(reasons) && !reasons[row.failed.front()].get_string().get(text)) {
+      row.failure_reason = std::string(text);
+    }
+  }
+  TALA_ASSIGN_OR_RETURN(simdjson::dom::object obj, ReadObject(ctx, "scores", scores));
+  for (auto [key, value] : obj) {
+    std::string k(key);
+    if (value.is_null()) {
+      row.scores[k] = std::nullopt;
+    } else {
+      TALA_ASSIGN_OR_RETURN(double d, ReadNumber(ctx, "scores." + k, value));
+      row.scores[k] = d;
+    }
+  }
+  if (raw == RawLines::kKeep) row.json = simdjson::minify(root);
+  return row;
+}
 
 Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty, RawLines raw) {
   ResultsFile out;
   TALA_RETURN_IF_ERROR(
       ForEachJsonLine(path, [&](simdjson::dom::element root, int64_t line_no) -> Status {
-        FieldContext ctx{path, line_no};
         simdjson::dom::element record;
         if (!root[kManifestKey].get(record)) {
-          if (!out.manifest) out.manifest = ReadManifest(record);
+          if (!out.manifest) out.manifest = ParseManifest(record);
           return OkStatus();
         }
         if (!root[kRunRecordKey].get(record)) {
@@ -132,40 +205,16 @@ Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty, Raw
           AddReported(record, out);
           return OkStatus();
         }
-        simdjson::dom::element id, scores;
-        if (root["id"].get(id))
-          return DataError({path, line_no, 0, "id"}, "missing: is this a tala results file?");
-        if (root["scores"].get(scores))
-          return DataError({path, line_no, 0, "scores"}, "missing: is this a tala results file?");
-        ResultRow row;
-        std::string_view sid;
-        int64_t nid;
-        if (!id.get_string().get(sid))
-          row.id = std::string(sid);
-        else if (!id.get_int64().get(nid))
-          row.id = std::to_string(nid);
-        else
-          return Expected(ctx, "id", "a string or an integer", id);
-        simdjson::dom::element diagnosis;
-        std::string_view diagnosis_text;
-        if (!root["diagnosis"].get(diagnosis) && !diagnosis.get_string().get(diagnosis_text)) {
-          row.diagnosis = std::string(diagnosis_text);
-        }
-        TALA_ASSIGN_OR_RETURN(simdjson::dom::object obj, ReadObject(ctx, "scores", scores));
-        for (auto [key, value] : obj) {
+        TALA_ASSIGN_OR_RETURN(ResultRow row, ParseResultRow(root, path, line_no, raw));
+        simdjson::dom::object scores;  // parsed above: keys in the file's order
+        if (root["scores"].get_object().get(scores)) return Internal("scores vanished");
+        for (auto [key, value] : scores) {
           std::string k(key);
-          if (value.is_null()) {
-            row.scores[k] = std::nullopt;
-          } else {
-            TALA_ASSIGN_OR_RETURN(double d, ReadNumber(ctx, "scores." + k, value));
-            row.scores[k] = d;
-          }
           if (std::find(out.metric_keys.begin(), out.metric_keys.end(), k) ==
               out.metric_keys.end()) {
             out.metric_keys.push_back(k);
           }
         }
-        if (raw == RawLines::kKeep) row.json = simdjson::minify(root);
         out.rows.push_back(std::move(row));
         return OkStatus();
       }));

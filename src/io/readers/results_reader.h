@@ -2,6 +2,8 @@
 // Reads a tala results file (JSON Lines of {"id", "scores", ...}) back for `tala compare` and
 // `tala gate`. Re-reading never re-runs a judge.
 
+#include <simdjson.h>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -17,7 +19,10 @@ struct ResultRow {
   std::string id;
   std::map<std::string, std::optional<double>> scores;  // null scores are nullopt
   std::string diagnosis;                                // empty when the row has none
-  std::string json;  // the whole line, minified (only with RawLines::kKeep)
+  std::string error;                // the judge failure of the whole row, if any
+  std::vector<std::string> failed;  // metrics undefined because the judge failed
+  std::string failure_reason;       // `error`, else the first failed metric's reason
+  std::string json;                 // the whole line, minified (only with RawLines::kKeep)
 };
 
 struct ResultsFile {
@@ -49,6 +54,14 @@ PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
 
 enum class EmptyResults { kError, kAllowed };
 enum class RawLines { kDrop, kKeep };  // kKeep: each row's JSON too (for the HTML report)
+// One row line of a results file (not a manifest or run record): kDataError names file:line and
+// the field for a row without an id or scores.
+Result<ResultRow> ParseResultRow(simdjson::dom::element root, const std::string& path, int64_t line,
+                                 RawLines raw = RawLines::kDrop);
+// The records around the rows.
+RunManifest ParseManifest(simdjson::dom::element manifest);
+RunAccounting ParseRunRecord(simdjson::dom::element run_record);
+
 // kDataError names file:line and the field for a row without an id or scores, and (kError) a
 // file with no rows.
 Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty = EmptyResults::kError,

@@ -49,6 +49,16 @@ std::string FormatResultLine(const RowResult& row) {
     out += ",\"error\":";
     AppendJsonString(out, row.status.ToString());
   }
+  // Which nulls are judge failures, not undefined by the data: a merge or a resumed run counts
+  // them as the run that scored them did.
+  first = true;
+  for (const RowScore& s : row.scores) {
+    if (!s.failed) continue;
+    out += first ? ",\"failed\":[" : ",";
+    first = false;
+    AppendJsonString(out, s.key);
+  }
+  if (!first) out += ']';
   if (row.verdicts != nullptr) AppendRowDetail(out, row.sample, *row.verdicts);
   out += ",\"metadata\":{";
   for (size_t i = 0; i < row.sample.metadata.size(); ++i) {
