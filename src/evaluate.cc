@@ -81,7 +81,7 @@ std::vector<metrics::MetricSpec> DefaultSpecs(FieldSet fields) {
   std::vector<metrics::MetricSpec> specs;
   for (const auto& entry : metrics::MetricRegistry()) {
     FieldSet need = entry.info().required_fields;
-    if ((fields & need) == need) specs.push_back({entry.info().name, {}});
+    if (entry.info().by_default && (fields & need) == need) specs.push_back({entry.info().name, {}});
   }
   return specs;
 }

@@ -26,6 +26,10 @@ struct MetricInfo {
   Direction direction = Direction::kHigherIsBetter;
   std::string summary;       // one line for `tala metrics`
   std::string offline_note;  // how the offline judge answers it, when that differs
+  // Scored when --metrics is not given and the data has its fields. False for metrics whose
+  // fields are too common to say the row is meant for them (data_compare reads any two texts).
+  bool by_default = true;
+  std::string family;  // the group `tala metrics` lists it under (set by the registry)
   // The definition's version, recorded in every run manifest: bump it when the arithmetic
   // changes, so `tala compare` refuses to set old and new numbers side by side.
   std::string version = "1";

@@ -156,6 +156,8 @@ py::list Metrics() {
     d["definition"] = m.summary;
     d["offline_note"] = m.offline_note;
     d["version"] = m.version;
+    d["family"] = m.family;
+    d["by_default"] = m.by_default;
     out.append(d);
   }
   return out;

@@ -1,5 +1,6 @@
 // tala metrics / tala judges: the registries, printed from the same tables the code runs on.
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -22,6 +23,8 @@ std::string NeedsWord(const MetricInfo& info) {
   if (info.needs_embeddings) out += out.empty() ? "embeddings" : "+embeddings";
   return out.empty() ? "none" : out;
 }
+
+void PrintMetric(const MetricInfo& m);
 
 void PrintMetricsJson() {
   std::string out = "[";
@@ -55,14 +58,32 @@ void PrintMetricsJson() {
       out += ",\"offline_note\":";
       io::AppendJsonString(out, m.offline_note);
     }
+    out += ",\"family\":";
+    io::AppendJsonString(out, entry.family);
+    out += std::string(",\"by_default\":") + (m.by_default ? "true" : "false");
     out += "}";
   }
   std::printf("%s]\n", out.c_str());
 }
 
 void PrintMetricsTable() {
+  // Grouped by family, the families in the order they first appear in the registry.
+  std::vector<std::string> families;
   for (const auto& entry : metrics::MetricRegistry()) {
-    const MetricInfo& m = entry.info();
+    if (std::find(families.begin(), families.end(), entry.family) == families.end()) {
+      families.push_back(entry.family);
+    }
+  }
+  for (const std::string& family : families) {
+    std::printf("== %s ==\n\n", family.c_str());
+    for (const auto& entry : metrics::MetricRegistry()) {
+      if (entry.family == family) PrintMetric(entry.info());
+    }
+  }
+}
+
+void PrintMetric(const MetricInfo& m) {
+  {
     std::printf("%s\n", m.name.c_str());
     if (!m.aliases.empty()) std::printf("  aliases:   %s\n", Join(m.aliases).c_str());
     std::printf("  needs:     %s\n", FieldSetNames(m.required_fields).c_str());
@@ -71,6 +92,8 @@ void PrintMetricsTable() {
                 m.direction == Direction::kHigherIsBetter ? "higher" : "lower");
     std::printf("  what:      %s\n", m.summary.c_str());
     if (!m.offline_note.empty()) std::printf("  note:      %s\n", m.offline_note.c_str());
+    if (!m.by_default) std::printf("  default:   no (name it in --metrics)\n");
+    std::printf("\n");
   }
 }
 }  // namespace

@@ -8,6 +8,7 @@
 #include "metrics/context_entity_recall.h"
 #include "metrics/context_precision.h"
 #include "metrics/context_recall.h"
+#include "metrics/data_compare.h"
 #include "metrics/factual_correctness.h"
 #include "metrics/faithfulness.h"
 #include "metrics/id_based.h"
@@ -24,36 +25,38 @@ namespace tala::metrics {
 
 const std::vector<RegistryEntry>& MetricRegistry() {
   static const std::vector<RegistryEntry> kRegistry = {
-      {FaithfulnessInfo, MakeFaithfulness},
-      {ResponseRelevancyInfo, MakeResponseRelevancy},
-      {ContextPrecisionInfo, MakeContextPrecision},
-      {ContextPrecisionWithoutReferenceInfo, MakeContextPrecisionWithoutReference},
-      {ContextRecallInfo, MakeContextRecall},
-      {NoiseSensitivityInfo, MakeNoiseSensitivity},
-      {NoiseSensitivityIrrelevantInfo, MakeNoiseSensitivityIrrelevant},
-      {FactualCorrectnessInfo, MakeFactualCorrectness},
-      {ContextEntityRecallInfo, MakeContextEntityRecall},
-      {AnswerCorrectnessInfo, MakeAnswerCorrectness},
-      {SemanticSimilarityInfo, MakeSemanticSimilarity},
-      {IdBasedContextPrecisionInfo, MakeIdBasedContextPrecision},
-      {IdBasedContextRecallInfo, MakeIdBasedContextRecall},
-      {HitRateInfo, MakeHitRate},
-      {PrecisionAtKInfo, MakePrecisionAtK},
-      {RecallAtKInfo, MakeRecallAtK},
-      {MrrInfo, MakeMrr},
-      {AveragePrecisionInfo, MakeAveragePrecision},
-      {NdcgInfo, MakeNdcg},
-      {RPrecisionInfo, MakeRPrecision},
-      {NonLlmContextPrecisionInfo, MakeNonLlmContextPrecision},
-      {NonLlmContextRecallInfo, MakeNonLlmContextRecall},
-      {BleuInfo, MakeBleu},
-      {RougeInfo, MakeRouge},
-      {ChrfInfo, MakeChrf},
-      {ExactMatchInfo, MakeExactMatch},
-      {StringPresenceInfo, MakeStringPresence},
-      {StringSimilarityInfo, MakeStringSimilarity},
-      {ToolCallAccuracyInfo, MakeToolCallAccuracy},
-      {ToolCallF1Info, MakeToolCallF1},
+      {FaithfulnessInfo, MakeFaithfulness, "generator (judged)"},
+      {ResponseRelevancyInfo, MakeResponseRelevancy, "generator (judged)"},
+      {ContextPrecisionInfo, MakeContextPrecision, "retriever (judged)"},
+      {ContextPrecisionWithoutReferenceInfo, MakeContextPrecisionWithoutReference,
+       "retriever (judged)"},
+      {ContextRecallInfo, MakeContextRecall, "retriever (judged)"},
+      {NoiseSensitivityInfo, MakeNoiseSensitivity, "generator (judged)"},
+      {NoiseSensitivityIrrelevantInfo, MakeNoiseSensitivityIrrelevant, "generator (judged)"},
+      {FactualCorrectnessInfo, MakeFactualCorrectness, "answer against a reference (judged)"},
+      {ContextEntityRecallInfo, MakeContextEntityRecall, "retriever (judged)"},
+      {AnswerCorrectnessInfo, MakeAnswerCorrectness, "answer against a reference (judged)"},
+      {SemanticSimilarityInfo, MakeSemanticSimilarity, "answer against a reference (judged)"},
+      {IdBasedContextPrecisionInfo, MakeIdBasedContextPrecision, "retriever by ids (no judge)"},
+      {IdBasedContextRecallInfo, MakeIdBasedContextRecall, "retriever by ids (no judge)"},
+      {HitRateInfo, MakeHitRate, "retriever by ids (no judge)"},
+      {PrecisionAtKInfo, MakePrecisionAtK, "retriever by ids (no judge)"},
+      {RecallAtKInfo, MakeRecallAtK, "retriever by ids (no judge)"},
+      {MrrInfo, MakeMrr, "retriever by ids (no judge)"},
+      {AveragePrecisionInfo, MakeAveragePrecision, "retriever by ids (no judge)"},
+      {NdcgInfo, MakeNdcg, "retriever by ids (no judge)"},
+      {RPrecisionInfo, MakeRPrecision, "retriever by ids (no judge)"},
+      {NonLlmContextPrecisionInfo, MakeNonLlmContextPrecision, "retriever by text (no judge)"},
+      {NonLlmContextRecallInfo, MakeNonLlmContextRecall, "retriever by text (no judge)"},
+      {BleuInfo, MakeBleu, "answer text overlap (no judge)"},
+      {RougeInfo, MakeRouge, "answer text overlap (no judge)"},
+      {ChrfInfo, MakeChrf, "answer text overlap (no judge)"},
+      {ExactMatchInfo, MakeExactMatch, "answer text overlap (no judge)"},
+      {StringPresenceInfo, MakeStringPresence, "answer text overlap (no judge)"},
+      {StringSimilarityInfo, MakeStringSimilarity, "answer text overlap (no judge)"},
+      {ToolCallAccuracyInfo, MakeToolCallAccuracy, "agents and tools (no judge)"},
+      {ToolCallF1Info, MakeToolCallF1, "agents and tools (no judge)"},
+      {DataCompareInfo, MakeDataCompare, "SQL and data (no judge)"},
   };
   return kRegistry;
 }
@@ -168,7 +171,10 @@ namespace tala {
 
 std::vector<MetricInfo> AllMetricInfos() {
   std::vector<MetricInfo> out;
-  for (const metrics::RegistryEntry& e : metrics::MetricRegistry()) out.push_back(e.info());
+  for (const metrics::RegistryEntry& e : metrics::MetricRegistry()) {
+    out.push_back(e.info());
+    out.back().family = e.family;
+  }
   return out;
 }
 

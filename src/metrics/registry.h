@@ -13,6 +13,7 @@ namespace tala::metrics {
 struct RegistryEntry {
   const MetricInfo& (*info)();
   MetricFactory make;
+  const char* family;  // the group `tala metrics` lists it under, in registry order
 };
 
 const std::vector<RegistryEntry>& MetricRegistry();

@@ -57,6 +57,24 @@ TEST(MetricsCommandTest, JsonListsEveryMetricWithItsDirection) {
   EXPECT_NE(r.out.find("\"name\":\"noise_sensitivity\""), std::string::npos);
   EXPECT_NE(r.out.find("\"direction\":\"lower\""), std::string::npos);
   EXPECT_NE(r.out.find("\"aliases\":[\"answer_relevancy\"]"), std::string::npos);
+  EXPECT_NE(r.out.find("\"family\":\"retriever by ids (no judge)\",\"by_default\":true"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("\"family\":\"SQL and data (no judge)\",\"by_default\":false"),
+            std::string::npos);
+}
+
+TEST(MetricsCommandTest, TheTableGroupsMetricsByFamily) {
+  auto r = RunTala("metrics");
+  EXPECT_EQ(r.exit_code, 0);
+  size_t ids = r.out.find("== retriever by ids (no judge) ==");
+  ASSERT_NE(ids, std::string::npos);
+  // Every IR metric under its heading, before the next one.
+  size_t next = r.out.find("== ", ids + 3);
+  for (const char* m : {"\nhit_rate\n", "\nmrr\n", "\nndcg\n"}) {
+    size_t at = r.out.find(m);
+    EXPECT_TRUE(at > ids && at < next) << m;
+  }
+  EXPECT_NE(r.out.find("default:   no (name it in --metrics)"), std::string::npos);
 }
 
 TEST(EvalCommandTest, ReplayRunWritesOneResultPerRowAndASummary) {
