@@ -13,8 +13,11 @@ std::string MissingFields(const Sample& s, const Metric& m) {
 
 io::RowResult RowScorer::Score(const Sample& sample) {
   TaskSet tasks = judges::PlanTasks(sample, metrics_);
-  if (tasks == 0) return ScoreWith(sample, Verdicts{});
-  return ScoreWith(sample, judge_->Answer({sample, tasks}));
+  Result<Verdicts> verdicts =
+      tasks == 0 ? Result<Verdicts>(Verdicts{}) : judge_->Answer({sample, tasks});
+  io::RowResult row = ScoreWith(sample, verdicts);
+  row.verdicts = nullptr;  // they go with this frame
+  return row;
 }
 
 io::RowResult RowScorer::ScoreWith(const Sample& sample, const Result<Verdicts>& verdicts) {

@@ -20,8 +20,9 @@ class RowScorer {
       : metrics_(metrics), judge_(judge), judge_name_(std::move(judge_name)) {
     for (const auto& m : metrics_) judged_ = judged_ || m->tasks() != 0;
   }
-  // The row's scores, one per metric in order; status is the judge's failure, if any.
-  // REQUIRES: a judge was given.
+  // The row's scores, one per metric in order; status is the judge's failure, if any. The
+  // result carries no verdicts (they would not outlive the call): use ScoreWith for the
+  // drill-down. REQUIRES: a judge was given.
   io::RowResult Score(const Sample& sample);
   // The same, from verdicts already answered (or the row's judge failure).
   io::RowResult ScoreWith(const Sample& sample, const Result<Verdicts>& verdicts);

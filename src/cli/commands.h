@@ -36,6 +36,7 @@ void AddGateCommand(CLI::App& app, int* exit_code);
 void AddReportCommand(CLI::App& app, int* exit_code);
 void AddEstimateCommand(CLI::App& app, int* exit_code);
 void AddMergeCommand(CLI::App& app, int* exit_code);
+void AddServeCommand(CLI::App& app, int* exit_code);
 void AddReviewCommand(CLI::App& app, int* exit_code);
 void AddRunCommand(CLI::App& app, int* exit_code, const RunOptions& defaults);
 struct CiSettings;

@@ -1,0 +1,77 @@
+#pragma once
+// Service: the engine behind `tala serve`, scoring a sample of production traffic. Rows come in
+// as the dataset's JSON (one object or JSON Lines, plus `timestamp` and `tags`), are checked by
+// the dataset's row parser, and are committed to SQLite (WAL, synchronous=FULL) before Ingest
+// returns, so an acknowledged row survives kill -9. A deterministic share of them (by a hash of
+// the id) is scored in the background with the configured metrics and judge; each row is
+// scored once, and rows left pending by a crash are scored after a restart. Summaries give
+// rolling windows per metric (mean, 95% interval, n) and the diagnosis mix, optionally for one
+// tag; the same figures in Prometheus' text format. Thread-safe: one mutex guards the database;
+// scoring runs outside it.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tala/status.h"
+
+namespace tala {
+
+struct ServeOptions {
+  std::string db = "tala.sqlite";
+  std::string metrics = "faithfulness,response_relevancy";  // reference-free by default
+  std::string judge = "offline";
+  double sample = 1.0;                  // share of rows scored, by id hash: 0..1
+  size_t max_rows_per_request = 10000;  // more: the request is refused whole
+  int64_t max_pending = 100000;         // sampled rows waiting to be scored; more: Busy
+  double diagnosis_threshold = 0.7;
+  // Named windows, seconds: the summaries' and /metrics' defaults.
+  std::vector<std::pair<std::string, int64_t>> windows = {
+      {"1h", 3600}, {"1d", 86400}, {"7d", 7 * 86400}};
+};
+
+struct IngestAnswer {
+  int64_t accepted = 0;  // rows committed
+  int64_t sampled = 0;   // of them, rows that will be scored
+  std::vector<std::string> ids;
+};
+
+class Service {
+ public:
+  // Opens (or creates) the database and sets up the metrics and the judge. kInvalidArgument for
+  // unknown metrics or judges; kIoError when the database cannot be used.
+  static Result<std::unique_ptr<Service>> Open(const ServeOptions& options);
+  ~Service();
+
+  // Checks every row of `body` (a JSON object, or JSON Lines) and commits them all, or none:
+  // kDataError naming "request", the line and the field of the first bad row; kUnavailable
+  // (retry later) when the scoring queue is full. `now` stamps rows without a timestamp.
+  Result<IngestAnswer> Ingest(std::string_view body, double now);
+
+  // Scores up to `max_rows` waiting rows (oldest first); the number scored.
+  Result<int64_t> ScorePending(int max_rows);
+  int64_t pending() const;
+
+  // {"window", "tag", "rows_ingested", "rows_sampled", "rows_scored", "rows_failed",
+  //  "rows_pending", "metrics": {name: {"mean", "ci": [lo, hi], "n"}}, "diagnoses": {...}} over
+  // rows stamped within `window` (a name from the options, or a number of seconds) before
+  // `now`; `tag` is "" or KEY=VALUE. kInvalidArgument for an unknown window or a bad tag.
+  Result<std::string> SummaryJson(const std::string& window, const std::string& tag, double now);
+  // Prometheus text exposition: per metric and window the mean and count, and the row counters.
+  Result<std::string> PrometheusText(double now);
+
+  struct Impl;
+
+ private:
+  explicit Service(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Seconds since the epoch from an ISO 8601 UTC text ("2026-12-04T10:00:00Z", fractions and
+// +00:00 accepted) or nullopt-like failure: kInvalidArgument.
+Result<double> ParseTimestamp(std::string_view text);
+
+}  // namespace tala

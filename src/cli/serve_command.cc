@@ -1,0 +1,205 @@
+// tala serve --db FILE: score a sample of production traffic (include/tala/serve.h) behind HTTP:
+// POST /v1/interactions, GET /v1/summary, GET /metrics, GET /healthz.
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "cli/commands.h"
+#include "io/writers/json_text.h"
+#include "tala/serve.h"
+
+namespace tala::cli {
+
+namespace {
+
+struct ServeFlags {
+  ServeOptions options;
+  std::string host = "127.0.0.1";
+  int port = 8177;
+  size_t max_body_bytes = 32u << 20;
+  std::string token;
+};
+
+// Set by SIGTERM/SIGINT; the scoring thread sees it and stops the server (nothing but this
+// flag is touched in the handler).
+std::atomic<bool> g_stopping{false};
+extern "C" void OnStopSignal(int) { g_stopping = true; }
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+void Error(httplib::Response& res, int code, const Status& s) {
+  std::string body = "{\"error\":";
+  io::AppendJsonString(body, s.ToString());
+  if (s.where().line > 0) body += ",\"line\":" + std::to_string(s.where().line);
+  if (!s.where().field.empty()) {
+    body += ",\"field\":";
+    io::AppendJsonString(body, s.where().field);
+  }
+  body += "}";
+  res.status = code;
+  res.set_content(body, "application/json");
+}
+
+bool Loopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1";
+}
+
+void Routes(httplib::Server& server, Service& service, const ServeFlags& f) {
+  // Everything but the liveness probe needs the bearer token when one is set.
+  server.set_pre_routing_handler([&f](const httplib::Request& req, httplib::Response& res) {
+    if (f.token.empty() || req.path == "/healthz")
+      return httplib::Server::HandlerResponse::Unhandled;
+    if (req.get_header_value("Authorization") == "Bearer " + f.token) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    Error(res, 401, InvalidArgument("missing or wrong bearer token"));
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain");
+  });
+  server.Post("/v1/interactions", [&service](const httplib::Request& req, httplib::Response& res) {
+    auto answer = service.Ingest(req.body, Now());
+    if (!answer) {
+      const Status& s = answer.error();
+      if (s.code() == ErrorCode::kUnavailable) {
+        res.set_header("Retry-After", "5");
+        Error(res, 503, s);
+      } else {
+        Error(res,
+              s.code() == ErrorCode::kInvalidArgument ? 413
+              : s.code() == ErrorCode::kIoError       ? 500
+                                                      : 400,
+              s);
+      }
+      return;
+    }
+    std::string body = "{\"accepted\":" + std::to_string(answer->accepted) +
+                       ",\"sampled\":" + std::to_string(answer->sampled) + ",\"ids\":[";
+    for (size_t i = 0; i < answer->ids.size(); ++i) {
+      if (i) body += ',';
+      io::AppendJsonString(body, answer->ids[i]);
+    }
+    res.status = 202;
+    res.set_content(body + "]}", "application/json");
+  });
+  server.Get("/v1/summary", [&service](const httplib::Request& req, httplib::Response& res) {
+    std::string window = req.has_param("window") ? req.get_param_value("window") : "7d";
+    std::string tag = req.has_param("tag") ? req.get_param_value("tag") : "";
+    auto json = service.SummaryJson(window, tag, Now());
+    if (!json) return Error(res, 400, json.error());
+    res.set_content(*json, "application/json");
+  });
+  server.Get("/metrics", [&service](const httplib::Request&, httplib::Response& res) {
+    auto text = service.PrometheusText(Now());
+    if (!text) return Error(res, 500, text.error());
+    res.set_content(*text, "text/plain; version=0.0.4");
+  });
+}
+
+int RunServe(ServeFlags& f) {
+  if (f.token.empty()) {
+    if (const char* env = std::getenv("TALA_SERVE_TOKEN")) f.token = env;
+  }
+  if (!Loopback(f.host) && f.token.empty()) {
+    PrintError("tala serve", InvalidArgument("binding " + f.host +
+                                             " needs --token (or TALA_SERVE_TOKEN): every "
+                                             "request but /healthz must then carry it"));
+    return 2;
+  }
+  auto service = Service::Open(f.options);
+  if (!service) {
+    PrintError("tala serve", service.error());
+    return ExitCodeFor(service.error());
+  }
+  httplib::Server server;
+  server.set_payload_max_length(f.max_body_bytes);  // larger bodies: 413
+  Routes(server, **service, f);
+  int port = f.port == 0 ? server.bind_to_any_port(f.host) : f.port;
+  if (f.port != 0 && !server.bind_to_port(f.host, f.port)) port = -1;
+  if (port <= 0) {
+    std::fprintf(stderr, "tala serve: cannot listen on %s:%d\n", f.host.c_str(), f.port);
+    return 2;
+  }
+  // Scoring runs beside the server; rows left pending by a crash are scored first.
+  g_stopping = false;
+  std::thread scorer([&service, &server] {
+    while (!g_stopping) {
+      auto n = (*service)->ScorePending(64);
+      if (!n) {
+        std::fprintf(stderr, "tala serve: scoring: %s\n", n.error().ToString().c_str());
+      }
+      if (!n || *n == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    server.stop();
+  });
+  auto old_term = std::signal(SIGTERM, OnStopSignal);
+  auto old_int = std::signal(SIGINT, OnStopSignal);
+  std::printf("http://%s:%d\n", f.host.c_str(), port);
+  std::fflush(stdout);
+  std::fprintf(stderr,
+               "tala serve: listening on http://%s:%d (%s, sample %.4g, %lld rows waiting)\n",
+               f.host.c_str(), port, f.options.db.c_str(), f.options.sample,
+               static_cast<long long>((*service)->pending()));
+  bool ok = server.listen_after_bind();
+  // SIGTERM: no new requests; the batch being scored is finished and stored, the rest waits in
+  // the database for the next start.
+  g_stopping = true;
+  scorer.join();
+  std::signal(SIGTERM, old_term);
+  std::signal(SIGINT, old_int);
+  std::fprintf(stderr, "tala serve: stopped; %lld rows wait to be scored at the next start\n",
+               static_cast<long long>((*service)->pending()));
+  return ok ? 0 : 2;
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app, int* exit_code) {
+  auto f = std::make_shared<ServeFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve",
+      "Score a sample of production traffic: POST interactions (the dataset's JSON, one object "
+      "or JSON Lines, with optional timestamp and tags) to /v1/interactions; each row is "
+      "committed to the database before the 202 reply, a deterministic share is scored in the "
+      "background, and GET /v1/summary?window=7d&tag=KEY=VALUE gives each metric's window "
+      "mean, 95% interval and count; GET /metrics the same for Prometheus; GET /healthz. "
+      "SIGTERM stops cleanly; rows not yet scored are scored after a restart.");
+  cmd->add_option("--db", f->options.db, "SQLite database (created if missing)")
+      ->capture_default_str();
+  cmd->add_option("--port", f->port, "port (0: any free port, printed on stdout)")
+      ->capture_default_str();
+  cmd->add_option("--host", f->host, "address to bind; anything but loopback needs --token")
+      ->capture_default_str();
+  cmd->add_option("--token", f->token,
+                  "bearer token every request but /healthz must carry (default: "
+                  "$TALA_SERVE_TOKEN)");
+  cmd->add_option("--metrics,-m", f->options.metrics, "metrics to score (reference-free ones)")
+      ->capture_default_str();
+  cmd->add_option("--judge,-j", f->options.judge, "judge: offline or replay")
+      ->capture_default_str();
+  cmd->add_option("--sample", f->options.sample,
+                  "share of rows scored, chosen by a hash of the id (the same row is always in "
+                  "or out)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--max-body-bytes", f->max_body_bytes, "larger request bodies get 413")
+      ->capture_default_str();
+  cmd->add_option("--max-rows-per-request", f->options.max_rows_per_request,
+                  "more rows in one request get 413")
+      ->capture_default_str();
+  cmd->add_option("--max-pending", f->options.max_pending,
+                  "sampled rows waiting to be scored before ingest answers 503 with Retry-After")
+      ->capture_default_str();
+  cmd->callback([f, exit_code] { *exit_code = RunServe(*f); });
+}
+
+}  // namespace tala::cli

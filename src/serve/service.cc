@@ -1,0 +1,333 @@
+#include <simdjson.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <mutex>
+
+#include "analysis/diagnosis.h"
+#include "core/hash.h"
+#include "io/readers/row_parser.h"
+#include "io/writers/json_text.h"
+#include "io/writers/results_jsonl_writer.h"
+#include "judges/registry.h"
+#include "judges/task_plan.h"
+#include "metrics/registry.h"
+#include "row_scorer.h"
+#include "serve/service_impl.h"
+#include "tala/serve.h"
+
+namespace tala {
+
+namespace {
+
+// Rows as received (the request's JSON line), their time, tags and state; one row of scores per
+// (row, metric) with a value, for the window queries.
+constexpr const char* kSchema =
+    "PRAGMA journal_mode=WAL;"
+    "PRAGMA synchronous=FULL;"
+    "CREATE TABLE IF NOT EXISTS rows ("
+    "  seq INTEGER PRIMARY KEY, id TEXT NOT NULL, ts REAL NOT NULL, tags TEXT NOT NULL,"
+    "  body TEXT NOT NULL, sampled INTEGER NOT NULL,"
+    "  state TEXT NOT NULL,"  // pending | scored | failed | unsampled
+    "  diagnosis TEXT, result TEXT);"
+    "CREATE INDEX IF NOT EXISTS rows_ts ON rows (ts);"
+    "CREATE INDEX IF NOT EXISTS rows_pending ON rows (state, seq);"
+    "CREATE TABLE IF NOT EXISTS scores ("
+    "  seq INTEGER NOT NULL, metric TEXT NOT NULL, value REAL NOT NULL, ts REAL NOT NULL,"
+    "  PRIMARY KEY (seq, metric));"
+    "CREATE INDEX IF NOT EXISTS scores_ts ON scores (metric, ts);";
+
+// In the sample: the id's SHA-256, read as a number in [0, 1), below the share.
+bool Sampled(const std::string& id, double share) {
+  if (share >= 1) return true;
+  if (share <= 0) return false;
+  std::string hex = Sha256Hex(id).substr(0, 13);  // 52 bits: exact in a double
+  return static_cast<double>(std::stoull(hex, nullptr, 16)) / 4503599627370496.0 < share;
+}
+
+}  // namespace
+
+Result<double> ParseTimestamp(std::string_view text) {
+  std::tm tm{};
+  int year, month, day, hour, minute;
+  double second = 0;
+  char rest[16] = {0};
+  std::string t(text);
+  int n = std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%15s", &year, &month, &day, &hour, &minute,
+                      &second, rest);
+  std::string zone(rest);
+  if (n < 6 || (n == 7 && zone != "Z" && zone != "+00:00") || month < 1 || month > 12 || day < 1 ||
+      day > 31 || hour > 23 || minute > 59 || second < 0 || second >= 61) {
+    return InvalidArgument("timestamp \"" + t +
+                           "\": expected ISO 8601 UTC such as 2026-12-04T10:00:00Z, or seconds "
+                           "since the epoch");
+  }
+  tm.tm_year = year - 1900;
+  tm.tm_mon = month - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  double whole = std::floor(second);
+  tm.tm_sec = static_cast<int>(whole);
+  return static_cast<double>(timegm(&tm)) + (second - whole);
+}
+
+Service::Service(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Service::~Service() = default;
+
+Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  if (!(options.sample >= 0 && options.sample <= 1)) {
+    return InvalidArgument("--sample must be a share between 0 and 1");
+  }
+  TALA_ASSIGN_OR_RETURN(auto specs, metrics::ParseMetricSpecs(options.metrics));
+  TALA_ASSIGN_OR_RETURN(impl->metrics, metrics::CreateMetrics(specs));
+  if (options.judge.rfind("openai:", 0) == 0 || options.judge.rfind("anthropic:", 0) == 0) {
+    return InvalidArgument(
+        "tala serve scores with the offline or replay judge for now; LLM "
+        "judges (" +
+        options.judge + ") are not wired into it yet");
+  }
+  TALA_ASSIGN_OR_RETURN(impl->judge, judges::CreateJudge(options.judge));
+  if (sqlite3_open(options.db.c_str(), &impl->db) != SQLITE_OK) {
+    return IoError("cannot open " + options.db + ": " + sqlite3_errmsg(impl->db));
+  }
+  sqlite3_busy_timeout(impl->db, 5000);
+  TALA_RETURN_IF_ERROR(impl->Exec(kSchema));
+  Stmt count(impl->db, "SELECT COUNT(*) FROM rows WHERE state = 'pending'");
+  if (count && count.Step()) impl->pending = sqlite3_column_int64(count.get(), 0);
+  return std::unique_ptr<Service>(new Service(std::move(impl)));
+}
+
+int64_t Service::pending() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->pending;
+}
+
+namespace {
+
+struct Incoming {
+  std::string id, tags = "{}", body;
+  double ts = 0;
+  bool sampled = false;
+};
+
+// One line of a request: the dataset's row checks, then timestamp and tags.
+Result<Incoming> ParseIncoming(simdjson::dom::element row, std::string_view line, int64_t line_no,
+                               double now, double share) {
+  static const std::string kRequest = "request";
+  TALA_ASSIGN_OR_RETURN(Sample sample, io::ParseRow(row, {kRequest, line_no, line_no}));
+  Incoming in;
+  in.id = sample.id;
+  in.body = std::string(line);
+  in.ts = now;
+  simdjson::dom::element e;
+  if (!row["timestamp"].get(e)) {
+    double seconds = 0;
+    std::string_view text;
+    if (!e.get_double().get(seconds)) {
+      in.ts = seconds;
+    } else if (!e.get_string().get(text)) {
+      auto parsed = ParseTimestamp(text);
+      if (!parsed) return DataError({kRequest, line_no, 0, "timestamp"}, parsed.error().message());
+      in.ts = *parsed;
+    } else {
+      return DataError({kRequest, line_no, 0, "timestamp"},
+                       "expected an ISO 8601 text or seconds since the epoch");
+    }
+  }
+  if (!row["tags"].get(e)) {
+    simdjson::dom::object tags;
+    if (e.get_object().get(tags)) {
+      return DataError({kRequest, line_no, 0, "tags"}, "expected an object of strings");
+    }
+    for (auto [key, value] : tags) {
+      if (!value.is_string()) {
+        return DataError({kRequest, line_no, 0, "tags." + std::string(key)}, "expected a string");
+      }
+    }
+    in.tags = simdjson::minify(e);
+  }
+  in.sampled = Sampled(in.id, share);
+  return in;
+}
+
+}  // namespace
+
+Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
+  Impl& s = *impl_;
+  std::vector<Incoming> rows;
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(body);
+  // One JSON object, or JSON Lines: either way each line holding a row is parsed on its own
+  // (a pretty-printed single object is parsed whole).
+  std::vector<std::pair<std::string_view, int64_t>> lines;
+  std::string_view all(padded.data(), padded.size());
+  size_t first = all.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    return DataError({"request", 0, 0, ""}, "the body holds no rows");
+  }
+  simdjson::dom::element whole;
+  if (!parser.parse(padded).get(whole) && whole.is_object()) {
+    lines.push_back({all.substr(first), 1});
+  } else {
+    int64_t line_no = 0;
+    size_t at = 0;
+    while (at <= all.size()) {
+      size_t nl = all.find('\n', at);
+      std::string_view line = all.substr(at, nl == std::string_view::npos ? all.npos : nl - at);
+      ++line_no;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.find_first_not_of(" \t") != std::string_view::npos) lines.push_back({line, line_no});
+      if (nl == std::string_view::npos) break;
+      at = nl + 1;
+    }
+  }
+  if (lines.size() > s.options.max_rows_per_request) {
+    return InvalidArgument("the request holds " + std::to_string(lines.size()) + " rows; at most " +
+                           std::to_string(s.options.max_rows_per_request) + " per request");
+  }
+  int64_t sampled = 0;
+  for (const auto& [line, line_no] : lines) {
+    simdjson::dom::element row;
+    if (auto err = parser.parse(line.data(), line.size()).get(row)) {
+      return io::JsonSyntaxError(err, "request", line_no);
+    }
+    TALA_ASSIGN_OR_RETURN(Incoming in, ParseIncoming(row, line, line_no, now, s.options.sample));
+    sampled += in.sampled ? 1 : 0;
+    rows.push_back(std::move(in));
+  }
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (sampled > 0 && s.pending + sampled > s.options.max_pending) {
+    return Status(
+        ErrorCode::kUnavailable,
+        "the scoring queue is full (" + std::to_string(s.pending) + " rows waiting); retry later");
+  }
+  TALA_RETURN_IF_ERROR(s.Exec("BEGIN IMMEDIATE"));
+  Stmt insert(s.db,
+              "INSERT INTO rows (id, ts, tags, body, sampled, state) VALUES (?1, ?2, ?3, ?4, ?5, "
+              "?6)");
+  IngestAnswer answer;
+  for (const Incoming& in : rows) {
+    insert.Text(1, in.id);
+    insert.Real(2, in.ts);
+    insert.Text(3, in.tags);
+    insert.Text(4, in.body);
+    insert.Int(5, in.sampled ? 1 : 0);
+    insert.Text(6, in.sampled ? "pending" : "unsampled");
+    if (insert.Done() != SQLITE_DONE) {
+      std::string message = sqlite3_errmsg(s.db);
+      (void)s.Exec("ROLLBACK");
+      return IoError("cannot store the rows: " + message);
+    }
+    insert.Reset();
+    answer.ids.push_back(in.id);
+  }
+  // Committed (and synced) before the caller acknowledges anything.
+  TALA_RETURN_IF_ERROR(s.Exec("COMMIT"));
+  answer.accepted = static_cast<int64_t>(rows.size());
+  answer.sampled = sampled;
+  s.pending += sampled;
+  return answer;
+}
+
+Result<int64_t> Service::ScorePending(int max_rows) {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> scoring(s.score_mu);
+  struct Waiting {
+    int64_t seq;
+    double ts;
+    std::string body;
+  };
+  std::vector<Waiting> batch;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    Stmt pick(s.db, "SELECT seq, ts, body FROM rows WHERE state = 'pending' ORDER BY seq LIMIT ?1");
+    pick.Int(1, max_rows);
+    while (pick.Step()) {
+      batch.push_back({sqlite3_column_int64(pick.get(), 0), sqlite3_column_double(pick.get(), 1),
+                       pick.Column(2)});
+    }
+  }
+  if (batch.empty()) return 0;
+  // Scored outside the lock: ingest goes on meanwhile.
+  struct Scored {
+    int64_t seq;
+    double ts;
+    bool failed;
+    std::string diagnosis, result;
+    std::vector<std::pair<std::string, double>> values;
+  };
+  std::vector<Scored> done;
+  RowScorer scorer(s.metrics, s.judge.get(), s.judge->name());
+  simdjson::dom::parser parser;
+  analysis::DiagnosisRule rule{s.options.diagnosis_threshold, {}};
+  static const std::string kStored = "stored row";
+  for (Waiting& w : batch) {
+    Scored out{w.seq, w.ts, false, "", "", {}};
+    simdjson::dom::element row;
+    auto sample = parser.parse(w.body).get(row) ? Result<Sample>(Internal("unreadable row"))
+                                                : io::ParseRow(row, {kStored, w.seq, w.seq});
+    if (!sample) {
+      out.failed = true;
+      out.result = sample.error().ToString();
+    } else {
+      // The verdicts outlive the row result, which points at them for the drill-down.
+      TaskSet tasks = judges::PlanTasks(*sample, s.metrics);
+      Result<Verdicts> verdicts =
+          tasks == 0 ? Result<Verdicts>(Verdicts{}) : s.judge->Answer({*sample, tasks});
+      io::RowResult result = scorer.ScoreWith(*sample, verdicts);
+      std::map<std::string, double> scores;
+      for (const io::RowScore& score : result.scores) {
+        out.failed = out.failed || score.failed;
+        if (score.value.value) {
+          out.values.emplace_back(std::string(score.key), *score.value.value);
+          scores.emplace(std::string(score.key), *score.value.value);
+        }
+      }
+      out.failed = out.failed || !result.status.ok();
+      result.diagnosis = analysis::DiagnosisName(analysis::Diagnose(scores, rule));
+      out.diagnosis = result.diagnosis;
+      out.result = io::FormatResultLine(result);
+    }
+    done.push_back(std::move(out));
+  }
+  std::lock_guard<std::mutex> lock(s.mu);
+  TALA_RETURN_IF_ERROR(s.Exec("BEGIN IMMEDIATE"));
+  Stmt mark(s.db,
+            "UPDATE rows SET state = ?2, diagnosis = ?3, result = ?4 WHERE seq = ?1 AND "
+            "state = 'pending'");
+  Stmt value(s.db, "INSERT OR REPLACE INTO scores (seq, metric, value, ts) VALUES (?1,?2,?3,?4)");
+  for (const Scored& d : done) {
+    mark.Int(1, d.seq);
+    mark.Text(2, d.failed ? "failed" : "scored");
+    mark.Text(3, d.diagnosis);
+    mark.Text(4, d.result);
+    bool ok = mark.Done() == SQLITE_DONE;
+    mark.Reset();
+    for (const auto& [metric, v] : d.values) {
+      if (!ok) break;
+      value.Int(1, d.seq);
+      value.Text(2, metric);
+      value.Real(3, v);
+      value.Real(4, d.ts);
+      ok = value.Done() == SQLITE_DONE;
+      value.Reset();
+    }
+    if (!ok) {
+      std::string message = sqlite3_errmsg(s.db);
+      (void)s.Exec("ROLLBACK");
+      return IoError("cannot store scores: " + message);
+    }
+  }
+  TALA_RETURN_IF_ERROR(s.Exec("COMMIT"));
+  s.pending -= static_cast<int64_t>(done.size());
+  if (s.pending < 0) s.pending = 0;
+  return static_cast<int64_t>(done.size());
+}
+
+}  // namespace tala
