@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +20,47 @@
 #include "tala/status.h"
 
 namespace tala {
+
+// An alert rule: "faithfulness.mean_7d < 0.70" fires once when the metric's mean over the
+// window crosses the threshold with at least min_rows values, and clears once the mean is back
+// by clear_margin (hysteresis, so a mean hovering at the threshold does not flap).
+struct AlertRule {
+  std::string text;  // as written
+  std::string metric, window;
+  int64_t window_seconds = 0;
+  std::string op;  // <, <=, >, >=
+  double threshold = 0;
+  int64_t min_rows = 20;
+  double clear_margin = 0.02;
+  std::string webhook;  // where the event is POSTed (empty: logged only)
+};
+// "METRIC.mean_WINDOW OP NUMBER" (windows: 90m, 1h, 1d, 7d...); kInvalidArgument naming the rule.
+Result<AlertRule> ParseAlertRule(const std::string& text);
+
+struct AlertEvent {
+  int64_t id = 0;
+  std::string rule, event;  // event: fired | cleared
+  double at = 0, mean = 0, threshold = 0;
+  int64_t n = 0;
+  std::string webhook;
+  // The JSON POSTed to the webhook: {"rule", "event", "metric", "window", "mean", "n",
+  // "threshold", "at" (ISO 8601 UTC)}.
+  std::string Payload() const;
+};
+
+// Which stored rows to export: scored rows stamped at or after `since`, optionally only those
+// whose `metric` is at most `max_score` (the failing ones), oldest first.
+struct RowQuery {
+  double since = 0;
+  std::string metric;
+  std::optional<double> max_score;
+  int64_t limit = 10000;
+};
+
+struct StoredRow {
+  std::string result;  // its line in the results format (scores, reasons, verdicts, inputs)
+  std::string row;     // the row as received: a dataset line, to become a golden case
+};
 
 struct ServeOptions {
   std::string db = "tala.sqlite";
@@ -31,6 +73,7 @@ struct ServeOptions {
   // Named windows, seconds: the summaries' and /metrics' defaults.
   std::vector<std::pair<std::string, int64_t>> windows = {
       {"1h", 3600}, {"1d", 86400}, {"7d", 7 * 86400}};
+  std::vector<AlertRule> alerts;
 };
 
 struct IngestAnswer {
@@ -62,6 +105,18 @@ class Service {
   Result<std::string> SummaryJson(const std::string& window, const std::string& tag, double now);
   // Prometheus text exposition: per metric and window the mean and count, and the row counters.
   Result<std::string> PrometheusText(double now);
+
+  // Evaluates every alert rule at `now`; each change of state is stored (state and history
+  // survive restarts) and returned, to be delivered.
+  Result<std::vector<AlertEvent>> CheckAlerts(double now);
+  // Events whose webhook has not acknowledged them yet (delivery is retried until it does).
+  Result<std::vector<AlertEvent>> UndeliveredAlerts();
+  Status MarkAlertDelivered(int64_t id);
+  // {"rules": [{"rule", "firing", "since"}], "history": [events, newest first, at most 100]}.
+  Result<std::string> AlertsJson();
+
+  // kInvalidArgument when `metric` is not served or max_score comes without it.
+  Result<std::vector<StoredRow>> Rows(const RowQuery& query);
 
   struct Impl;
 

@@ -123,7 +123,8 @@ Status ApplyConfigFile(const std::string& path, EvalOptions& options) {
   }
   for (const auto& [key, node] : table) {
     std::string name(key.str());
-    if (name == "target" || name == "ci") continue;  // `tala run` and `tala ci` read these
+    // `tala run`, `tala ci` and `tala serve` read these.
+    if (name == "target" || name == "ci" || name == "serve") continue;
     if (name == "diagnosis_thresholds") {
       const toml::table* t = node.as_table();
       if (t == nullptr)

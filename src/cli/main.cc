@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/config_file.h"
+#include "cli/serve_config.h"
 #include "cli/target_config.h"
 
 namespace tala::cli {
@@ -76,9 +77,18 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
+    tala::cli::ServeSettings serve_defaults;
+    if (!config.empty()) {
+      tala::Status s = tala::cli::ApplyServeTable(config, serve_defaults);
+      if (!s.ok()) {
+        std::fprintf(stderr, "tala: %s\n", s.message().c_str());
+        return 2;
+      }
+    }
     tala::cli::AddEvalCommand(app, &exit_code, defaults);
     tala::cli::AddMergeCommand(app, &exit_code);
-    tala::cli::AddServeCommand(app, &exit_code);
+    tala::cli::AddServeCommand(app, &exit_code, serve_defaults);
+    tala::cli::AddExportCommand(app, &exit_code);
     tala::cli::AddRunCommand(app, &exit_code, run_defaults);
     tala::cli::AddCiCommand(app, &exit_code, defaults, run_defaults, ci_defaults);
     tala::cli::AddCacheCommand(app, &exit_code, defaults.llm.cache);

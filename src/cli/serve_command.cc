@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/serve_config.h"
 #include "io/writers/json_text.h"
 #include "tala/serve.h"
 
@@ -24,7 +25,40 @@ struct ServeFlags {
   int port = 8177;
   size_t max_body_bytes = 32u << 20;
   std::string token;
+  std::string config;  // read by main before the flags; named here so that it parses
 };
+
+// Alerts that changed state are logged; those with a webhook are POSTed until one answers 2xx
+// (the event stays undelivered in the database meanwhile, across restarts too).
+void DeliverAlerts(Service& service, double now) {
+  auto changed = service.CheckAlerts(now);
+  if (!changed) {
+    std::fprintf(stderr, "tala serve: alerts: %s\n", changed.error().ToString().c_str());
+    return;
+  }
+  for (const AlertEvent& e : *changed) {
+    std::fprintf(stderr, "tala serve: alert %s: %s (mean %.4f over %lld rows)\n", e.event.c_str(),
+                 e.rule.c_str(), e.mean, static_cast<long long>(e.n));
+  }
+  auto waiting = service.UndeliveredAlerts();
+  if (!waiting) return;
+  for (const AlertEvent& e : *waiting) {
+    // scheme://host:port, then the path.
+    size_t slash = e.webhook.find('/', e.webhook.find("://") + 3);
+    std::string base = e.webhook.substr(0, slash);
+    std::string path = slash == std::string::npos ? "/" : e.webhook.substr(slash);
+    httplib::Client client(base);
+    client.set_connection_timeout(2);
+    client.set_read_timeout(5);
+    auto res = client.Post(path, e.Payload(), "application/json");
+    if (res && res->status / 100 == 2) {
+      (void)service.MarkAlertDelivered(e.id);
+    } else {
+      std::fprintf(stderr, "tala serve: webhook %s did not take the %s event; retrying\n",
+                   base.c_str(), e.event.c_str());
+    }
+  }
+}
 
 // Set by SIGTERM/SIGINT; the scoring thread sees it and stops the server (nothing but this
 // flag is touched in the handler).
@@ -98,6 +132,40 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f) {
     if (!json) return Error(res, 400, json.error());
     res.set_content(*json, "application/json");
   });
+  // Scored rows as results lines (JSON Lines): ?since=ISO|epoch&metric=M&max_score=S&limit=N.
+  server.Get("/v1/rows", [&service](const httplib::Request& req, httplib::Response& res) {
+    RowQuery q;
+    std::string since = req.has_param("since") ? req.get_param_value("since") : "";
+    if (!since.empty()) {
+      char* end = nullptr;
+      double seconds = std::strtod(since.c_str(), &end);
+      auto iso = ParseTimestamp(since);
+      if (end != nullptr && *end == '\0') {
+        q.since = seconds;
+      } else if (iso) {
+        q.since = *iso;
+      } else {
+        return Error(res, 400, iso.error());
+      }
+    }
+    q.metric = req.has_param("metric") ? req.get_param_value("metric") : "";
+    try {
+      if (req.has_param("max_score")) q.max_score = std::stod(req.get_param_value("max_score"));
+      if (req.has_param("limit")) q.limit = std::stoll(req.get_param_value("limit"));
+    } catch (...) {
+      return Error(res, 400, InvalidArgument("max_score and limit take numbers"));
+    }
+    auto rows = service.Rows(q);
+    if (!rows) return Error(res, 400, rows.error());
+    std::string body;
+    for (const StoredRow& r : *rows) body += r.result + "\n";
+    res.set_content(body, "application/x-ndjson");
+  });
+  server.Get("/v1/alerts", [&service](const httplib::Request&, httplib::Response& res) {
+    auto json = service.AlertsJson();
+    if (!json) return Error(res, 500, json.error());
+    res.set_content(*json, "application/json");
+  });
   server.Get("/metrics", [&service](const httplib::Request&, httplib::Response& res) {
     auto text = service.PrometheusText(Now());
     if (!text) return Error(res, 500, text.error());
@@ -132,10 +200,17 @@ int RunServe(ServeFlags& f) {
   // Scoring runs beside the server; rows left pending by a crash are scored first.
   g_stopping = false;
   std::thread scorer([&service, &server] {
+    double checked = 0;
     while (!g_stopping) {
       auto n = (*service)->ScorePending(64);
       if (!n) {
         std::fprintf(stderr, "tala serve: scoring: %s\n", n.error().ToString().c_str());
+      }
+      // Alerts after new scores, and every second as rows age out of the windows.
+      double now = Now();
+      if ((n && *n > 0) || now - checked >= 1) {
+        DeliverAlerts(**service, now);
+        checked = now;
       }
       if (!n || *n == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -163,16 +238,21 @@ int RunServe(ServeFlags& f) {
 
 }  // namespace
 
-void AddServeCommand(CLI::App& app, int* exit_code) {
+void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& defaults) {
   auto f = std::make_shared<ServeFlags>();
+  f->options = defaults.options;
+  f->host = defaults.host;
+  f->port = defaults.port;
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "Score a sample of production traffic: POST interactions (the dataset's JSON, one object "
       "or JSON Lines, with optional timestamp and tags) to /v1/interactions; each row is "
       "committed to the database before the 202 reply, a deterministic share is scored in the "
       "background, and GET /v1/summary?window=7d&tag=KEY=VALUE gives each metric's window "
-      "mean, 95% interval and count; GET /metrics the same for Prometheus; GET /healthz. "
-      "SIGTERM stops cleanly; rows not yet scored are scored after a restart.");
+      "mean, 95% interval and count; GET /metrics the same for Prometheus; GET /v1/alerts the "
+      "alert rules of tala.toml's [[serve.alerts]] (fired once, cleared with hysteresis, "
+      "POSTed to their webhook); GET /healthz. SIGTERM stops cleanly; rows not yet scored are "
+      "scored after a restart. [serve] in tala.toml sets any flag.");
   cmd->add_option("--db", f->options.db, "SQLite database (created if missing)")
       ->capture_default_str();
   cmd->add_option("--port", f->port, "port (0: any free port, printed on stdout)")
@@ -199,6 +279,9 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--max-pending", f->options.max_pending,
                   "sampled rows waiting to be scored before ingest answers 503 with Retry-After")
       ->capture_default_str();
+  cmd->add_option("--config", f->config,
+                  "config file with [serve] and [[serve.alerts]] (default: $TALA_CONFIG, else "
+                  "./tala.toml when present)");
   cmd->callback([f, exit_code] { *exit_code = RunServe(*f); });
 }
 

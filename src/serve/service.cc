@@ -98,6 +98,15 @@ Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
   }
   sqlite3_busy_timeout(impl->db, 5000);
   TALA_RETURN_IF_ERROR(impl->Exec(kSchema));
+  TALA_RETURN_IF_ERROR(CreateAlertTables(*impl));
+  for (const AlertRule& rule : options.alerts) {
+    bool known = false;
+    for (const auto& m : impl->metrics) known = known || m->key() == rule.metric;
+    if (!known) {
+      return InvalidArgument("alert \"" + rule.text + "\": " + rule.metric +
+                             " is not among the served metrics (" + options.metrics + ")");
+    }
+  }
   Stmt count(impl->db, "SELECT COUNT(*) FROM rows WHERE state = 'pending'");
   if (count && count.Step()) impl->pending = sqlite3_column_int64(count.get(), 0);
   return std::unique_ptr<Service>(new Service(std::move(impl)));

@@ -9,8 +9,6 @@
 
 namespace tala {
 
-namespace {
-
 // "7d", "1h", "90m", "3600" (seconds), or a window named in the options.
 Result<int64_t> WindowSeconds(const ServeOptions& o, const std::string& window) {
   for (const auto& [name, seconds] : o.windows) {
@@ -32,6 +30,22 @@ Result<int64_t> WindowSeconds(const ServeOptions& o, const std::string& window) 
   return InvalidArgument("window \"" + window +
                          "\": expected a number with s, m, h or d (1h, 1d, 7d)");
 }
+
+Result<std::pair<int64_t, double>> MetricTotals(Service::Impl& s, const std::string& metric,
+                                                double since, double until) {
+  Stmt q(s.db,
+         "SELECT COUNT(*), TOTAL(value) FROM scores WHERE metric = ?1 AND ts >= ?2 AND "
+         "ts <= ?3");
+  if (!q) return IoError(std::string("alerts: ") + sqlite3_errmsg(s.db));
+  q.Text(1, metric);
+  q.Real(2, since);
+  q.Real(3, until);
+  if (!q.Step()) return std::pair<int64_t, double>{0, 0};
+  return std::pair<int64_t, double>{sqlite3_column_int64(q.get(), 0),
+                                    sqlite3_column_double(q.get(), 1)};
+}
+
+namespace {
 
 struct Tag {
   std::string path, value;  // a JSON path into the row's tags ('$."route"'), the value wanted
@@ -206,6 +220,33 @@ Result<std::string> Service::PrometheusText(double now) {
     }
   }
   return out + counts;
+}
+
+Result<std::vector<StoredRow>> Service::Rows(const RowQuery& q) {
+  Impl& s = *impl_;
+  if (q.max_score && q.metric.empty()) {
+    return InvalidArgument("max_score needs the metric it applies to (metric=NAME)");
+  }
+  if (!q.metric.empty()) {
+    bool known = false;
+    for (const auto& m : s.metrics) known = known || m->key() == q.metric;
+    if (!known) return InvalidArgument("metric " + q.metric + " is not among the served ones");
+  }
+  std::string sql = "SELECT r.result, r.body FROM rows r";
+  if (!q.metric.empty()) sql += " JOIN scores c ON c.seq = r.seq AND c.metric = ?3";
+  sql += " WHERE r.state IN ('scored', 'failed') AND r.ts >= ?1";
+  if (q.max_score) sql += " AND c.value <= ?4";
+  sql += " ORDER BY r.seq LIMIT ?2";
+  std::lock_guard<std::mutex> lock(s.mu);
+  Stmt rows(s.db, sql.c_str());
+  if (!rows) return IoError(std::string("rows: ") + sqlite3_errmsg(s.db));
+  rows.Real(1, q.since);
+  rows.Int(2, q.limit);
+  if (!q.metric.empty()) rows.Text(3, q.metric);
+  if (q.max_score) rows.Real(4, *q.max_score);
+  std::vector<StoredRow> out;
+  while (rows.Step()) out.push_back({rows.Column(0), rows.Column(1)});
+  return out;
 }
 
 }  // namespace tala

@@ -4,8 +4,10 @@
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -123,6 +125,117 @@ TEST(ServeCommandTest, KillNineLosesNothingAcknowledgedAndScoresItOnce) {
   simdjson::dom::parser p;
   // One value per row and metric: nothing scored twice.
   EXPECT_EQ(int64_t(p.parse(summary)["metrics"]["response_relevancy"]["n"]), acknowledged);
+}
+
+// A webhook receiver on 127.0.0.1 that keeps every payload it is sent.
+class Receiver {
+ public:
+  Receiver() {
+    server_.Post("/hook", [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu_);
+      bodies_.push_back(req.body);
+      res.status = 204;
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~Receiver() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/hook"; }
+  // Waits (bounded) until `n` payloads came; returns them all.
+  std::vector<std::string> Await(size_t n) {
+    for (int i = 0; i < 300; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (bodies_.size() >= n) return bodies_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    return bodies_;
+  }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::string> bodies_;
+};
+
+std::string FerryRows(const std::string& prefix, int n, bool grounded) {
+  std::string body;
+  for (int i = 0; i < n; ++i) {
+    body += "{\"id\":\"" + prefix + std::to_string(i) +
+            "\",\"user_input\":\"When does the ferry sail?\",\"response\":\"" +
+            (grounded ? "The ferry sails every 20 minutes." : "The ferry sails every 5 minutes.") +
+            "\",\"retrieved_contexts\":[\"The ferry sails every 20 minutes.\"]}\n";
+  }
+  return body;
+}
+
+TEST(ServeCommandTest, AnAlertRuleFiresOnceAndClearsAtTheWebhook) {
+  TempDir dir;
+  Receiver hook;
+  std::string config = dir.Write("tala.toml",
+                                 "[serve]\nsample = 1\n\n[[serve.alerts]]\n"
+                                 "when = \"faithfulness.mean_1d < 0.70\"\n"
+                                 "min_rows = 10\nwebhook = \"" +
+                                     hook.url() + "\"\n");
+  Served s(dir.path() + "/t.sqlite", {"--config", config});
+  auto post = [&](const std::string& body) {
+    auto res = s.client->Post("/v1/interactions", body, "application/x-ndjson");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 202) << res->body;
+    ASSERT_FALSE(s.SettledSummary().empty());
+  };
+  post(FerryRows("bad", 10, false));
+  auto events = hook.Await(1);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_NE(events[0].find("\"event\":\"fired\""), std::string::npos) << events[0];
+  post(FerryRows("good", 40, true));  // mean 0.8: back past 0.72
+  events = hook.Await(2);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_NE(events[1].find("\"event\":\"cleared\""), std::string::npos) << events[1];
+  auto alerts = s.client->Get("/v1/alerts");
+  ASSERT_TRUE(alerts);
+  EXPECT_NE(alerts->body.find("\"firing\":false"), std::string::npos) << alerts->body;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // a further check: no repeat
+  EXPECT_EQ(hook.Await(2).size(), 2u);
+}
+
+TEST(ServeCommandTest, FailingRowsComeBackOverHttpAndAsADatasetFile) {
+  TempDir dir;
+  const std::string db = dir.path() + "/t.sqlite";
+  {
+    Served s(db);
+    auto res =
+        s.client->Post("/v1/interactions", FerryRows("bad", 3, false) + FerryRows("good", 5, true),
+                       "application/x-ndjson");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 202);
+    ASSERT_FALSE(s.SettledSummary().empty());
+    auto rows = s.client->Get("/v1/rows?metric=faithfulness&max_score=0.5&since=0");
+    ASSERT_TRUE(rows);
+    EXPECT_EQ(rows->status, 200);
+    EXPECT_EQ(std::count(rows->body.begin(), rows->body.end(), '\n'), 3);
+    EXPECT_NE(rows->body.find("\"scores\":{\"faithfulness\":"), std::string::npos);
+    auto bad = s.client->Get("/v1/rows?max_score=0.5");
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->status, 400);
+    EXPECT_EQ(s.child->Stop(SIGTERM), 0);
+  }
+  const std::string out = dir.path() + "/golden.jsonl";
+  auto exported = testing::RunTala("export " + db + " --metric faithfulness --max-score 0.5 -o " +
+                                   out + " 2>&1");
+  ASSERT_EQ(exported.exit_code, 0) << exported.out;
+  EXPECT_NE(exported.out.find("3 rows written"), std::string::npos) << exported.out;
+  auto eval =
+      testing::RunTala("eval " + out + " -m faithfulness -q -o " + dir.path() + "/r.jsonl 2>&1");
+  EXPECT_EQ(eval.exit_code, 0) << eval.out;
+  EXPECT_NE(eval.out.find("rows: 3 scored"), std::string::npos) << eval.out;
 }
 
 TEST(ServeCommandTest, ATokenGuardsEverythingButHealth) {

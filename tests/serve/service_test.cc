@@ -187,6 +187,99 @@ TEST(ServiceTest, PrometheusTextParsesBackToTheSummary) {
   EXPECT_EQ(values["tala_metric_rows{metric=\"faithfulness\",window=\"7d\"}"], 2);
 }
 
+std::string Rows(const std::string& prefix, int n, const std::string& response, double ts) {
+  std::string body;
+  for (int i = 0; i < n; ++i) body += Row(prefix + std::to_string(i), response, ts) + "\n";
+  return body;
+}
+
+TEST(ServiceTest, AnAlertFiresOnceAndClearsWithHysteresis) {
+  TempDir dir;
+  ServeOptions o;
+  auto rule = ParseAlertRule("faithfulness.mean_1d < 0.70");
+  ASSERT_TRUE(rule.has_value());
+  rule->min_rows = 5;
+  rule->webhook = "http://127.0.0.1:9/hook";
+  o.alerts = {*rule};
+  const std::string db = dir.path() + "/t.sqlite";
+  auto s = Open(db, o);
+  auto step = [&](const std::string& body, double at) {
+    EXPECT_TRUE(s->Ingest(body, at).has_value());
+    EXPECT_GT(*s->ScorePending(1000), 0);
+    return *s->CheckAlerts(at);
+  };
+  // Four bad rows: below the threshold but under min_rows.
+  EXPECT_TRUE(step(Rows("a", 4, kBad, kNow - 100), kNow).empty());
+  auto fired = step(Rows("b", 1, kBad, kNow - 90), kNow);
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_EQ(fired[0].event, "fired");
+  EXPECT_EQ(fired[0].n, 5);
+  EXPECT_NE(fired[0].Payload().find("\"event\":\"fired\""), std::string::npos);
+  EXPECT_TRUE(s->CheckAlerts(kNow + 1)->empty());  // once
+  // Eleven good rows: mean 11/16 = 0.6875, still below; twelve: 12/17 = 0.706, above 0.70 but
+  // not past the margin (0.72); fourteen: 14/19 = 0.737 clears.
+  EXPECT_TRUE(step(Rows("c", 11, kGood, kNow - 50), kNow + 2).empty());
+  EXPECT_TRUE(step(Rows("d", 1, kGood, kNow - 40), kNow + 3).empty());
+  auto cleared = step(Rows("e", 2, kGood, kNow - 30), kNow + 4);
+  ASSERT_EQ(cleared.size(), 1u);
+  EXPECT_EQ(cleared[0].event, "cleared");
+  // Both wait for their webhook until it takes them; state and history survive a restart.
+  EXPECT_EQ(s->UndeliveredAlerts()->size(), 2u);
+  ASSERT_TRUE(s->MarkAlertDelivered(fired[0].id).ok());
+  s.reset();
+  s = Open(db, o);
+  EXPECT_TRUE(s->CheckAlerts(kNow + 5)->empty());
+  EXPECT_EQ(s->UndeliveredAlerts()->size(), 1u);
+  simdjson::dom::parser p;
+  auto alerts = p.parse(*s->AlertsJson());
+  EXPECT_FALSE(bool(alerts["rules"].at(0)["firing"]));
+  EXPECT_EQ(alerts["history"].get_array().size(), 2u);
+}
+
+TEST(ServiceTest, AlertRulesAreCheckedWhenRead) {
+  EXPECT_FALSE(ParseAlertRule("faithfulness < 0.7").has_value());
+  EXPECT_FALSE(ParseAlertRule("faithfulness.mean_1w < 0.7").has_value());
+  EXPECT_FALSE(ParseAlertRule("faithfulness.mean_1d ~ 0.7").has_value());
+  auto r = ParseAlertRule("noise_sensitivity.mean_90m >= 0.3");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->window_seconds, 5400);
+  EXPECT_EQ(r->op, ">=");
+  TempDir dir;
+  ServeOptions o;
+  o.db = dir.path() + "/t.sqlite";
+  o.alerts = {*ParseAlertRule("context_recall.mean_1d < 0.5")};
+  auto s = Service::Open(o);
+  ASSERT_FALSE(s.has_value());
+  EXPECT_NE(s.error().message().find("not among the served metrics"), std::string::npos);
+}
+
+TEST(ServiceTest, FailingRowsExportAsResultsAndAsReceived) {
+  TempDir dir;
+  auto s = Open(dir.path() + "/t.sqlite");
+  ASSERT_TRUE(s->Ingest(Rows("old", 2, kBad, kNow - 7200), kNow).has_value());
+  ASSERT_TRUE(s->Ingest(Rows("bad", 3, kBad, kNow - 60) + Rows("good", 4, kGood, kNow - 60), kNow)
+                  .has_value());
+  ASSERT_EQ(*s->ScorePending(100), 9);
+  RowQuery q;
+  q.since = kNow - 3600;
+  q.metric = "faithfulness";
+  q.max_score = 0.5;
+  auto rows = s->Rows(q);
+  ASSERT_TRUE(rows.has_value()) << rows.error().ToString();
+  ASSERT_EQ(rows->size(), 3u);
+  EXPECT_EQ((*rows)[0].row, Row("bad0", kBad, kNow - 60));  // as received
+  EXPECT_EQ((*rows)[0].result.rfind("{\"id\":\"bad0\",\"scores\":", 0), 0u);
+  q.max_score.reset();
+  EXPECT_EQ(s->Rows(q)->size(), 7u);
+  q.metric.clear();
+  q.since = 0;
+  EXPECT_EQ(s->Rows(q)->size(), 9u);
+  q.max_score = 0.5;
+  EXPECT_EQ(s->Rows(q).error().code(), ErrorCode::kInvalidArgument);
+  q.metric = "context_recall";
+  EXPECT_EQ(s->Rows(q).error().code(), ErrorCode::kInvalidArgument);
+}
+
 TEST(ServiceTest, TimestampsReadAsIso8601Utc) {
   EXPECT_EQ(*ParseTimestamp("2026-12-04T08:00:00Z"), kNow);
   EXPECT_EQ(*ParseTimestamp("2026-12-04T08:00:00.5+00:00"), kNow + 0.5);

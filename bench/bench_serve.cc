@@ -1,0 +1,116 @@
+// tala serve under load: ROWS rows POSTed to /v1/interactions in requests of BATCH rows from
+// one client, with the service scoring a SAMPLE share in the background (offline judge, the
+// default reference-free metrics). Prints ingest throughput, request latency percentiles, and
+// the service's resident memory as the rows go in (it should stay flat: rows live in SQLite,
+// not in memory).
+//
+// Usage: bench_serve [ROWS=1000000] [BATCH=1000] [SAMPLE=0.01]
+
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+
+namespace {
+
+long RssKiB(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return -1;
+}
+
+std::string Batch(long first, long n) {
+  std::string body;
+  for (long i = first; i < first + n; ++i) {
+    std::string id = std::to_string(i);
+    body += "{\"id\":\"p" + id + "\",\"user_input\":\"When does ferry " + id +
+            " sail?\",\"response\":\"Ferry " + id +
+            " sails every 20 minutes from Pier 3.\",\"retrieved_contexts\":[\"Ferry " + id +
+            " sails every 20 minutes from Pier 3 between 6:00 and 23:00.\"],"
+            "\"tags\":{\"route\":\"" +
+            (i % 2 ? "faq" : "chat") + "\"}}\n";
+  }
+  return body;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long rows = argc > 1 ? std::atol(argv[1]) : 1000000;
+  long batch = argc > 2 ? std::atol(argv[2]) : 1000;
+  std::string sample = argc > 3 ? argv[3] : "0.01";
+  std::string dir =
+      std::filesystem::temp_directory_path() / ("tala-bench-serve-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string db = dir + "/serve.sqlite";
+  int fds[2];
+  if (pipe(fds) != 0) return 1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[0]);
+    std::freopen("/dev/null", "w", stderr);
+    std::string tala = std::string(TALA_BINARY_DIR) + "/tala";
+    execl(tala.c_str(), tala.c_str(), "serve", "--db", db.c_str(), "--port", "0", "--sample",
+          sample.c_str(), "--max-rows-per-request", std::to_string(batch).c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  FILE* out = fdopen(fds[0], "r");
+  char url[128] = {0};
+  if (std::fgets(url, sizeof url, out) == nullptr) return 1;
+  url[std::strcspn(url, "\n")] = 0;
+  httplib::Client client(url);
+  client.set_read_timeout(60);
+  std::vector<double> latencies;
+  std::printf("rows %ld, %ld per request, sample %s: service RSS as rows go in\n", rows, batch,
+              sample.c_str());
+  double start = tala::bench::NowSeconds();
+  long next_report = 0;
+  for (long first = 0; first < rows; first += batch) {
+    std::string body = Batch(first, std::min(batch, rows - first));
+    double t = tala::bench::NowSeconds();
+    auto res = client.Post("/v1/interactions", body, "application/x-ndjson");
+    latencies.push_back(tala::bench::NowSeconds() - t);
+    if (!res || res->status != 202) {
+      std::fprintf(stderr, "request at row %ld failed: %d %s\n", first, res ? res->status : -1,
+                   res ? res->body.c_str() : "no reply");
+      kill(pid, SIGTERM);
+      return 1;
+    }
+    if (first >= next_report) {
+      std::printf("  %8ld rows: RSS %.1f MiB\n", first, RssKiB(pid) / 1024.0);
+      next_report += rows / 10;
+    }
+  }
+  double took = tala::bench::NowSeconds() - start;
+  std::sort(latencies.begin(), latencies.end());
+  auto pct = [&](double p) { return latencies[static_cast<size_t>(p * (latencies.size() - 1))]; };
+  std::printf("  %8ld rows: RSS %.1f MiB\n", rows, RssKiB(pid) / 1024.0);
+  std::printf(
+      "ingest: %.0f rows/s (%.1f s); request latency p50 %.1f ms, p99 %.1f ms, max %.1f "
+      "ms (%zu requests of %ld rows)\n",
+      rows / took, took, pct(0.5) * 1e3, pct(0.99) * 1e3, latencies.back() * 1e3, latencies.size(),
+      batch);
+  auto summary = client.Get("/v1/summary?window=1d");
+  if (summary) std::printf("summary: %.300s\n", summary->body.c_str());
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
+  std::printf("database: %.1f MiB\n", std::filesystem::file_size(db) / 1048576.0);
+  std::filesystem::remove_all(dir);
+  return 0;
+}

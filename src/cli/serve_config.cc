@@ -1,0 +1,105 @@
+#include "cli/serve_config.h"
+
+#include <toml++/toml.h>
+
+namespace tala::cli {
+
+namespace {
+
+std::string Where(const std::string& path, const toml::node& n, const std::string& key) {
+  return path + ":" + std::to_string(n.source().begin.line) + ": " + key;
+}
+
+template <typename T>
+Status Read(const std::string& path, const toml::node& n, const std::string& key, T& out,
+            const char* expected) {
+  if (auto v = n.value<T>()) {
+    out = *v;
+    return OkStatus();
+  }
+  return InvalidArgument(Where(path, n, key) + ": expected " + expected);
+}
+
+Status ReadAlert(const std::string& path, const toml::node& n, AlertRule& rule) {
+  const toml::table* t = n.as_table();
+  if (t == nullptr) return InvalidArgument(Where(path, n, "serve.alerts") + ": expected a table");
+  std::string when;
+  if (const toml::node* w = t->get("when")) {
+    TALA_RETURN_IF_ERROR(Read(path, *w, "serve.alerts.when", when, "a string"));
+  } else {
+    return InvalidArgument(Where(path, n, "serve.alerts") +
+                           ": needs when = \"METRIC.mean_WINDOW < NUMBER\"");
+  }
+  auto parsed = ParseAlertRule(when);
+  if (!parsed)
+    return InvalidArgument(Where(path, n, "serve.alerts.when") + ": " + parsed.error().message());
+  rule = *parsed;
+  for (const auto& [k, v] : *t) {
+    std::string key(k.str()), name = "serve.alerts." + key;
+    if (key == "when") continue;
+    if (key == "min_rows") {
+      TALA_RETURN_IF_ERROR(Read(path, v, name, rule.min_rows, "an integer"));
+    } else if (key == "clear_margin") {
+      TALA_RETURN_IF_ERROR(Read(path, v, name, rule.clear_margin, "a number"));
+    } else if (key == "webhook") {
+      TALA_RETURN_IF_ERROR(Read(path, v, name, rule.webhook, "a URL string"));
+    } else {
+      return InvalidArgument(Where(path, v, name) +
+                             ": unknown key (when, min_rows, clear_margin, webhook)");
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status ApplyServeTable(const std::string& path, ServeSettings& s) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    return InvalidArgument(path + ": " + std::string(e.description()));
+  }
+  const toml::node* serve = table.get("serve");
+  if (serve == nullptr) return OkStatus();
+  const toml::table* t = serve->as_table();
+  if (t == nullptr) return InvalidArgument(Where(path, *serve, "serve") + ": expected a table");
+  ServeOptions& o = s.options;
+  for (const auto& [k, n] : *t) {
+    std::string key(k.str()), name = "serve." + key;
+    if (key == "alerts") {
+      const toml::array* list = n.as_array();
+      if (list == nullptr) {
+        return InvalidArgument(Where(path, n, name) + ": expected [[serve.alerts]] tables");
+      }
+      for (const toml::node& item : *list) {
+        AlertRule rule;
+        TALA_RETURN_IF_ERROR(ReadAlert(path, item, rule));
+        o.alerts.push_back(std::move(rule));
+      }
+    } else if (key == "db" || key == "host" || key == "metrics" || key == "judge") {
+      std::string& field = key == "db"        ? o.db
+                           : key == "host"    ? s.host
+                           : key == "metrics" ? o.metrics
+                                              : o.judge;
+      TALA_RETURN_IF_ERROR(Read(path, n, name, field, "a string"));
+    } else if (key == "port") {
+      int64_t port = 0;
+      TALA_RETURN_IF_ERROR(Read(path, n, name, port, "an integer"));
+      s.port = static_cast<int>(port);
+    } else if (key == "sample") {
+      TALA_RETURN_IF_ERROR(Read(path, n, name, o.sample, "a number from 0 to 1"));
+    } else if (key == "max_pending") {
+      TALA_RETURN_IF_ERROR(Read(path, n, name, o.max_pending, "an integer"));
+    } else if (key == "max_rows_per_request") {
+      int64_t rows = 0;
+      TALA_RETURN_IF_ERROR(Read(path, n, name, rows, "an integer"));
+      o.max_rows_per_request = static_cast<size_t>(rows);
+    } else {
+      return InvalidArgument(Where(path, n, name) + ": unknown key (see `tala serve --help`)");
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace tala::cli

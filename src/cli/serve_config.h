@@ -1,0 +1,31 @@
+#pragma once
+// The [serve] table of tala.toml, for `tala serve` (flags override it):
+//
+//   [serve]
+//   db = "tala.sqlite"   port = 8177   host = "127.0.0.1"
+//   metrics = "faithfulness,response_relevancy"   judge = "offline"   sample = 0.05
+//   max_pending = 100000   max_rows_per_request = 10000
+//
+//   [[serve.alerts]]
+//   when = "faithfulness.mean_7d < 0.70"   # METRIC.mean_WINDOW OP NUMBER
+//   min_rows = 20                          # values in the window before it can fire
+//   clear_margin = 0.02                    # clears at 0.72: hysteresis
+//   webhook = "http://127.0.0.1:9000/hook" # POSTed {"rule", "event", "mean", "n", ...}
+
+#include <string>
+
+#include "tala/serve.h"
+
+namespace tala::cli {
+
+struct ServeSettings {
+  ServeOptions options;
+  std::string host = "127.0.0.1";
+  int port = 8177;
+};
+
+// kInvalidArgument names file:line and key for unknown keys, values of the wrong type and bad
+// alert rules. A file without [serve] changes nothing.
+Status ApplyServeTable(const std::string& path, ServeSettings& settings);
+
+}  // namespace tala::cli
