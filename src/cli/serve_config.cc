@@ -2,23 +2,11 @@
 
 #include <toml++/toml.h>
 
+#include "cli/toml_fields.h"
+
 namespace tala::cli {
 
 namespace {
-
-std::string Where(const std::string& path, const toml::node& n, const std::string& key) {
-  return path + ":" + std::to_string(n.source().begin.line) + ": " + key;
-}
-
-template <typename T>
-Status Read(const std::string& path, const toml::node& n, const std::string& key, T& out,
-            const char* expected) {
-  if (auto v = n.value<T>()) {
-    out = *v;
-    return OkStatus();
-  }
-  return InvalidArgument(Where(path, n, key) + ": expected " + expected);
-}
 
 Status ReadAlert(const std::string& path, const toml::node& n, AlertRule& rule) {
   const toml::table* t = n.as_table();

@@ -4,23 +4,11 @@
 
 #include <sstream>
 
+#include "cli/toml_fields.h"
+
 namespace tala::cli {
 
 namespace {
-std::string Where(const std::string& path, const toml::node& n, const std::string& key) {
-  return path + ":" + std::to_string(n.source().begin.line) + ": " + key;
-}
-
-template <typename T>
-Status Read(const std::string& path, const toml::node& n, const std::string& key, T& out,
-            const char* expected) {
-  if (auto v = n.value<T>()) {
-    out = *v;
-    return OkStatus();
-  }
-  return InvalidArgument(Where(path, n, key) + ": expected " + expected);
-}
-
 Status ReadInt(const std::string& path, const toml::node& n, const std::string& key, int& out) {
   int64_t v = 0;
   TALA_RETURN_IF_ERROR(Read(path, n, key, v, "an integer"));
