@@ -79,6 +79,7 @@ struct ServeOptions {
 struct IngestAnswer {
   int64_t accepted = 0;  // rows committed
   int64_t sampled = 0;   // of them, rows that will be scored
+  int64_t skipped = 0;   // traces without a question and an answer (IngestTraces)
   std::vector<std::string> ids;
 };
 
@@ -93,6 +94,8 @@ class Service {
   // kDataError naming "request", the line and the field of the first bad row; kUnavailable
   // (retry later) when the scoring queue is full. `now` stamps rows without a timestamp.
   Result<IngestAnswer> Ingest(std::string_view body, double now);
+  // OTLP/HTTP JSON traces, one row per trace (the mapping: src/serve/otlp.h), then as Ingest.
+  Result<IngestAnswer> IngestTraces(std::string_view body, double now);
 
   // Scores up to `max_rows` waiting rows (oldest first); the number scored.
   Result<int64_t> ScorePending(int max_rows);

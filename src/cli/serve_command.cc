@@ -100,8 +100,8 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f) {
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
-  server.Post("/v1/interactions", [&service](const httplib::Request& req, httplib::Response& res) {
-    auto answer = service.Ingest(req.body, Now());
+  auto ingest = [&service](const httplib::Request& req, httplib::Response& res, bool traces) {
+    auto answer = traces ? service.IngestTraces(req.body, Now()) : service.Ingest(req.body, Now());
     if (!answer) {
       const Status& s = answer.error();
       if (s.code() == ErrorCode::kUnavailable) {
@@ -117,13 +117,27 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f) {
       return;
     }
     std::string body = "{\"accepted\":" + std::to_string(answer->accepted) +
-                       ",\"sampled\":" + std::to_string(answer->sampled) + ",\"ids\":[";
+                       ",\"sampled\":" + std::to_string(answer->sampled) +
+                       ",\"skipped\":" + std::to_string(answer->skipped) + ",\"ids\":[";
     for (size_t i = 0; i < answer->ids.size(); ++i) {
       if (i) body += ',';
       io::AppendJsonString(body, answer->ids[i]);
     }
-    res.status = 202;
-    res.set_content(body + "]}", "application/json");
+    body += "]";
+    if (traces && answer->skipped > 0) {
+      // OTLP's partial success: the exporter is told, and does not retry.
+      body += ",\"partialSuccess\":{\"errorMessage\":\"" + std::to_string(answer->skipped) +
+              " traces had no gen_ai inference span with both input and output messages\"}";
+    }
+    // OTLP exporters expect 200; the interactions API answers 202 (accepted, scored later).
+    res.status = traces ? 200 : 202;
+    res.set_content(body + "}", "application/json");
+  };
+  server.Post("/v1/interactions", [ingest](const httplib::Request& req, httplib::Response& res) {
+    ingest(req, res, false);
+  });
+  server.Post("/v1/traces", [ingest](const httplib::Request& req, httplib::Response& res) {
+    ingest(req, res, true);
   });
   server.Get("/v1/summary", [&service](const httplib::Request& req, httplib::Response& res) {
     std::string window = req.has_param("window") ? req.get_param_value("window") : "7d";

@@ -16,6 +16,7 @@
 #include "judges/task_plan.h"
 #include "metrics/registry.h"
 #include "row_scorer.h"
+#include "serve/otlp.h"
 #include "serve/service_impl.h"
 #include "tala/serve.h"
 
@@ -241,6 +242,16 @@ Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
   answer.accepted = static_cast<int64_t>(rows.size());
   answer.sampled = sampled;
   s.pending += sampled;
+  return answer;
+}
+
+Result<IngestAnswer> Service::IngestTraces(std::string_view body, double now) {
+  TALA_ASSIGN_OR_RETURN(serve::OtlpRows rows, serve::OtlpToRows(body));
+  IngestAnswer answer;
+  if (!rows.jsonl.empty()) {
+    TALA_ASSIGN_OR_RETURN(answer, Ingest(rows.jsonl, now));
+  }
+  answer.skipped = rows.skipped;
   return answer;
 }
 

@@ -238,6 +238,32 @@ TEST(ServeCommandTest, FailingRowsComeBackOverHttpAndAsADatasetFile) {
   EXPECT_NE(eval.out.find("rows: 3 scored"), std::string::npos) << eval.out;
 }
 
+TEST(ServeCommandTest, OtlpTracesAreScoredLikeInteractions) {
+  TempDir dir;
+  Served s(dir.path() + "/t.sqlite");
+  std::string span =
+      R"({"resourceSpans":[{"scopeSpans":[{"spans":[)"
+      R"({"traceId":"5b8efff798038103d269b633813fc60c","spanId":"1","attributes":[)"
+      R"({"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},)"
+      R"({"key":"gen_ai.input.messages","value":{"stringValue":"[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"When does the ferry sail?\"}]}]"}},)"
+      R"({"key":"gen_ai.output.messages","value":{"stringValue":"[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"Every 20 minutes.\"}]}]"}}]},)"
+      R"({"traceId":"5b8efff798038103d269b633813fc60c","spanId":"2","attributes":[)"
+      R"({"key":"gen_ai.operation.name","value":{"stringValue":"retrieval"}},)"
+      R"({"key":"gen_ai.retrieval.documents","value":{"stringValue":"[{\"id\":\"ferry\",\"content\":\"The ferry sails every 20 minutes.\"}]"}}]})"
+      R"(]}]}]})";
+  auto res = s.client->Post("/v1/traces", span, "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  EXPECT_NE(res->body.find("\"accepted\":1"), std::string::npos) << res->body;
+  std::string summary = s.SettledSummary();
+  EXPECT_EQ(Field(summary, "rows_scored"), 1);
+  simdjson::dom::parser p;
+  EXPECT_EQ(double(p.parse(summary)["metrics"]["faithfulness"]["mean"]), 1.0) << summary;
+  auto bad = s.client->Post("/v1/traces", "{}", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+}
+
 TEST(ServeCommandTest, ATokenGuardsEverythingButHealth) {
   TempDir dir;
   Served s(dir.path() + "/t.sqlite", {"--token", "s3cret"});

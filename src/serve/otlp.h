@@ -1,0 +1,33 @@
+#pragma once
+// OTLP/HTTP JSON traces (POST /v1/traces) into tala rows, one per trace, by OpenTelemetry's
+// GenAI semantic conventions:
+//   - the inference span (gen_ai.operation.name chat, text_completion or generate_content):
+//     user_input is the text of the last "user" message of gen_ai.input.messages, response the
+//     text of the first "assistant" message of gen_ai.output.messages (both as structured
+//     values or JSON strings; messages are {"role", "parts": [{"type": "text", "content"}]});
+//     from older instrumentations (semconv 1.36 and before), the events gen_ai.user.message
+//     (content) and gen_ai.choice (message.content or content), or the attributes
+//     gen_ai.prompt / gen_ai.completion;
+//   - a retrieval span (gen_ai.operation.name retrieval): gen_ai.retrieval.documents, a list of
+//     {"id", "content"}, gives retrieved_contexts (content) and retrieved_context_ids (id), in
+//     order; gen_ai.retrieval.query.text stands in for a missing user_input.
+// The row's id is the trace id; its timestamp the inference span's end; its tags the
+// resource's service.name and service.version (as "service", "version"). A trace without an
+// inference span holding both a question and an answer is skipped and counted. Pure.
+
+#include <string>
+#include <string_view>
+
+#include "tala/status.h"
+
+namespace tala::serve {
+
+struct OtlpRows {
+  std::string jsonl;  // the rows, for Service::Ingest
+  int64_t traces = 0, skipped = 0;
+};
+
+// kDataError (file "request", field the JSON path) when the body is not OTLP JSON.
+Result<OtlpRows> OtlpToRows(std::string_view body);
+
+}  // namespace tala::serve
