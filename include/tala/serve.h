@@ -66,7 +66,9 @@ struct ServeOptions {
   std::string db = "tala.sqlite";
   std::string metrics = "faithfulness,response_relevancy";  // reference-free by default
   std::string judge = "offline";
-  double sample = 1.0;                  // share of rows scored, by id hash: 0..1
+  double sample = 1.0;  // share of rows scored, by id hash: 0..1
+  // Shares for rows with a tag ("route=checkout" → 0.5); the first that matches wins.
+  std::vector<std::pair<std::string, double>> sample_by_tag;
   size_t max_rows_per_request = 10000;  // more: the request is refused whole
   int64_t max_pending = 100000;         // sampled rows waiting to be scored; more: Busy
   double diagnosis_threshold = 0.7;

@@ -26,6 +26,7 @@ struct ServeFlags {
   size_t max_body_bytes = 32u << 20;
   std::string token;
   std::string config;  // read by main before the flags; named here so that it parses
+  std::vector<std::string> sample_tags;  // KEY=VALUE=SHARE
 };
 
 // Alerts that changed state are logged; those with a webhook are POSTed until one answers 2xx
@@ -188,6 +189,21 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f) {
 }
 
 int RunServe(ServeFlags& f) {
+  for (const std::string& item : f.sample_tags) {
+    size_t last = item.rfind('=');
+    double share = -1;
+    try {
+      if (last != std::string::npos) share = std::stod(item.substr(last + 1));
+    } catch (...) {
+    }
+    if (last == std::string::npos || item.find('=') == last || share < 0 || share > 1) {
+      PrintError("tala serve", InvalidArgument("--sample-tag " + item +
+                                               ": expected KEY=VALUE=SHARE, such as "
+                                               "route=checkout=0.5"));
+      return 2;
+    }
+    f.options.sample_by_tag.emplace_back(item.substr(0, last), share);
+  }
   if (f.token.empty()) {
     if (const char* env = std::getenv("TALA_SERVE_TOKEN")) f.token = env;
   }
@@ -285,6 +301,9 @@ void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& default
                   "or out)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--sample-tag", f->sample_tags,
+                  "a share for rows with a tag, KEY=VALUE=SHARE (repeatable), e.g. "
+                  "route=checkout=0.5; the first that matches a row wins");
   cmd->add_option("--max-body-bytes", f->max_body_bytes, "larger request bodies get 413")
       ->capture_default_str();
   cmd->add_option("--max-rows-per-request", f->options.max_rows_per_request,

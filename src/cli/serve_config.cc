@@ -65,6 +65,18 @@ Status ApplyServeTable(const std::string& path, ServeSettings& s) {
         TALA_RETURN_IF_ERROR(ReadAlert(path, item, rule));
         o.alerts.push_back(std::move(rule));
       }
+    } else if (key == "sample_by_tag") {
+      const toml::table* tags = n.as_table();
+      if (tags == nullptr) {
+        return InvalidArgument(Where(path, n, name) +
+                               ": expected a table of \"KEY=VALUE\" = share");
+      }
+      for (const auto& [tag, share] : *tags) {
+        double v = 0;
+        TALA_RETURN_IF_ERROR(
+            Read(path, share, name + "." + std::string(tag.str()), v, "a number from 0 to 1"));
+        o.sample_by_tag.emplace_back(std::string(tag.str()), v);
+      }
     } else if (key == "db" || key == "host" || key == "metrics" || key == "judge") {
       std::string& field = key == "db"        ? o.db
                            : key == "host"    ? s.host

@@ -5,6 +5,7 @@
 //   db = "tala.sqlite"   port = 8177   host = "127.0.0.1"
 //   metrics = "faithfulness,response_relevancy"   judge = "offline"   sample = 0.05
 //   max_pending = 100000   max_rows_per_request = 10000
+//   sample_by_tag = { "route=checkout" = 0.5 }   # a share for rows with that tag
 //
 //   [[serve.alerts]]
 //   when = "faithfulness.mean_7d < 0.70"   # METRIC.mean_WINDOW OP NUMBER

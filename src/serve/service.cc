@@ -85,6 +85,13 @@ Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
   if (!(options.sample >= 0 && options.sample <= 1)) {
     return InvalidArgument("--sample must be a share between 0 and 1");
   }
+  for (const auto& [tag, share] : options.sample_by_tag) {
+    if (tag.find('=') == std::string::npos || !(share >= 0 && share <= 1)) {
+      return InvalidArgument("sample override \"" + tag +
+                             "\": expected KEY=VALUE with a share "
+                             "between 0 and 1");
+    }
+  }
   TALA_ASSIGN_OR_RETURN(auto specs, metrics::ParseMetricSpecs(options.metrics));
   TALA_ASSIGN_OR_RETURN(impl->metrics, metrics::CreateMetrics(specs));
   if (options.judge.rfind("openai:", 0) == 0 || options.judge.rfind("anthropic:", 0) == 0) {
@@ -128,7 +135,8 @@ struct Incoming {
 
 // One line of a request: the dataset's row checks, then timestamp and tags.
 Result<Incoming> ParseIncoming(simdjson::dom::element row, std::string_view line, int64_t line_no,
-                               double now, double share) {
+                               double now, const ServeOptions& options) {
+  double share = options.sample;
   static const std::string kRequest = "request";
   TALA_ASSIGN_OR_RETURN(Sample sample, io::ParseRow(row, {kRequest, line_no, line_no}));
   Incoming in;
@@ -155,9 +163,19 @@ Result<Incoming> ParseIncoming(simdjson::dom::element row, std::string_view line
     if (e.get_object().get(tags)) {
       return DataError({kRequest, line_no, 0, "tags"}, "expected an object of strings");
     }
+    bool overridden = false;
     for (auto [key, value] : tags) {
       if (!value.is_string()) {
         return DataError({kRequest, line_no, 0, "tags." + std::string(key)}, "expected a string");
+      }
+      // The first override naming one of the row's tags sets its share.
+      for (const auto& [tag, tag_share] : options.sample_by_tag) {
+        if (overridden) break;
+        std::string pair = std::string(key) + "=" + std::string(value.get_string().value());
+        if (tag == pair) {
+          share = tag_share;
+          overridden = true;
+        }
       }
     }
     in.tags = simdjson::minify(e);
@@ -207,7 +225,7 @@ Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
     if (auto err = parser.parse(line.data(), line.size()).get(row)) {
       return io::JsonSyntaxError(err, "request", line_no);
     }
-    TALA_ASSIGN_OR_RETURN(Incoming in, ParseIncoming(row, line, line_no, now, s.options.sample));
+    TALA_ASSIGN_OR_RETURN(Incoming in, ParseIncoming(row, line, line_no, now, s.options));
     sampled += in.sampled ? 1 : 0;
     rows.push_back(std::move(in));
   }

@@ -102,6 +102,23 @@ TEST(ServiceTest, SamplingByIdHashIsDeterministic) {
   EXPECT_EQ(a->pending(), x->sampled);
 }
 
+TEST(ServiceTest, ATagCanHaveItsOwnShare) {
+  TempDir dir;
+  ServeOptions o;
+  o.sample = 0;
+  o.sample_by_tag = {{"route=checkout", 1.0}};
+  auto s = Open(dir.path() + "/t.sqlite", o);
+  std::string body = Row("a", kGood, 0, R"({"route":"checkout"})") + "\n" +
+                     Row("b", kGood, 0, R"({"route":"faq"})") + "\n" + Row("c", kGood);
+  auto answer = s->Ingest(body, kNow);
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->accepted, 3);
+  EXPECT_EQ(answer->sampled, 1);
+  o.sample_by_tag = {{"route", 0.5}};
+  o.db = dir.path() + "/u.sqlite";
+  EXPECT_EQ(Service::Open(o).error().code(), ErrorCode::kInvalidArgument);
+}
+
 TEST(ServiceTest, WindowsCountRowsByTheirTimestampAndTag) {
   TempDir dir;
   auto s = Open(dir.path() + "/t.sqlite");
