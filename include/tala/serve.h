@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "tala/evaluate.h"
 #include "tala/status.h"
 
 namespace tala {
@@ -55,6 +56,7 @@ struct RowQuery {
   std::string metric;
   std::optional<double> max_score;
   int64_t limit = 10000;
+  bool worst_first = false;  // by the metric's value, lowest first (REQUIRES: metric)
 };
 
 struct StoredRow {
@@ -65,8 +67,11 @@ struct StoredRow {
 struct ServeOptions {
   std::string db = "tala.sqlite";
   std::string metrics = "faithfulness,response_relevancy";  // reference-free by default
-  std::string judge = "offline";
-  double sample = 1.0;  // share of rows scored, by id hash: 0..1
+  std::string judge = "offline";  // or openai:MODEL / anthropic:MODEL with `llm`
+  LlmOptions llm;                 // base_url, cache, retries, requests_per_minute, prices...
+  double max_cost_per_day = 0;    // USD of judge calls over the last 24 h; 0: no limit.
+                                  // Past it, sampled rows are skipped (counted), not scored.
+  double sample = 1.0;            // share of rows scored, by id hash: 0..1
   // Shares for rows with a tag ("route=checkout" → 0.5); the first that matches wins.
   std::vector<std::pair<std::string, double>> sample_by_tag;
   size_t max_rows_per_request = 10000;  // more: the request is refused whole
@@ -122,6 +127,15 @@ class Service {
 
   // kInvalidArgument when `metric` is not served or max_score comes without it.
   Result<std::vector<StoredRow>> Rows(const RowQuery& query);
+
+  // The window cut into `buckets` equal spans ending at `now`: {"start", "seconds", "buckets":
+  // [{"t", "metrics": {name: {"n", "mean", "ci"}}, "diagnoses": {name: n}}]}.
+  Result<std::string> SeriesJson(int64_t window_seconds, int buckets, double now);
+  // The dashboard: one self-contained page (nothing fetched) with each metric's window mean and
+  // 95% band over the last 7 days, the diagnosis mix over time, the alert rules and history,
+  // and the worst rows of the last day in the HTML report (its drill-down) inside the page.
+  // Opened as page#selftest it checks itself, for the headless-browser test.
+  Result<std::string> DashboardHtml(double now);
 
   struct Impl;
 

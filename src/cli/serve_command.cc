@@ -98,6 +98,11 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f) {
     Error(res, 401, InvalidArgument("missing or wrong bearer token"));
     return httplib::Server::HandlerResponse::Handled;
   });
+  server.Get("/", [&service](const httplib::Request&, httplib::Response& res) {
+    auto page = service.DashboardHtml(Now());
+    if (!page) return Error(res, 500, page.error());
+    res.set_content(*page, "text/html; charset=utf-8");
+  });
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
@@ -294,8 +299,35 @@ void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& default
                   "$TALA_SERVE_TOKEN)");
   cmd->add_option("--metrics,-m", f->options.metrics, "metrics to score (reference-free ones)")
       ->capture_default_str();
-  cmd->add_option("--judge,-j", f->options.judge, "judge: offline or replay")
+  cmd->add_option("--judge,-j", f->options.judge,
+                  "judge: offline, replay, openai:MODEL or anthropic:MODEL")
       ->capture_default_str();
+  const char* g = "LLM judge";
+  cmd->add_option("--base-url", f->options.llm.base_url,
+                  "judge server URL (default: OPENAI_BASE_URL, else the provider's API)")
+      ->envname("TALA_BASE_URL")
+      ->group(g);
+  cmd->add_option("--cache", f->options.llm.cache, "judge cache (SQLite file), or off")
+      ->capture_default_str()
+      ->group(g);
+  cmd->add_option("--max-in-flight", f->options.llm.max_in_flight, "HTTP requests at once")
+      ->capture_default_str()
+      ->group(g);
+  cmd->add_option("--rpm", f->options.llm.requests_per_minute,
+                  "judge requests per minute (0: none): rows beyond it wait")
+      ->capture_default_str()
+      ->group(g);
+  cmd->add_option("--max-cost-per-day", f->options.max_cost_per_day,
+                  "USD of judge calls over the last 24 hours (0: none): past it, sampled rows "
+                  "are skipped and counted (rows_skipped)")
+      ->capture_default_str()
+      ->group(g);
+  cmd->add_option("--price-input", f->options.llm.price_input,
+                  "USD per million prompt tokens (overrides the built-in price table)")
+      ->group(g);
+  cmd->add_option("--price-output", f->options.llm.price_output,
+                  "USD per million completion tokens")
+      ->group(g);
   cmd->add_option("--sample", f->options.sample,
                   "share of rows scored, chosen by a hash of the id (the same row is always in "
                   "or out)")

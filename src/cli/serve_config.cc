@@ -89,6 +89,21 @@ Status ApplyServeTable(const std::string& path, ServeSettings& s) {
       s.port = static_cast<int>(port);
     } else if (key == "sample") {
       TALA_RETURN_IF_ERROR(Read(path, n, name, o.sample, "a number from 0 to 1"));
+    } else if (key == "base_url" || key == "cache") {
+      TALA_RETURN_IF_ERROR(
+          Read(path, n, name, key == "base_url" ? o.llm.base_url : o.llm.cache, "a string"));
+    } else if (key == "requests_per_minute" || key == "max_cost_per_day" || key == "price_input" ||
+               key == "price_output") {
+      double v = 0;
+      TALA_RETURN_IF_ERROR(Read(path, n, name, v, "a number"));
+      if (key == "requests_per_minute") o.llm.requests_per_minute = v;
+      if (key == "max_cost_per_day") o.max_cost_per_day = v;
+      if (key == "price_input") o.llm.price_input = v;
+      if (key == "price_output") o.llm.price_output = v;
+    } else if (key == "max_in_flight") {
+      int64_t v = 0;
+      TALA_RETURN_IF_ERROR(Read(path, n, name, v, "an integer"));
+      o.llm.max_in_flight = static_cast<int>(v);
     } else if (key == "max_pending") {
       TALA_RETURN_IF_ERROR(Read(path, n, name, o.max_pending, "an integer"));
     } else if (key == "max_rows_per_request") {

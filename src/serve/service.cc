@@ -39,7 +39,10 @@ constexpr const char* kSchema =
     "CREATE TABLE IF NOT EXISTS scores ("
     "  seq INTEGER NOT NULL, metric TEXT NOT NULL, value REAL NOT NULL, ts REAL NOT NULL,"
     "  PRIMARY KEY (seq, metric));"
-    "CREATE INDEX IF NOT EXISTS scores_ts ON scores (metric, ts);";
+    "CREATE INDEX IF NOT EXISTS scores_ts ON scores (metric, ts);"
+    // What each scoring batch cost in judge calls: the daily budget and /metrics read it.
+    "CREATE TABLE IF NOT EXISTS judge_spend (at REAL NOT NULL, calls INTEGER NOT NULL,"
+    "  cost REAL NOT NULL);";
 
 // In the sample: the id's SHA-256, read as a number in [0, 1), below the share.
 bool Sampled(const std::string& id, double share) {
@@ -94,13 +97,12 @@ Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
   }
   TALA_ASSIGN_OR_RETURN(auto specs, metrics::ParseMetricSpecs(options.metrics));
   TALA_ASSIGN_OR_RETURN(impl->metrics, metrics::CreateMetrics(specs));
-  if (options.judge.rfind("openai:", 0) == 0 || options.judge.rfind("anthropic:", 0) == 0) {
-    return InvalidArgument(
-        "tala serve scores with the offline or replay judge for now; LLM "
-        "judges (" +
-        options.judge + ") are not wired into it yet");
+  if (IsLlmJudge(options.judge)) {
+    std::vector<std::string> warnings;
+    TALA_ASSIGN_OR_RETURN(impl->llm, SetUpLlm(options.judge, options.llm, &warnings));
+  } else {
+    TALA_ASSIGN_OR_RETURN(impl->judge, judges::CreateJudge(options.judge));
   }
-  TALA_ASSIGN_OR_RETURN(impl->judge, judges::CreateJudge(options.judge));
   if (sqlite3_open(options.db.c_str(), &impl->db) != SQLITE_OK) {
     return IoError("cannot open " + options.db + ": " + sqlite3_errmsg(impl->db));
   }
@@ -271,101 +273,6 @@ Result<IngestAnswer> Service::IngestTraces(std::string_view body, double now) {
   }
   answer.skipped = rows.skipped;
   return answer;
-}
-
-Result<int64_t> Service::ScorePending(int max_rows) {
-  Impl& s = *impl_;
-  std::lock_guard<std::mutex> scoring(s.score_mu);
-  struct Waiting {
-    int64_t seq;
-    double ts;
-    std::string body;
-  };
-  std::vector<Waiting> batch;
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    Stmt pick(s.db, "SELECT seq, ts, body FROM rows WHERE state = 'pending' ORDER BY seq LIMIT ?1");
-    pick.Int(1, max_rows);
-    while (pick.Step()) {
-      batch.push_back({sqlite3_column_int64(pick.get(), 0), sqlite3_column_double(pick.get(), 1),
-                       pick.Column(2)});
-    }
-  }
-  if (batch.empty()) return 0;
-  // Scored outside the lock: ingest goes on meanwhile.
-  struct Scored {
-    int64_t seq;
-    double ts;
-    bool failed;
-    std::string diagnosis, result;
-    std::vector<std::pair<std::string, double>> values;
-  };
-  std::vector<Scored> done;
-  RowScorer scorer(s.metrics, s.judge.get(), s.judge->name());
-  simdjson::dom::parser parser;
-  analysis::DiagnosisRule rule{s.options.diagnosis_threshold, {}};
-  static const std::string kStored = "stored row";
-  for (Waiting& w : batch) {
-    Scored out{w.seq, w.ts, false, "", "", {}};
-    simdjson::dom::element row;
-    auto sample = parser.parse(w.body).get(row) ? Result<Sample>(Internal("unreadable row"))
-                                                : io::ParseRow(row, {kStored, w.seq, w.seq});
-    if (!sample) {
-      out.failed = true;
-      out.result = sample.error().ToString();
-    } else {
-      // The verdicts outlive the row result, which points at them for the drill-down.
-      TaskSet tasks = judges::PlanTasks(*sample, s.metrics);
-      Result<Verdicts> verdicts =
-          tasks == 0 ? Result<Verdicts>(Verdicts{}) : s.judge->Answer({*sample, tasks});
-      io::RowResult result = scorer.ScoreWith(*sample, verdicts);
-      std::map<std::string, double> scores;
-      for (const io::RowScore& score : result.scores) {
-        out.failed = out.failed || score.failed;
-        if (score.value.value) {
-          out.values.emplace_back(std::string(score.key), *score.value.value);
-          scores.emplace(std::string(score.key), *score.value.value);
-        }
-      }
-      out.failed = out.failed || !result.status.ok();
-      result.diagnosis = analysis::DiagnosisName(analysis::Diagnose(scores, rule));
-      out.diagnosis = result.diagnosis;
-      out.result = io::FormatResultLine(result);
-    }
-    done.push_back(std::move(out));
-  }
-  std::lock_guard<std::mutex> lock(s.mu);
-  TALA_RETURN_IF_ERROR(s.Exec("BEGIN IMMEDIATE"));
-  Stmt mark(s.db,
-            "UPDATE rows SET state = ?2, diagnosis = ?3, result = ?4 WHERE seq = ?1 AND "
-            "state = 'pending'");
-  Stmt value(s.db, "INSERT OR REPLACE INTO scores (seq, metric, value, ts) VALUES (?1,?2,?3,?4)");
-  for (const Scored& d : done) {
-    mark.Int(1, d.seq);
-    mark.Text(2, d.failed ? "failed" : "scored");
-    mark.Text(3, d.diagnosis);
-    mark.Text(4, d.result);
-    bool ok = mark.Done() == SQLITE_DONE;
-    mark.Reset();
-    for (const auto& [metric, v] : d.values) {
-      if (!ok) break;
-      value.Int(1, d.seq);
-      value.Text(2, metric);
-      value.Real(3, v);
-      value.Real(4, d.ts);
-      ok = value.Done() == SQLITE_DONE;
-      value.Reset();
-    }
-    if (!ok) {
-      std::string message = sqlite3_errmsg(s.db);
-      (void)s.Exec("ROLLBACK");
-      return IoError("cannot store scores: " + message);
-    }
-  }
-  TALA_RETURN_IF_ERROR(s.Exec("COMMIT"));
-  s.pending -= static_cast<int64_t>(done.size());
-  if (s.pending < 0) s.pending = 0;
-  return static_cast<int64_t>(done.size());
 }
 
 }  // namespace tala

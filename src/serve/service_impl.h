@@ -7,10 +7,12 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "llm_setup.h"
 #include "tala/judge.h"
 #include "tala/metric.h"
 #include "tala/serve.h"
@@ -52,8 +54,9 @@ struct Service::Impl {
   mutable std::mutex mu;  // guards db and pending
   int64_t pending = 0;
   std::vector<std::unique_ptr<Metric>> metrics;
-  std::unique_ptr<Judge> judge;
-  std::mutex score_mu;  // one scoring pass at a time (the judge is not thread-safe)
+  std::unique_ptr<Judge> judge;  // offline or replay
+  std::optional<LlmSetup> llm;   // openai:... or anthropic:...
+  std::mutex score_mu;           // one scoring pass at a time (the judge is not thread-safe)
 
   ~Impl() {
     if (db != nullptr) sqlite3_close(db);

@@ -71,7 +71,7 @@ struct MetricWindow {
 };
 
 struct Window {
-  int64_t ingested = 0, sampled = 0, scored = 0, failed = 0, pending = 0;
+  int64_t ingested = 0, sampled = 0, scored = 0, failed = 0, pending = 0, skipped = 0;
   std::map<std::string, MetricWindow> metrics;
   std::vector<std::pair<std::string, int64_t>> diagnoses;
 };
@@ -89,10 +89,12 @@ Result<Window> Query(Service::Impl& s, double since, double until, const std::op
     }
   };
   Window w;
-  Stmt counts(s.db, ("SELECT COUNT(*), TOTAL(r.sampled), TOTAL(r.state = 'scored'), "
-                     "TOTAL(r.state = 'failed'), TOTAL(r.state = 'pending') FROM rows r" +
-                     where)
-                        .c_str());
+  Stmt counts(s.db,
+              ("SELECT COUNT(*), TOTAL(r.sampled), TOTAL(r.state = 'scored'), "
+               "TOTAL(r.state = 'failed'), TOTAL(r.state = 'pending'), TOTAL(r.state = 'skipped') "
+               "FROM rows r" +
+               where)
+                  .c_str());
   if (!counts) return IoError(std::string("summary: ") + sqlite3_errmsg(s.db));
   bind(counts);
   if (counts.Step()) {
@@ -101,6 +103,7 @@ Result<Window> Query(Service::Impl& s, double since, double until, const std::op
     w.scored = static_cast<int64_t>(sqlite3_column_double(counts.get(), 2));
     w.failed = static_cast<int64_t>(sqlite3_column_double(counts.get(), 3));
     w.pending = static_cast<int64_t>(sqlite3_column_double(counts.get(), 4));
+    w.skipped = static_cast<int64_t>(sqlite3_column_double(counts.get(), 5));
   }
   Stmt values(s.db, ("SELECT c.metric, COUNT(*), TOTAL(c.value), TOTAL(c.value * c.value) FROM "
                      "scores c JOIN rows r ON r.seq = c.seq" +
@@ -147,7 +150,8 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
          ",\"rows_sampled\":" + std::to_string(w.sampled) +
          ",\"rows_scored\":" + std::to_string(w.scored) +
          ",\"rows_failed\":" + std::to_string(w.failed) +
-         ",\"rows_pending\":" + std::to_string(w.pending) + ",\"metrics\":{";
+         ",\"rows_pending\":" + std::to_string(w.pending) +
+         ",\"rows_skipped\":" + std::to_string(w.skipped) + ",\"metrics\":{";
   bool first = true;
   for (const auto& metric : s.metrics) {
     auto it = w.metrics.find(metric->key());
@@ -196,6 +200,22 @@ Result<std::string> Service::PrometheusText(double now) {
   counter("tala_rows_sampled_total", "Rows chosen for scoring by the sample.", all.sampled);
   counter("tala_rows_scored_total", "Rows scored.", all.scored);
   counter("tala_rows_failed_total", "Rows whose scoring failed.", all.failed);
+  counter("tala_rows_skipped_total", "Sampled rows skipped because the judge budget was spent.",
+          all.skipped);
+  {
+    Stmt spend(s.db, "SELECT TOTAL(calls), TOTAL(cost) FROM judge_spend");
+    double calls = 0, cost = 0;
+    if (spend.Step()) {
+      calls = sqlite3_column_double(spend.get(), 0);
+      cost = sqlite3_column_double(spend.get(), 1);
+    }
+    counter("tala_judge_calls_total", "Model calls made by an LLM judge (cache hits excluded).",
+            static_cast<int64_t>(calls));
+    out +=
+        "# HELP tala_judge_cost_usd_total What the judge calls cost, when the price is known.\n"
+        "# TYPE tala_judge_cost_usd_total counter\ntala_judge_cost_usd_total " +
+        Number(cost) + "\n";
+  }
   out +=
       "# HELP tala_queue_depth Sampled rows waiting to be scored.\n"
       "# TYPE tala_queue_depth gauge\ntala_queue_depth " +
@@ -236,7 +256,8 @@ Result<std::vector<StoredRow>> Service::Rows(const RowQuery& q) {
   if (!q.metric.empty()) sql += " JOIN scores c ON c.seq = r.seq AND c.metric = ?3";
   sql += " WHERE r.state IN ('scored', 'failed') AND r.ts >= ?1";
   if (q.max_score) sql += " AND c.value <= ?4";
-  sql += " ORDER BY r.seq LIMIT ?2";
+  sql += q.worst_first && !q.metric.empty() ? " ORDER BY c.value, r.seq LIMIT ?2"
+                                            : " ORDER BY r.seq LIMIT ?2";
   std::lock_guard<std::mutex> lock(s.mu);
   Stmt rows(s.db, sql.c_str());
   if (!rows) return IoError(std::string("rows: ") + sqlite3_errmsg(s.db));
@@ -247,6 +268,69 @@ Result<std::vector<StoredRow>> Service::Rows(const RowQuery& q) {
   std::vector<StoredRow> out;
   while (rows.Step()) out.push_back({rows.Column(0), rows.Column(1)});
   return out;
+}
+
+Result<std::string> Service::SeriesJson(int64_t window_seconds, int buckets, double now) {
+  Impl& s = *impl_;
+  if (window_seconds <= 0 || buckets < 1) return InvalidArgument("series: empty window");
+  const double since = now - static_cast<double>(window_seconds);
+  const double width = static_cast<double>(window_seconds) / buckets;
+  std::vector<std::map<std::string, MetricWindow>> values(buckets);
+  std::vector<std::vector<std::pair<std::string, int64_t>>> mix(buckets);
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    Stmt q(s.db,
+           "SELECT CAST((ts - ?1) / ?2 AS INTEGER), metric, COUNT(*), TOTAL(value), "
+           "TOTAL(value * value) FROM scores WHERE ts >= ?1 AND ts <= ?3 GROUP BY 1, 2");
+    q.Real(1, since);
+    q.Real(2, width);
+    q.Real(3, now);
+    while (q.Step()) {
+      int64_t b = std::min<int64_t>(sqlite3_column_int64(q.get(), 0), buckets - 1);
+      MetricWindow& m = values[b][q.Column(1)];
+      m.n += sqlite3_column_int64(q.get(), 2);
+      m.sum += sqlite3_column_double(q.get(), 3);
+      m.squares += sqlite3_column_double(q.get(), 4);
+    }
+    Stmt d(s.db,
+           "SELECT CAST((ts - ?1) / ?2 AS INTEGER), diagnosis, COUNT(*) FROM rows WHERE ts >= ?1 "
+           "AND ts <= ?3 AND state = 'scored' GROUP BY 1, 2");
+    d.Real(1, since);
+    d.Real(2, width);
+    d.Real(3, now);
+    while (d.Step()) {
+      int64_t b = std::min<int64_t>(sqlite3_column_int64(d.get(), 0), buckets - 1);
+      mix[b].emplace_back(d.Column(1), sqlite3_column_int64(d.get(), 2));
+    }
+  }
+  std::string out =
+      "{\"start\":" + Number(since) + ",\"seconds\":" + Number(width) + ",\"buckets\":[";
+  for (int b = 0; b < buckets; ++b) {
+    out += b ? ",{\"t\":" : "{\"t\":";
+    out += Number(since + b * width) + ",\"metrics\":{";
+    bool first = true;
+    for (const auto& metric : s.metrics) {
+      auto it = values[b].find(metric->key());
+      if (it == values[b].end()) continue;
+      const MetricWindow& m = it->second;
+      double mean = m.sum / static_cast<double>(m.n);
+      double var = m.n > 1 ? std::max(0.0, (m.squares - m.sum * mean) / (m.n - 1.0)) : 0;
+      double half = 1.959963984540054 * std::sqrt(var / static_cast<double>(m.n));
+      if (!first) out += ',';
+      first = false;
+      io::AppendJsonString(out, metric->key());
+      out += ":{\"n\":" + std::to_string(m.n) + ",\"mean\":" + Number(mean) + ",\"ci\":[" +
+             Number(std::max(0.0, mean - half)) + "," + Number(std::min(1.0, mean + half)) + "]}";
+    }
+    out += "},\"diagnoses\":{";
+    for (size_t i = 0; i < mix[b].size(); ++i) {
+      if (i) out += ',';
+      io::AppendJsonString(out, mix[b][i].first);
+      out += ':' + std::to_string(mix[b][i].second);
+    }
+    out += "}}";
+  }
+  return out + "]}";
 }
 
 }  // namespace tala

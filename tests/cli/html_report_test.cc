@@ -8,16 +8,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/headless_browser.h"
 #include "cli/run_tala.h"
 #include "support/temp_dir.h"
 
 namespace tala::testing {
 namespace {
 
-constexpr const char* kChromium = "/usr/bin/chromium";
-constexpr const char* kFlags =
-    " --headless --no-sandbox --disable-gpu --disable-background-networking --disable-extensions"
-    " --no-first-run --disable-dev-shm-usage --hide-scrollbars --virtual-time-budget=10000";
+constexpr const char* kFlags = kChromiumFlags;
 
 std::string Dataset(int rows) {
   std::string out;
@@ -54,15 +52,7 @@ TEST(HtmlReportTest, TenThousandRowsSortFilterAndDrillDownInHeadlessChromium) {
   }
   EXPECT_EQ(page.find("</script><b>"), std::string::npos) << "row text must not end the script";
 
-  std::string dom_cmd =
-      std::string(kChromium) + kFlags + " --dump-dom 'file://" + html + "#selftest' 2>/dev/null";
-  std::FILE* pipe = popen(dom_cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string dom;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) dom.append(buf, n);
-  pclose(pipe);
+  std::string dom = DumpDom("file://" + html + "#selftest");
   size_t at = dom.find("SELFTEST sorted");
   ASSERT_NE(at, std::string::npos) << "the self-test did not run; page tail: "
                                    << dom.substr(dom.size() > 400 ? dom.size() - 400 : 0);

@@ -10,6 +10,7 @@
 #include <regex>
 #include <sstream>
 
+#include "cli/headless_browser.h"
 #include "cli/run_tala.h"
 #include "support/temp_dir.h"
 
@@ -18,10 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kChromium = "/usr/bin/chromium";
-constexpr const char* kFlags =
-    " --headless --no-sandbox --disable-gpu --disable-background-networking --disable-extensions"
-    " --no-first-run --disable-dev-shm-usage --hide-scrollbars --virtual-time-budget=10000";
 const std::string kDemo = std::string(TALA_SOURCE_DIR) + "/examples/data/interactions.jsonl";
 
 std::string Unescape(std::string s) {
@@ -60,14 +57,7 @@ TEST(ReviewTest, ThreeRowsLabelledByKeyPressesExportAndCalibrateReadsThem) {
   for (const char* fetch : {"src=\"http", "href=\"http", "fetch(", "XMLHttpRequest", "<link"}) {
     EXPECT_EQ(html.find(fetch), std::string::npos) << "the page must not fetch: " << fetch;
   }
-  std::string cmd =
-      std::string(kChromium) + kFlags + " --dump-dom 'file://" + page + "#selftest' 2>/dev/null";
-  std::FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string dom;
-  char buf[65536];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) dom.append(buf, n);
-  pclose(pipe);
+  std::string dom = DumpDom("file://" + page + "#selftest");
   EXPECT_NE(dom.find("SELFTEST labelled=3 exported=3 errors=0"), std::string::npos)
       << dom.substr(0, 2000);
   std::smatch m;

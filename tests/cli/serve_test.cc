@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/child_process.h"
+#include "cli/headless_browser.h"
 #include "cli/run_tala.h"
 #include "support/temp_dir.h"
 
@@ -262,6 +263,38 @@ TEST(ServeCommandTest, OtlpTracesAreScoredLikeInteractions) {
   auto bad = s.client->Post("/v1/traces", "{}", "application/json");
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
+}
+
+TEST(ServeCommandTest, TheDashboardChecksItselfInAHeadlessBrowser) {
+  TempDir dir;
+  std::string config = dir.Write("tala.toml",
+                                 "[[serve.alerts]]\n"
+                                 "when = \"faithfulness.mean_1d < 0.9\"\n"
+                                 "min_rows = 5\n");
+  Served s(dir.path() + "/t.sqlite", {"--config", config});
+  auto res = s.client->Post("/v1/interactions", Demo(), "application/x-ndjson");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 202);
+  ASSERT_FALSE(s.SettledSummary().empty());
+  auto alerts = s.client->Get("/v1/alerts");  // the rule has fired by the next check
+  for (int i = 0; i < 50 && alerts && alerts->body.find("\"fired\"") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    alerts = s.client->Get("/v1/alerts");
+  }
+  auto page = s.client->Get("/");
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->status, 200);
+  for (const char* fetch : {"src=\"http", "href=\"http", "fetch(", "XMLHttpRequest", "<link"}) {
+    EXPECT_EQ(page->body.find(fetch), std::string::npos)
+        << "the dashboard must not fetch: " << fetch;
+  }
+  std::string html = dir.Write("dashboard.html", page->body);
+  std::string dom = testing::DumpDom("file://" + html + "#selftest");
+  size_t at = dom.find("SELFTEST charts");
+  ASSERT_NE(at, std::string::npos) << "the self-test did not run";
+  EXPECT_EQ(dom.substr(at, dom.find('<', at) - at),
+            "SELFTEST charts=1 mix=1 alerts=1 drilldown=1 errors=0");
+  EXPECT_NE(dom.find("faithfulness.mean_1d &lt; 0.9"), std::string::npos) << "the alert is listed";
 }
 
 TEST(ServeCommandTest, ATokenGuardsEverythingButHealth) {

@@ -9,6 +9,7 @@
 #include <regex>
 #include <string>
 
+#include "support/mock_judge_server.h"
 #include "support/temp_dir.h"
 #include "tala/serve.h"
 
@@ -295,6 +296,56 @@ TEST(ServiceTest, FailingRowsExportAsResultsAndAsReceived) {
   EXPECT_EQ(s->Rows(q).error().code(), ErrorCode::kInvalidArgument);
   q.metric = "context_recall";
   EXPECT_EQ(s->Rows(q).error().code(), ErrorCode::kInvalidArgument);
+}
+
+ServeOptions MockJudged(const testing::MockJudgeServer& mock) {
+  ServeOptions o;
+  o.judge = "openai:mock-model";
+  o.llm.base_url = mock.base_url();
+  o.llm.api_key = "test";
+  o.llm.cache = "off";
+  o.llm.max_in_flight = 8;  // within the mock's threads
+  return o;
+}
+
+TEST(ServiceTest, AnLlmJudgeScoresThroughTheRuntimeAndItsCallsAreCounted) {
+  testing::MockJudgeServer mock;
+  ASSERT_TRUE(mock.Start());
+  TempDir dir;
+  auto s = Open(dir.path() + "/t.sqlite", MockJudged(mock));
+  ASSERT_TRUE(
+      s->Ingest(Rows("m", 6, kGood, kNow - 60) + Rows("n", 2, kBad, kNow - 60), kNow).has_value());
+  EXPECT_EQ(*s->ScorePending(64), 8);
+  simdjson::dom::parser p;
+  auto sum = Summary(*s, "1h", p);
+  EXPECT_EQ(int64_t(sum["rows_scored"]), 8);
+  EXPECT_EQ(int64_t(sum["metrics"]["faithfulness"]["n"]), 8);
+  EXPECT_GT(mock.stats().chat_requests, 0);
+  std::string text = *s->PrometheusText(kNow);
+  EXPECT_NE(text.find("tala_judge_calls_total " + std::to_string(mock.stats().requests)),
+            std::string::npos)
+      << text;
+}
+
+TEST(ServiceTest, PastTheDailyBudgetRowsAreSkippedAndCounted) {
+  testing::MockJudgeServer mock;
+  ASSERT_TRUE(mock.Start());
+  TempDir dir;
+  ServeOptions o = MockJudged(mock);
+  o.llm.price_input = 1000;  // USD per million tokens: a few rows spend the budget
+  o.llm.price_output = 1000;
+  o.max_cost_per_day = 0.01;
+  auto s = Open(dir.path() + "/t.sqlite", o);
+  ASSERT_TRUE(s->Ingest(Rows("m", 12, kGood, kNow - 60), kNow).has_value());
+  EXPECT_EQ(*s->ScorePending(4), 4);  // spends more than a cent
+  int64_t requests = mock.stats().requests;
+  EXPECT_EQ(*s->ScorePending(64), 8);  // skipped, without a call
+  EXPECT_EQ(mock.stats().requests, requests);
+  simdjson::dom::parser p;
+  auto sum = Summary(*s, "1h", p);
+  EXPECT_EQ(int64_t(sum["rows_scored"]), 4);
+  EXPECT_EQ(int64_t(sum["rows_skipped"]), 8);
+  EXPECT_EQ(int64_t(sum["rows_pending"]), 0);
 }
 
 TEST(ServiceTest, TimestampsReadAsIso8601Utc) {

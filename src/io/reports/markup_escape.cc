@@ -26,4 +26,17 @@ std::string EscapeMarkup(const std::string& text) {
   return out;
 }
 
+std::string ScriptJson(const std::string& json) {
+  std::string out;
+  out.reserve(json.size());
+  for (char c : json) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace tala::io

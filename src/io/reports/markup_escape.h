@@ -8,4 +8,8 @@ namespace tala::io {
 
 std::string EscapeMarkup(const std::string& text);
 
+// JSON text made safe inside a <script> element: '<' only occurs inside JSON strings, where
+// \u003c is the same character, so nothing in it can close the element or open a comment.
+std::string ScriptJson(const std::string& json);
+
 }  // namespace tala::io

@@ -4,27 +4,13 @@
 
 #include <string>
 
+#include "io/reports/markup_escape.h"
 #include "io/writers/json_text.h"
 #include "tala/review.h"
 
 namespace tala {
 
 namespace {
-// JSON text made safe inside a script element: '<' only occurs inside JSON strings, where
-// \u003c is the same character.
-std::string ScriptSafe(const std::string& json) {
-  std::string out;
-  out.reserve(json.size());
-  for (char c : json) {
-    if (c == '<') {
-      out += "\\u003c";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 constexpr const char* kHead = R"HTML(<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -223,8 +209,8 @@ std::string RenderReviewPage(const ReviewQueue& q, bool served) {
   io::AppendJsonString(meta, q.results);
   meta += ",\"population\":" + std::to_string(q.population) + "}";
   std::string page = kHead;
-  page += "<script type=\"application/json\" id=\"queue\">" + ScriptSafe(rows) + "</script>\n";
-  page += "<script type=\"application/json\" id=\"meta\">" + ScriptSafe(meta) + "</script>\n";
+  page += "<script type=\"application/json\" id=\"queue\">" + io::ScriptJson(rows) + "</script>\n";
+  page += "<script type=\"application/json\" id=\"meta\">" + io::ScriptJson(meta) + "</script>\n";
   page += kScript;
   if (served) {
     // Inserted before the closing tags the main script ends with.

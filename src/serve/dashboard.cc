@@ -1,0 +1,134 @@
+// Service::DashboardHtml: the page `tala serve` shows at /. Its data is written into the page
+// when it is served (no requests from the page, so a bearer token never has to reach a
+// browser); the worst rows are the HTML report itself, in an inline frame, for the same
+// drill-down.
+
+#include <simdjson.h>
+
+#include "io/readers/results_reader.h"
+#include "io/reports/html_report.h"
+#include "io/reports/markup_escape.h"
+#include "io/writers/json_text.h"
+#include "serve/service_impl.h"
+
+namespace tala {
+
+namespace {
+
+constexpr const char* kPage = R"HTML(<!doctype html><html lang=en><head><meta charset=utf-8>
+<meta name=viewport content="width=device-width,initial-scale=1"><meta http-equiv=refresh content=60>
+<title>tala serve</title><style>
+:root{--fg:#1d2433;--muted:#667085;--line:#e4e7ec;--bg:#f7f8fa;--card:#fff;--ok:#12805c;--bad:#c4320a;--accent:#3a5bd9}
+*{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
+header{background:#1d2433;color:#fff;padding:16px 28px}header h1{margin:0;font-size:20px}header p{margin:4px 0 0;opacity:.7;font-size:13px}
+main{padding:18px 28px;max-width:1400px}h2{font-size:16px;margin:22px 0 10px}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:12px}
+.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 14px}.card h3{margin:0 0 4px;font-size:13px;color:var(--muted)}
+svg.series,svg.mix{width:100%;height:150px}svg .band{fill:#a9b8f0;opacity:.45}svg .line{fill:none;stroke:var(--accent);stroke-width:2}svg .axis{stroke:var(--line)}svg text{font-size:10px;fill:var(--muted)}
+table{width:100%;border-collapse:collapse;background:#fff;border:1px solid var(--line)}th,td{padding:6px 9px;border-bottom:1px solid var(--line);text-align:left}
+.fired{color:var(--bad);font-weight:600}.cleared{color:var(--ok);font-weight:600}.legend span{display:inline-block;margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
+iframe{width:100%;height:760px;border:1px solid var(--line);border-radius:10px;background:#fff}
+</style></head><body><header><h1>tala serve</h1><p id=stamp></p></header><main>
+<h2>Metrics over the last 7 days (window mean, 95% band)</h2><div class=charts id=charts></div>
+<h2>Diagnosis mix over time</h2><div class=card><div class=legend id=legend></div><svg class=mix id=mix viewBox="0 0 800 150" preserveAspectRatio=none></svg></div>
+<h2>Alerts</h2><table id=alerts><thead><tr><th>rule</th><th>state</th><th>since</th></tr></thead><tbody></tbody></table>
+<table id=history><thead><tr><th>when</th><th>rule</th><th>event</th><th>mean</th><th>rows</th></tr></thead><tbody></tbody></table>
+<h2>Worst rows of the last day</h2><iframe id=worst title="worst rows" srcdoc="@WORST@"></iframe>
+</main>
+<script id=tala-series type=application/json>@SERIES@</script>
+<script id=tala-alerts type=application/json>@ALERTS@</script>
+<script id=tala-metrics type=application/json>@METRICS@</script>
+<script>
+(function(){
+'use strict';
+var errors=[];window.addEventListener('error',function(e){errors.push(String(e.message));});
+function data(id){return JSON.parse(document.getElementById(id).textContent);}
+var series=data('tala-series'),alerts=data('tala-alerts'),metrics=data('tala-metrics');
+var NS='http://www.w3.org/2000/svg',W=800,H=130;
+function el(tag,attrs,text){var e=document.createElement(tag);for(var k in attrs||{})e.setAttribute(k,attrs[k]);if(text!==undefined)e.textContent=text;return e;}
+function sv(tag,attrs){var e=document.createElementNS(NS,tag);for(var k in attrs||{})e.setAttribute(k,attrs[k]);return e;}
+function when(t){return new Date(t*1000).toISOString().replace('T',' ').slice(0,16);}
+var B=series.buckets,n=B.length;function x(i){return n>1?i/(n-1)*W:W/2;}function y(v){return 5+(1-v)*(H-10);}
+document.getElementById('stamp').textContent='as of '+when(series.start+series.seconds*n)+' UTC · refreshes every minute';
+var charts=document.getElementById('charts');
+metrics.forEach(function(m){var card=el('div',{'class':'card'});card.appendChild(el('h3',{},m));
+ var svg=sv('svg',{'class':'series','viewBox':'0 0 '+W+' 150','preserveAspectRatio':'none','data-metric':m});
+ [0,0.5,1].forEach(function(v){svg.appendChild(sv('line',{'class':'axis',x1:0,x2:W,y1:y(v),y2:y(v)}));var t=sv('text',{x:2,y:y(v)-2});t.textContent=v;svg.appendChild(t);});
+ var pts=[];B.forEach(function(b,i){var s=b.metrics[m];if(s)pts.push([i,s]);});
+ if(pts.length){var up=pts.map(function(p){return x(p[0])+','+y(p[1].ci[1]);}),down=pts.slice().reverse().map(function(p){return x(p[0])+','+y(p[1].ci[0]);});
+  svg.appendChild(sv('polygon',{'class':'band',points:up.concat(down).join(' ')}));
+  svg.appendChild(sv('polyline',{'class':'line',points:pts.map(function(p){return x(p[0])+','+y(p[1].mean);}).join(' ')}));
+  pts.forEach(function(p){var c=sv('circle',{cx:x(p[0]),cy:y(p[1].mean),r:3,fill:'#3a5bd9'});var t=sv('title');t.textContent=when(B[p[0]].t)+': '+p[1].mean.toFixed(3)+' ('+p[1].n+' rows)';c.appendChild(t);svg.appendChild(c);});
+  var last=pts[pts.length-1][1];card.appendChild(el('div',{},'latest span: '+last.mean.toFixed(3)+' ['+last.ci[0].toFixed(3)+', '+last.ci[1].toFixed(3)+'], '+last.n+' rows'));}
+ else card.appendChild(el('div',{},'no scored rows in the last 7 days'));
+ card.appendChild(svg);charts.appendChild(card);});
+var names=[];B.forEach(function(b){for(var d in b.diagnoses)if(names.indexOf(d)<0)names.push(d);});
+var colors={'healthy':'#12805c','retriever miss':'#c4320a','ranking noise':'#f79009','generator not grounded':'#9e2a9b','off-topic answer':'#3a5bd9'};
+var legend=document.getElementById('legend'),mix=document.getElementById('mix'),bw=W/Math.max(1,n);
+names.forEach(function(d){var c=colors[d]||'#667085';var s=el('span');var i=el('i');i.style.background=c;s.appendChild(i);s.appendChild(document.createTextNode(d));legend.appendChild(s);});
+B.forEach(function(b,i){var total=0;for(var d in b.diagnoses)total+=b.diagnoses[d];if(!total)return;var top=150;
+ names.forEach(function(d){var c=b.diagnoses[d]||0;if(!c)return;var h=c/total*140;top-=h;var r=sv('rect',{x:i*bw+1,y:top,width:Math.max(1,bw-2),height:h,fill:colors[d]||'#667085','class':'seg'});
+  var t=sv('title');t.textContent=when(b.t)+': '+d+' '+c;r.appendChild(t);mix.appendChild(r);});});
+var ab=document.querySelector('#alerts tbody');alerts.rules.forEach(function(r){var tr=el('tr');tr.appendChild(el('td',{},r.rule));
+ tr.appendChild(el('td',{'class':r.firing?'fired':'cleared'},r.firing?'firing':'ok'));tr.appendChild(el('td',{},r.since||'–'));ab.appendChild(tr);});
+var hb=document.querySelector('#history tbody');alerts.history.forEach(function(e){var tr=el('tr');tr.appendChild(el('td',{},e.at));tr.appendChild(el('td',{},e.rule));
+ tr.appendChild(el('td',{'class':e.event},e.event));tr.appendChild(el('td',{},e.mean.toFixed(3)));tr.appendChild(el('td',{},String(e.n)));hb.appendChild(tr);});
+function selftest(){var out=[];try{
+  var lines=document.querySelectorAll('svg.series polyline').length,withData=metrics.filter(function(m){return B.some(function(b){return b.metrics[m];});}).length;
+  out.push('charts='+(document.querySelectorAll('svg.series').length===metrics.length&&lines===withData?1:0));
+  out.push('mix='+(document.querySelectorAll('#mix rect.seg').length>0||names.length===0?1:0));
+  out.push('alerts='+(hb.children.length===alerts.history.length&&ab.children.length===alerts.rules.length?1:0));
+  var doc=document.getElementById('worst').contentDocument;var row=doc.querySelector('#rows tbody tr');
+  if(row)row.click();out.push('drilldown='+(row&&doc.getElementById('detail').classList.contains('open')?1:0));
+ }catch(e){errors.push(String(e));}out.push('errors='+errors.length);if(errors.length)out.push(errors.join(' | '));
+ document.body.appendChild(el('pre',{'id':'selftest-result'},'SELFTEST '+out.join(' ')));}
+if(location.hash==='#selftest')window.addEventListener('load',selftest);
+})();
+</script></body></html>
+)HTML";
+
+void Put(std::string& page, const std::string& slot, const std::string& value) {
+  size_t at = page.find(slot);
+  if (at != std::string::npos) page.replace(at, slot.size(), value);
+}
+
+}  // namespace
+
+Result<std::string> Service::DashboardHtml(double now) {
+  TALA_ASSIGN_OR_RETURN(std::string series, SeriesJson(7 * 86400, 56, now));
+  TALA_ASSIGN_OR_RETURN(std::string alerts, AlertsJson());
+  std::string metrics = "[";
+  for (const auto& m : impl_->metrics) {
+    if (metrics.size() > 1) metrics += ',';
+    io::AppendJsonString(metrics, m->key());
+  }
+  metrics += "]";
+  // The worst rows of the last day by the first metric, as the HTML report renders them.
+  RowQuery worst;
+  worst.since = now - 86400;
+  worst.metric = impl_->metrics.front()->key();
+  worst.worst_first = true;
+  worst.limit = 50;
+  TALA_ASSIGN_OR_RETURN(std::vector<StoredRow> rows, Rows(worst));
+  io::ResultsFile results;
+  simdjson::dom::parser parser;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    simdjson::dom::element root;
+    if (parser.parse(rows[i].result).get(root)) continue;
+    auto row =
+        io::ParseResultRow(root, "tala serve", static_cast<int64_t>(i + 1), io::RawLines::kKeep);
+    if (row) results.rows.push_back(std::move(*row));
+  }
+  for (const auto& m : impl_->metrics) results.metric_keys.push_back(m->key());
+  std::string report = io::RenderHtml(results, "tala serve: worst rows of the last day");
+  // Filled from the last slot to the first, so that text put in never holds a slot still to
+  // be filled.
+  std::string page = kPage;
+  Put(page, "@METRICS@", io::ScriptJson(metrics));
+  Put(page, "@ALERTS@", io::ScriptJson(alerts));
+  Put(page, "@SERIES@", io::ScriptJson(series));
+  Put(page, "@WORST@", io::EscapeMarkup(report));
+  return page;
+}
+
+}  // namespace tala

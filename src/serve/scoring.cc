@@ -1,0 +1,208 @@
+// Service::ScorePending: the background scoring of sampled rows, with the offline or replay
+// judge in this thread, or an LLM judge through the runtime (its cache, retries, rate limits),
+// within the daily cost budget.
+
+#include <simdjson.h>
+
+#include <chrono>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/diagnosis.h"
+#include "io/readers/row_parser.h"
+#include "io/writers/results_jsonl_writer.h"
+#include "judges/task_plan.h"
+#include "row_scorer.h"
+#include "runtime/clock.h"
+#include "serve/service_impl.h"
+
+namespace tala {
+
+namespace {
+
+struct Waiting {
+  int64_t seq;
+  double ts;
+  std::string body;
+};
+
+struct Scored {
+  int64_t seq = 0;
+  double ts = 0;
+  std::string state;  // scored | failed | skipped
+  std::string diagnosis, result;
+  std::vector<std::pair<std::string, double>> values;
+};
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The row's scores and diagnosis from its verdicts (or its judge failure).
+Scored Finish(const Waiting& w, const Sample& sample, const Result<Verdicts>& verdicts,
+              RowScorer& scorer, const analysis::DiagnosisRule& rule) {
+  Scored out{w.seq, w.ts, "scored", "", "", {}};
+  io::RowResult result = scorer.ScoreWith(sample, verdicts);
+  std::map<std::string, double> scores;
+  bool failed = !result.status.ok();
+  for (const io::RowScore& score : result.scores) {
+    failed = failed || score.failed;
+    if (score.value.value) {
+      out.values.emplace_back(std::string(score.key), *score.value.value);
+      scores.emplace(std::string(score.key), *score.value.value);
+    }
+  }
+  if (failed) out.state = "failed";
+  result.diagnosis = analysis::DiagnosisName(analysis::Diagnose(scores, rule));
+  out.diagnosis = result.diagnosis;
+  out.result = io::FormatResultLine(result);
+  return out;
+}
+
+// USD spent on judge calls over the last day. REQUIRES: s.mu held.
+double SpentToday(Service::Impl& s, double now) {
+  Stmt q(s.db, "SELECT TOTAL(cost) FROM judge_spend WHERE at >= ?1");
+  q.Real(1, now - 86400);
+  return q.Step() ? sqlite3_column_double(q.get(), 0) : 0;
+}
+
+Status Store(Service::Impl& s, const std::vector<Scored>& done, int64_t calls, double cost,
+             double now) {
+  TALA_RETURN_IF_ERROR(s.Exec("BEGIN IMMEDIATE"));
+  Stmt mark(s.db,
+            "UPDATE rows SET state = ?2, diagnosis = ?3, result = ?4 WHERE seq = ?1 AND "
+            "state = 'pending'");
+  Stmt value(s.db, "INSERT OR REPLACE INTO scores (seq, metric, value, ts) VALUES (?1,?2,?3,?4)");
+  bool ok = true;
+  for (const Scored& d : done) {
+    mark.Int(1, d.seq);
+    mark.Text(2, d.state);
+    mark.Text(3, d.diagnosis);
+    mark.Text(4, d.result);
+    ok = ok && mark.Done() == SQLITE_DONE;
+    mark.Reset();
+    for (const auto& [metric, v] : d.values) {
+      if (!ok) break;
+      value.Int(1, d.seq);
+      value.Text(2, metric);
+      value.Real(3, v);
+      value.Real(4, d.ts);
+      ok = value.Done() == SQLITE_DONE;
+      value.Reset();
+    }
+  }
+  if (ok && calls > 0) {
+    Stmt spend(s.db, "INSERT INTO judge_spend (at, calls, cost) VALUES (?1, ?2, ?3)");
+    spend.Real(1, now);
+    spend.Int(2, calls);
+    spend.Real(3, cost);
+    ok = spend.Done() == SQLITE_DONE;
+  }
+  if (!ok) {
+    std::string message = sqlite3_errmsg(s.db);
+    (void)s.Exec("ROLLBACK");
+    return IoError("cannot store scores: " + message);
+  }
+  return s.Exec("COMMIT");
+}
+
+}  // namespace
+
+Result<int64_t> Service::ScorePending(int max_rows) {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> scoring(s.score_mu);
+  const double now = Now();
+  std::vector<Waiting> batch;
+  bool over_budget = false;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    Stmt pick(s.db, "SELECT seq, ts, body FROM rows WHERE state = 'pending' ORDER BY seq LIMIT ?1");
+    pick.Int(1, max_rows);
+    while (pick.Step()) {
+      batch.push_back({sqlite3_column_int64(pick.get(), 0), sqlite3_column_double(pick.get(), 1),
+                       pick.Column(2)});
+    }
+    over_budget =
+        s.llm && s.options.max_cost_per_day > 0 && SpentToday(s, now) >= s.options.max_cost_per_day;
+  }
+  if (batch.empty()) return 0;
+  // Scored outside the lock: ingest goes on meanwhile.
+  std::vector<Scored> done(batch.size());
+  std::vector<std::unique_ptr<Sample>> samples(batch.size());
+  simdjson::dom::parser parser;
+  static const std::string kStored = "stored row";
+  for (size_t i = 0; i < batch.size(); ++i) {
+    done[i] = {batch[i].seq, batch[i].ts, "failed", "", "", {}};
+    if (over_budget) {
+      done[i].state = "skipped";
+      done[i].result = "skipped: the daily judge budget is spent";
+      continue;
+    }
+    simdjson::dom::element row;
+    auto sample = parser.parse(batch[i].body).get(row)
+                      ? Result<Sample>(Internal("unreadable stored row"))
+                      : io::ParseRow(row, {kStored, batch[i].seq, batch[i].seq});
+    if (sample) {
+      samples[i] = std::make_unique<Sample>(std::move(*sample));
+    } else {
+      done[i].result = sample.error().ToString();
+    }
+  }
+  analysis::DiagnosisRule rule{s.options.diagnosis_threshold, {}};
+  int64_t calls = 0;
+  double cost = 0;
+  if (!over_budget && !s.llm) {
+    RowScorer scorer(s.metrics, s.judge.get(), s.judge->name());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (!samples[i]) continue;
+      // The verdicts outlive the row result, which points at them for the drill-down.
+      TaskSet tasks = judges::PlanTasks(*samples[i], s.metrics);
+      Result<Verdicts> verdicts =
+          tasks == 0 ? Result<Verdicts>(Verdicts{}) : s.judge->Answer({*samples[i], tasks});
+      done[i] = Finish(batch[i], *samples[i], verdicts, scorer, rule);
+    }
+  } else if (!over_budget) {
+    // The runtime calls the model for many rows at once and hands each back when it is done.
+    TALA_ASSIGN_OR_RETURN(auto runner,
+                          runtime::JudgeRunner::Create(s.llm->backends, s.llm->runtime,
+                                                       s.llm->cache.get(), runtime::SystemClock()));
+    RowScorer scorer(s.metrics, nullptr, s.llm->judge_name);
+    std::unordered_map<const Sample*, size_t> index;
+    size_t next = 0;
+    auto next_row = [&]() -> std::unique_ptr<Sample> {
+      while (next < batch.size() && !samples[next]) ++next;
+      if (next == batch.size()) return nullptr;
+      index[samples[next].get()] = next;
+      return std::move(samples[next++]);
+    };
+    auto plan = [&](const Sample& sample) { return judges::PlanTasks(sample, s.metrics); };
+    auto row_done = [&](std::unique_ptr<Sample> sample, Result<Verdicts> verdicts) -> Status {
+      size_t i = index.at(sample.get());
+      done[i] = Finish(batch[i], *sample, verdicts, scorer, rule);
+      return OkStatus();
+    };
+    Status run = runner->Run(next_row, plan, row_done, nullptr, nullptr);
+    RunAccounting spent = ToRunAccounting(runner->accounting(), *s.llm, s.metrics);
+    calls = spent.total.calls;
+    cost = spent.total.cost_usd.value_or(0);
+    // A fatal judge error (bad key, unknown model) leaves the unfinished rows pending: they
+    // are scored once the judge works again.
+    if (!run.ok()) {
+      std::vector<Scored> finished;
+      for (Scored& d : done) {
+        if (!d.result.empty()) finished.push_back(std::move(d));
+      }
+      std::lock_guard<std::mutex> lock(s.mu);
+      TALA_RETURN_IF_ERROR(Store(s, finished, calls, cost, now));
+      s.pending -= static_cast<int64_t>(finished.size());
+      return run;
+    }
+  }
+  std::lock_guard<std::mutex> lock(s.mu);
+  TALA_RETURN_IF_ERROR(Store(s, done, calls, cost, now));
+  s.pending -= static_cast<int64_t>(done.size());
+  if (s.pending < 0) s.pending = 0;
+  return static_cast<int64_t>(done.size());
+}
+
+}  // namespace tala
