@@ -103,6 +103,15 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f) {
     if (!page) return Error(res, 500, page.error());
     res.set_content(*page, "text/html; charset=utf-8");
   });
+  // httplib answers an over-long body itself; the reply says why.
+  server.set_error_handler([&f](const httplib::Request&, httplib::Response& res) {
+    if (res.status == 413 && res.body.empty()) {
+      Error(
+          res, 413,
+          InvalidArgument("the body is over --max-body-bytes (" + std::to_string(f.max_body_bytes) +
+                          " bytes); send fewer rows a request"));
+    }
+  });
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });

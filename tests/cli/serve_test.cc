@@ -297,6 +297,28 @@ TEST(ServeCommandTest, TheDashboardChecksItselfInAHeadlessBrowser) {
   EXPECT_NE(dom.find("faithfulness.mean_1d &lt; 0.9"), std::string::npos) << "the alert is listed";
 }
 
+TEST(ServeCommandTest, LimitsAnswer413And503WithTheReason) {
+  TempDir dir;
+  Served s(dir.path() + "/t.sqlite",
+           {"--max-pending", "2", "--max-body-bytes", "4000", "--max-rows-per-request", "6"});
+  auto busy = s.client->Post("/v1/interactions", FerryRows("a", 3, true), "application/x-ndjson");
+  ASSERT_TRUE(busy);
+  EXPECT_EQ(busy->status, 503);
+  EXPECT_EQ(busy->get_header_value("Retry-After"), "5");
+  EXPECT_NE(busy->body.find("queue is full"), std::string::npos) << busy->body;
+  auto rows = s.client->Post("/v1/interactions", FerryRows("b", 7, true), "application/x-ndjson");
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->status, 413);
+  EXPECT_NE(rows->body.find("at most 6 per request"), std::string::npos) << rows->body;
+  auto big = s.client->Post("/v1/interactions", std::string(5000, ' '), "application/x-ndjson");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  EXPECT_NE(big->body.find("--max-body-bytes"), std::string::npos) << big->body;
+  auto fits = s.client->Post("/v1/interactions", FerryRows("c", 2, true), "application/x-ndjson");
+  ASSERT_TRUE(fits);
+  EXPECT_EQ(fits->status, 202) << fits->body;
+}
+
 TEST(ServeCommandTest, ATokenGuardsEverythingButHealth) {
   TempDir dir;
   Served s(dir.path() + "/t.sqlite", {"--token", "s3cret"});
