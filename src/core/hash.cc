@@ -1,6 +1,7 @@
 #include "core/hash.h"
 
 #include <array>
+#include <charconv>
 #include <cstdint>
 
 namespace tala {
@@ -72,6 +73,13 @@ std::string Sha256Hex(std::string_view data) {
     }
   }
   return out;
+}
+
+uint64_t Sha256Prefix64(std::string_view data) {
+  std::string hex = Sha256Hex(data).substr(0, 16);
+  uint64_t h = 0;
+  std::from_chars(hex.data(), hex.data() + hex.size(), h, 16);
+  return h;
 }
 
 }  // namespace tala

@@ -54,10 +54,7 @@ const char* ShardByName(ShardBy by) {
 }
 
 int ShardOfId(const std::string& id, int count) {
-  std::string hex = Sha256Hex(id).substr(0, 16);
-  uint64_t h = 0;
-  std::from_chars(hex.data(), hex.data() + hex.size(), h, 16);
-  return static_cast<int>(h % static_cast<uint64_t>(count));
+  return static_cast<int>(Sha256Prefix64(id) % static_cast<uint64_t>(count));
 }
 
 std::string ShardStatePath(const std::string& results_path) { return results_path + ".shard.json"; }

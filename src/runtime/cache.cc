@@ -7,6 +7,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include "runtime/sql_statement.h"
+
 namespace tala::runtime {
 
 namespace {
@@ -21,24 +23,7 @@ constexpr const char* kSchema =
     "  prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,"
     "  created INTEGER NOT NULL);";
 
-// RAII for one prepared statement.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  sqlite3_stmt* get() const { return stmt_; }
-  explicit operator bool() const { return stmt_ != nullptr; }
-  void Text(int i, const std::string& s) {
-    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
-  }
-  std::string Column(int i) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, i));
-    return p ? std::string(p, sqlite3_column_bytes(stmt_, i)) : std::string();
-  }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-};
+using Statement = SqlStatement;
 
 Status Prepare(sqlite3* db) {
   sqlite3_busy_timeout(db, 5000);

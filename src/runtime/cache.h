@@ -2,7 +2,7 @@
 // The judge cache: SQLite, content-addressed. The key is the SHA-256 of everything that decides
 // a reply (provider, model, prompt version, parameters, messages or embedding inputs); the value
 // is the model's reply text and its token counts. Only replies that parsed are stored, so a
-// warm cache replays a run exactly with zero calls. The only file that includes sqlite3.h.
+// warm cache replays a run exactly with zero calls.
 // One Cache per thread; several processes may share a file (WAL, busy timeout).
 
 #include <cstdint>

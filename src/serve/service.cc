@@ -44,12 +44,12 @@ constexpr const char* kSchema =
     "CREATE TABLE IF NOT EXISTS judge_spend (at REAL NOT NULL, calls INTEGER NOT NULL,"
     "  cost REAL NOT NULL);";
 
-// In the sample: the id's SHA-256, read as a number in [0, 1), below the share.
+// In the sample: the top 52 bits of the id's hash (exact in a double), as a number in [0, 1),
+// below the share.
 bool Sampled(const std::string& id, double share) {
   if (share >= 1) return true;
   if (share <= 0) return false;
-  std::string hex = Sha256Hex(id).substr(0, 13);  // 52 bits: exact in a double
-  return static_cast<double>(std::stoull(hex, nullptr, 16)) / 4503599627370496.0 < share;
+  return static_cast<double>(Sha256Prefix64(id) >> 12) / 4503599627370496.0 < share;
 }
 
 }  // namespace

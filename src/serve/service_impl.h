@@ -1,7 +1,7 @@
 #pragma once
 // The insides of tala::Service (include/tala/serve.h), shared by its two files: service.cc
 // (ingest and scoring) and service_summary.cc (windows and Prometheus text). The only other
-// file besides runtime/cache.cc that includes sqlite3.h.
+// file besides runtime/cache.cc and runtime/sql_statement.h that includes sqlite3.h.
 
 #include <sqlite3.h>
 
@@ -13,40 +13,14 @@
 #include <vector>
 
 #include "llm_setup.h"
+#include "runtime/sql_statement.h"
 #include "tala/judge.h"
 #include "tala/metric.h"
 #include "tala/serve.h"
 
 namespace tala {
 
-// RAII for one prepared statement.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
-  ~Stmt() { sqlite3_finalize(s_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  sqlite3_stmt* get() const { return s_; }
-  explicit operator bool() const { return s_ != nullptr; }
-  void Text(int i, std::string_view v) {
-    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-  }
-  void Real(int i, double v) { sqlite3_bind_double(s_, i, v); }
-  void Int(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
-  bool Step() { return sqlite3_step(s_) == SQLITE_ROW; }
-  int Done() { return sqlite3_step(s_); }
-  std::string Column(int i) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, i));
-    return p ? std::string(p, sqlite3_column_bytes(s_, i)) : std::string();
-  }
-  void Reset() {
-    sqlite3_reset(s_);
-    sqlite3_clear_bindings(s_);
-  }
-
- private:
-  sqlite3_stmt* s_ = nullptr;
-};
+using Stmt = runtime::SqlStatement;
 
 struct Service::Impl {
   ServeOptions options;
