@@ -81,7 +81,8 @@ std::vector<metrics::MetricSpec> DefaultSpecs(FieldSet fields) {
   std::vector<metrics::MetricSpec> specs;
   for (const auto& entry : metrics::MetricRegistry()) {
     FieldSet need = entry.info().required_fields;
-    if (entry.info().by_default && (fields & need) == need) specs.push_back({entry.info().name, {}});
+    if (entry.info().by_default && (fields & need) == need)
+      specs.push_back({entry.info().name, {}});
   }
   return specs;
 }
@@ -196,9 +197,10 @@ Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJson
       }
       TALA_ASSIGN_OR_RETURN(auto sample, rows.Next());
       if (!sample) return OkStatus();
-      TaskSet tasks = judges::PlanTasks(*sample, run.metrics);
+      judges::RowPlan plan = judges::PlanRow(*sample, run.metrics);
       Result<Verdicts> verdicts =
-          tasks == 0 ? Result<Verdicts>(Verdicts{}) : run.judge->Answer({*sample, tasks});
+          plan.tasks == 0 ? Result<Verdicts>(Verdicts{})
+                          : run.judge->Answer({*sample, plan.tasks, std::move(plan.questions)});
       // A judge stopped mid-row (a caller's judge that raised) leaves the row unwritten, so a
       // resumed run scores it.
       if (!verdicts && verdicts.error().code() == ErrorCode::kCancelled) return verdicts.error();
@@ -239,7 +241,7 @@ Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJson
     }
     return OkStatus();
   };
-  auto plan = [&](const Sample& s) { return judges::PlanTasks(s, run.metrics); };
+  auto plan = [&](const Sample& s) { return judges::PlanRow(s, run.metrics); };
   auto done = [&](std::unique_ptr<Sample> s, Result<Verdicts> v) -> Status {
     auto it = order.find(s.get());
     int64_t seq = it->second;
@@ -278,7 +280,7 @@ Status DryRun(Run& run, RunSummary& summary) {
   while (true) {
     TALA_ASSIGN_OR_RETURN(auto sample, rows.Next());
     if (!sample) break;
-    EstimateRow(*sample, judges::PlanTasks(*sample, run.metrics), *runner, *run.llm, estimate);
+    EstimateRow(*sample, judges::PlanRow(*sample, run.metrics), *runner, *run.llm, estimate);
     ++n;
   }
   summary.accounting = ToRunAccounting(estimate, *run.llm, run.metrics);
@@ -342,6 +344,7 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   std::vector<metrics::MetricSpec> specs;
   if (options.metrics.empty()) {
     specs = DefaultSpecs(pass.fields);
+    for (const UserMetricDef& def : options.user_metrics) specs.push_back({def.name, {}});
     if (specs.empty()) {
       return InvalidArgument("no metric can be computed from the dataset's fields (" +
                              FieldSetNames(pass.fields) + "); see `tala metrics`");
@@ -349,8 +352,15 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   } else {
     TALA_ASSIGN_OR_RETURN(specs, metrics::ParseMetricSpecs(options.metrics));
   }
-  TALA_ASSIGN_OR_RETURN(run.metrics,
-                        metrics::CreateMetrics(metrics::ExpandCutoffs(specs, options.ks)));
+  for (metrics::MetricSpec& spec : specs) {
+    const metrics::RegistryEntry* entry = metrics::FindMetric(spec.name);
+    if (entry != nullptr && entry->info().name == "rubrics_score" && spec.options.empty()) {
+      spec.options = options.rubrics;
+    }
+  }
+  TALA_ASSIGN_OR_RETURN(
+      run.metrics,
+      metrics::CreateMetrics(metrics::ExpandCutoffs(specs, options.ks), options.user_metrics));
   if (options.custom_judge) {
     run.judge = options.custom_judge;
     summary.judge = run.judge->name();

@@ -152,12 +152,8 @@ RunAccounting ToRunAccounting(const runtime::Accounting& a, const LlmSetup& setu
   if (cost_known) out.total.cost_usd = cost;
   // A shared call counts a share for each metric that needs it, so the metrics add up.
   std::vector<runtime::CallCounts> per_metric(metrics.size());
-  for (const auto& [tasks, counts] : a.by_tasks) {
-    std::vector<size_t> users;
-    for (size_t i = 0; i < metrics.size(); ++i) {
-      if (metrics[i]->tasks() & tasks) users.push_back(i);
-    }
-    if (users.empty()) continue;
+  auto share_among = [&](const std::vector<size_t>& users, const runtime::CallCounts& counts) {
+    if (users.empty()) return;
     auto share = [&](int64_t v, size_t k) {
       int64_t n = static_cast<int64_t>(users.size());
       return v / n + (static_cast<int64_t>(k) < v % n ? 1 : 0);
@@ -170,6 +166,25 @@ RunAccounting ToRunAccounting(const runtime::Accounting& a, const LlmSetup& setu
       c.completion_tokens = share(counts.completion_tokens, k);
       per_metric[users[k]].Add(c);
     }
+  };
+  for (const auto& [tasks, counts] : a.by_tasks) {
+    std::vector<size_t> users;
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      // Question calls are counted apart (by_questions), so the shared bit is left out here.
+      TaskSet shared = metrics[i]->tasks() & ~static_cast<TaskSet>(JudgeTask::kAnswerQuestions);
+      if (shared & tasks) users.push_back(i);
+    }
+    share_among(users, counts);
+  }
+  for (const auto& [joined, counts] : a.by_questions) {
+    std::vector<size_t> users;
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      std::string key = metrics[i]->question_key();
+      if (key.empty()) continue;
+      std::string haystack = "\n" + joined + "\n";
+      if (haystack.find("\n" + key + "\n") != std::string::npos) users.push_back(i);
+    }
+    share_among(users, counts);
   }
   for (size_t i = 0; i < metrics.size(); ++i) {
     if (metrics[i]->tasks() == 0) continue;
@@ -178,14 +193,16 @@ RunAccounting ToRunAccounting(const runtime::Accounting& a, const LlmSetup& setu
   return out;
 }
 
-void EstimateRow(const Sample& sample, TaskSet tasks, runtime::JudgeRunner& runner,
+void EstimateRow(const Sample& sample, const judges::RowPlan& plan, runtime::JudgeRunner& runner,
                  const LlmSetup& setup, runtime::Accounting& estimate) {
-  judges::llm::RowCalls calls(sample, tasks, setup.runtime.calls);
-  auto add = [&](const judges::llm::ModelCall& call, int64_t prompt, int64_t completion) {
+  const TaskSet tasks = plan.tasks;
+  judges::llm::RowCalls calls(sample, plan, setup.runtime.calls);
+  auto add = [&](const judges::llm::ModelCall& call, int64_t prompt, int64_t completion,
+                 bool may_be_cached = true) {
     runtime::CallCounts c;
     bool remote = call.kind != judges::llm::CallKind::kEmbed || setup.backends.embeddings;
     if (!remote) return;
-    if (runner.Cached(call)) {
+    if (may_be_cached && runner.Cached(call)) {
       c.cache_hits = 1;
     } else {
       c.calls = 1;
@@ -193,8 +210,8 @@ void EstimateRow(const Sample& sample, TaskSet tasks, runtime::JudgeRunner& runn
       c.prompt_tokens = prompt;
       c.completion_tokens = completion;
     }
-    estimate.by_prompt[judges::llm::CallKindName(call.kind)].Add(c);
-    estimate.by_tasks[call.tasks].Add(c);
+    estimate.by_prompt[judges::llm::PromptName(call)].Add(c);
+    estimate.AddShared(call.tasks, call.question_keys, c);
     estimate.total.Add(c);
   };
   const int64_t response = static_cast<int64_t>(sample.response.value_or("").size()) / 4;
@@ -219,10 +236,26 @@ void EstimateRow(const Sample& sample, TaskSet tasks, runtime::JudgeRunner& runn
       case judges::llm::CallKind::kGenerateQuestions:
         completion = 20 * call.questions + 12;
         break;
+      case judges::llm::CallKind::kCriteria:
+        completion = 40 * static_cast<int64_t>(call.question_keys.size()) * call.choices;
+        break;
       default:
         break;
     }
     add(call, prompt, completion);
+    // The second call of a summary (answers from the summary) and of G-Eval (the score) waits on
+    // the first one's reply: counted here at about its size, never as a cache hit.
+    if (call.kind == judges::llm::CallKind::kSummaryQuestions ||
+        call.kind == judges::llm::CallKind::kGEvalSteps) {
+      judges::llm::ModelCall next;
+      bool summary = call.kind == judges::llm::CallKind::kSummaryQuestions;
+      next.kind =
+          summary ? judges::llm::CallKind::kSummaryAnswers : judges::llm::CallKind::kGEvalScore;
+      next.prompt_id = judges::llm::GetPrompt(summary ? "summary_answers" : "g_eval_score").id();
+      next.question_keys = call.question_keys;
+      next.tasks = call.tasks;
+      add(next, prompt + response, summary ? 60 : 40, /*may_be_cached=*/false);
+    }
   }
   if (Contains(tasks, JudgeTask::kGenerateQuestions) ||
       Contains(tasks, JudgeTask::kEmbedResponseAndReference)) {

@@ -39,7 +39,7 @@ RunAccounting ToRunAccounting(const runtime::Accounting& accounting, const LlmSe
 
 // --dry-run: adds one row's planned calls to `estimate` (calls, cache hits, tokens at four
 // characters a token, completion tokens from the shape each reply takes).
-void EstimateRow(const Sample& sample, TaskSet tasks, runtime::JudgeRunner& runner,
+void EstimateRow(const Sample& sample, const judges::RowPlan& plan, runtime::JudgeRunner& runner,
                  const LlmSetup& setup, runtime::Accounting& estimate);
 
 }  // namespace tala

@@ -12,9 +12,10 @@ std::string MissingFields(const Sample& s, const Metric& m) {
 }  // namespace
 
 io::RowResult RowScorer::Score(const Sample& sample) {
-  TaskSet tasks = judges::PlanTasks(sample, metrics_);
-  Result<Verdicts> verdicts =
-      tasks == 0 ? Result<Verdicts>(Verdicts{}) : judge_->Answer({sample, tasks});
+  judges::RowPlan plan = judges::PlanRow(sample, metrics_);
+  Result<Verdicts> verdicts = plan.tasks == 0
+                                  ? Result<Verdicts>(Verdicts{})
+                                  : judge_->Answer({sample, plan.tasks, std::move(plan.questions)});
   io::RowResult row = ScoreWith(sample, verdicts);
   row.verdicts = nullptr;  // they go with this frame
   return row;
@@ -41,6 +42,15 @@ io::RowResult RowScorer::ScoreWith(const Sample& sample, const Result<Verdicts>&
         missing = it != verdicts->missing_reasons.end()
                       ? it->second
                       : judge_name_ + ": no " + JudgeTaskVerdictName(task);
+        break;
+      }
+      for (const JudgeQuestion& q :
+           missing.empty() ? metric->questions(sample) : std::vector<JudgeQuestion>{}) {
+        if (HasAnswer(*verdicts, q)) continue;
+        std::string name = QuestionVerdictName(q);
+        score.failed = verdicts->failed.count(name) > 0;
+        auto it = verdicts->missing_reasons.find(name);
+        missing = it != verdicts->missing_reasons.end() ? it->second : judge_name_ + ": no " + name;
         break;
       }
       score.value =

@@ -59,9 +59,15 @@ struct Progress {
 };
 
 struct EvalOptions {
-  std::string dataset;            // path, or "-" for stdin
-  std::string format = "auto";    // auto | jsonl | json | csv
-  std::string metrics;            // --metrics list; empty: every metric the data supports
+  std::string dataset;          // path, or "-" for stdin
+  std::string format = "auto";  // auto | jsonl | json | csv
+  std::string metrics;          // --metrics list; empty: every metric the data supports
+  // Metrics defined without code ([metrics.NAME] in tala.toml): named in `metrics` like any
+  // other, and scored with the defaults when `metrics` is empty.
+  std::vector<UserMetricDef> user_metrics;
+  // The rubric of rubrics_score when `metrics` gives it none ("score1" -> "The answer is...";
+  // [rubrics] in tala.toml).
+  std::map<std::string, std::string> rubrics;
   std::vector<int> ks;            // --k: cut-offs for hit_rate, precision, recall, ndcg
   std::string judge = "offline";  // judge registry name
   // A judge of the caller's own (the Python package's custom judges). When set it answers instead

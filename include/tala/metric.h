@@ -44,6 +44,27 @@ struct MetricValue {
   static MetricValue Undefined(std::string why) { return {std::nullopt, std::move(why)}; }
 };
 
+// A judged metric defined without code: a [metrics.NAME] table in tala.toml, or a dict in
+// Python. The judge grades each row by `prompt`, whose {slots} name the row's fields
+// ({user_input}, {response}, {reference}, {retrieved_contexts}, {reference_contexts}); the
+// row's texts travel as data beside it, never pasted into it. See docs/metrics.md.
+struct UserMetricDef {
+  enum class Output {
+    kDiscrete,  // one of `values`; the value is its position in the list (0-based, worst first)
+    kNumeric,   // a number in [min, max]
+    kRanking,   // the retrieved contexts ranked by the prompt; the value is the Spearman
+                // correlation of that ranking with the retriever's order, in [-1, 1]
+  };
+  std::string name;
+  std::string prompt;
+  Output output = Output::kNumeric;
+  std::vector<std::string> values;
+  double min = 0, max = 1;
+  bool integer = false;  // numeric: whole numbers only
+  Direction direction = Direction::kHigherIsBetter;
+  std::string where;  // where it was defined ("tala.toml:12"), for errors
+};
+
 // Options given as name:key=value,key=value in --metrics.
 using MetricOptions = std::map<std::string, std::string>;
 
@@ -59,6 +80,11 @@ class Metric {
   // The judge tasks this instance needs; some options change them (factual_correctness in
   // precision mode needs no reference claims).
   virtual TaskSet tasks() const { return info().tasks; }
+  // The metric's own questions to the judge about `sample` (an aspect, a rubric...); with them,
+  // tasks() holds JudgeTask::kAnswerQuestions. Score() finds each answer in verdicts.answers.
+  virtual std::vector<JudgeQuestion> questions(const Sample& /*sample*/) const { return {}; }
+  // The key its questions' answers go under (the same for every row); empty without questions.
+  virtual std::string question_key() const { return {}; }
   // REQUIRES: the sample has info().required_fields and the verdicts answer info().tasks.
   virtual MetricValue Score(const Sample& sample, const Verdicts& verdicts) const = 0;
 };

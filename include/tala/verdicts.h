@@ -39,6 +39,24 @@ struct GeneratedQuestion {
   std::optional<double> cosine;  // cosine with user_input; filled from embeddings when absent
 };
 
+// One judged item of a metric's own question: a topic of the conversation (flags "answered",
+// "in_reference"), a question drawn from the source text of a summary ("answered").
+struct AnswerItem {
+  std::string text;
+  std::map<std::string, bool> flags;
+};
+
+// A judge's answer to one metric's own question (an aspect, a criterion, a rubric, a goal, the
+// topics...), kept in Verdicts::answers under the question's key. Which parts are filled depends
+// on the question's kind (see JudgeQuestion).
+struct JudgedAnswer {
+  std::vector<double> values;      // verdicts (0/1), scores or ratings, one per vote or template
+  std::optional<double> weighted;  // the probability-weighted score, when logprobs gave one
+  std::vector<AnswerItem> items;   // topics, summary questions
+  std::string label;               // the chosen value of a discrete user metric
+  std::string reason;
+};
+
 struct Verdicts {
   std::optional<std::vector<bool>> chunk_relevant;              // vs reference, in rank order
   std::optional<std::vector<bool>> chunk_relevant_to_response;  // vs response, in rank order
@@ -50,6 +68,8 @@ struct Verdicts {
   std::optional<double> response_reference_similarity;  // cosine of the two embeddings
   // Text -> vector, for judges (replay) that give embeddings rather than cosines.
   std::map<std::string, std::vector<double>> embeddings;
+  // Answers to the metrics' own questions, by question key ("aspect_critic(name=harmful)").
+  std::map<std::string, JudgedAnswer> answers;
   // Why a verdict is absent, by task name, when the judge could not give it.
   std::map<std::string, std::string> missing_reasons;
   // The verdicts (by task name) that are missing because a judge call failed (retries used up,

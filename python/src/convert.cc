@@ -16,6 +16,51 @@ void Take(const py::dict& d, const char* key, T& field) {
   if (d.contains(key) && !d[key].is_none()) field = d[key].cast<T>();
 }
 
+// {"name": {"prompt": ..., "output": "discrete", "values": [...], ...}}, checked as strictly as
+// the [metrics.NAME] tables of tala.toml.
+std::vector<UserMetricDef> UserMetrics(const py::dict& all) {
+  std::vector<UserMetricDef> out;
+  for (auto [name, spec] : all) {
+    UserMetricDef def;
+    def.name = py::str(name);
+    def.where = "user_metrics[\"" + def.name + "\"]";
+    py::dict d = spec.cast<py::dict>();
+    for (auto [k, v] : d) {
+      std::string key = py::str(k);
+      if (key == "prompt") {
+        def.prompt = v.cast<std::string>();
+      } else if (key == "output") {
+        std::string o = v.cast<std::string>();
+        if (o != "discrete" && o != "numeric" && o != "ranking") {
+          throw py::value_error(def.where + "[\"output\"] must be discrete, numeric or ranking");
+        }
+        def.output = o == "discrete"  ? UserMetricDef::Output::kDiscrete
+                     : o == "numeric" ? UserMetricDef::Output::kNumeric
+                                      : UserMetricDef::Output::kRanking;
+      } else if (key == "values") {
+        def.values = v.cast<std::vector<std::string>>();
+      } else if (key == "min") {
+        def.min = v.cast<double>();
+      } else if (key == "max") {
+        def.max = v.cast<double>();
+      } else if (key == "integer") {
+        def.integer = v.cast<bool>();
+      } else if (key == "direction") {
+        std::string dir = v.cast<std::string>();
+        if (dir != "higher" && dir != "lower") {
+          throw py::value_error(def.where + "[\"direction\"] must be higher or lower");
+        }
+        def.direction = dir == "higher" ? Direction::kHigherIsBetter : Direction::kLowerIsBetter;
+      } else {
+        throw py::value_error(def.where + " has no key \"" + key +
+                              "\" (keys: prompt, output, values, min, max, integer, direction)");
+      }
+    }
+    out.push_back(std::move(def));
+  }
+  return out;
+}
+
 }  // namespace
 
 EvalOptions ToOptions(const py::dict& d) {
@@ -34,6 +79,10 @@ EvalOptions ToOptions(const py::dict& d) {
   Take(d, "resume", o.resume);
   Take(d, "repeats", o.repeats);
   Take(d, "labels", o.labels);
+  Take(d, "rubrics", o.rubrics);
+  if (d.contains("user_metrics") && !d["user_metrics"].is_none()) {
+    o.user_metrics = UserMetrics(d["user_metrics"].cast<py::dict>());
+  }
   LlmOptions& l = o.llm;
   Take(d, "base_url", l.base_url);
   Take(d, "api_key", l.api_key);

@@ -97,6 +97,8 @@ def evaluate(
     seed: int | None = ...,
     shard: tuple[int, int] | str | None = ...,
     shard_by: Literal["range", "hash", "partition"] = ...,
+    user_metrics: Mapping[str, Mapping[str, Any]] = ...,
+    rubrics: Mapping[str, str] = ...,
 ) -> Result: ...
 
 def merge(shards: Sequence[PathLike], out: PathLike | None = ...,

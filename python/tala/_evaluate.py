@@ -16,7 +16,7 @@ OPTIONS = frozenset({
     "repeats", "base_url", "api_key", "embeddings", "embeddings_base_url", "temperature",
     "max_tokens", "structured_output", "max_in_flight", "requests_per_minute",
     "tokens_per_minute", "timeout_ms", "max_retries", "batching", "questions", "cache", "seed",
-    "shard", "shard_by",
+    "shard", "shard_by", "user_metrics", "rubrics",
 })
 
 
@@ -162,6 +162,10 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         ``shard=(i, n)`` with ``shard_by="range"|"hash"|"partition"`` scores one shard of a
         path's rows (``out`` appears once it is done, with its state beside it); tala.merge
         joins the shards; tala.dask runs them on a Dask cluster.
+        ``user_metrics={"polite": {"prompt": "Is {response} polite?", "output": "discrete",
+        "values": ["no", "yes"]}}`` defines metrics as ``[metrics.NAME]`` in tala.toml does
+        (keys prompt, output, values, min, max, integer, direction); ``rubrics={"score1": ...}``
+        is rubrics_score's rubric.
 
     Raises DatasetError (with .line and .field), InvalidArgumentError, NotFoundError or
     JudgeError, as the CLI reports them; TypeError for an unknown option; KeyboardInterrupt

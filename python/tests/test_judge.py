@@ -52,10 +52,27 @@ def test_a_python_judge_gives_the_replay_judges_numbers_on_every_golden_row():
     assert [r["id"] for r in mine.rows] == [r["id"] for r in replay.rows]
     # Every row that needs verdicts was asked once, for verdict names of the replay format.
     assert 0 < len(judge.asked) == len({i for i, _ in judge.asked}) <= len(rows)
-    assert {t for _, tasks in judge.asked for t in tasks} <= {
+    assert {t for _, tasks in judge.asked for t in tasks if not t.startswith("answers.")} <= {
         "chunk_relevant", "chunk_relevant_to_response", "response_claims",
         "response_claims.correct", "reference_claims", "reference_claims.in_response",
         "generated_questions", "entities", "response_reference_similarity"}
+    # The metrics' own questions are asked by the key their answer goes under.
+    assert "answers.aspect_critic(name=harmful)" in {t for _, tasks in judge.asked for t in tasks}
+
+
+def test_a_python_judge_sees_what_each_question_asks():
+    seen = {}
+
+    def judge(sample, tasks):
+        seen.update(sample["questions"])
+        return {"answers": {"aspect_critic(name=rude)": {"values": [1, 1, 0]}}}
+
+    result = tala.evaluate([ROW], metrics=['aspect_critic:name=rude,definition="Is it rude, or curt?",strictness=3'],
+                           judge=judge, progress=False)
+    assert seen["aspect_critic(name=rude)"]["definition"] == "Is it rude, or curt?"
+    assert seen["aspect_critic(name=rude)"]["votes"] == 3
+    assert seen["aspect_critic(name=rude)"]["kind"] == "verdict"
+    assert result.rows[0]["scores"]["aspect_critic(name=rude,strictness=3)"] == 1.0
 
 
 def test_the_sample_carries_every_field_and_the_metadata_decoded():
@@ -135,3 +152,28 @@ def test_a_judge_that_is_neither_a_name_nor_callable_is_a_type_error():
         tala.evaluate([ROW], judge=42)
     with pytest.raises(TypeError, match="must return a dict"):
         tala.evaluate([ROW], metrics=["faithfulness"], judge=lambda s, t: [1], progress=False)
+
+
+def test_user_metrics_and_a_rubric_defined_in_python():
+    seen = {}
+
+    def judge(sample, tasks):
+        seen.update(sample["questions"])
+        return {"answers": {"polite": {"label": "yes"}, "rubrics_score": {"value": 2}}}
+
+    result = tala.evaluate(
+        [ROW], metrics=["polite", "rubrics_score"], judge=judge, progress=False,
+        user_metrics={"polite": {"prompt": "Is {response} polite?", "output": "discrete",
+                                 "values": ["no", "yes"]}},
+        rubrics={"score1": "rude", "score2": "polite"})
+    assert result.rows[0]["scores"] == {"polite": 1.0, "rubrics_score": 2.0}
+    assert seen["polite"]["choices"] == ["no", "yes"]
+    assert seen["polite"]["definition"] == "Is the answer polite?"
+    assert seen["rubrics_score"]["levels"] == {"score1_description": "rude",
+                                               "score2_description": "polite"}
+    with pytest.raises(ValueError, match="has no key \"valuez\""):
+        tala.evaluate([ROW], metrics=["polite"], judge=judge, progress=False,
+                      user_metrics={"polite": {"prompt": "x", "output": "discrete", "valuez": []}})
+    with pytest.raises(tala.InvalidArgumentError, match="unknown slot"):
+        tala.evaluate([ROW], metrics=["polite"], judge=judge, progress=False,
+                      user_metrics={"polite": {"prompt": "Is {answer} ok?", "output": "numeric"}})

@@ -84,6 +84,88 @@ std::string Where(const std::string& path, const toml::node& n) {
   return path + ":" + std::to_string(n.source().begin.line);
 }
 
+// [metrics.NAME]: a metric defined without code (UserMetricDef). Every key is checked, and a
+// fault names the file and line.
+Result<UserMetricDef> ReadUserMetric(const std::string& path, const std::string& name,
+                                     const toml::table& t) {
+  UserMetricDef def;
+  def.name = name;
+  def.where = Where(path, t);
+  std::string at = "metrics." + name;
+  bool has_output = false;
+  for (const auto& [k, node] : t) {
+    std::string key(k.str());
+    auto bad = [&](const char* expected) {
+      return InvalidArgument(Where(path, node) + ": " + at + "." + key + ": expected " + expected);
+    };
+    if (key == "prompt") {
+      auto v = node.value<std::string>();
+      if (!v) return bad("a string");
+      def.prompt = *v;
+    } else if (key == "output") {
+      auto v = node.value<std::string>();
+      if (!v || (*v != "discrete" && *v != "numeric" && *v != "ranking")) {
+        return bad("\"discrete\", \"numeric\" or \"ranking\"");
+      }
+      has_output = true;
+      def.output = *v == "discrete"  ? UserMetricDef::Output::kDiscrete
+                   : *v == "numeric" ? UserMetricDef::Output::kNumeric
+                                     : UserMetricDef::Output::kRanking;
+    } else if (key == "values") {
+      const toml::array* a = node.as_array();
+      if (a == nullptr) return bad("a list of strings");
+      for (const toml::node& item : *a) {
+        auto v = item.value<std::string>();
+        if (!v) return bad("a list of strings");
+        def.values.push_back(*v);
+      }
+    } else if (key == "min" || key == "max") {
+      auto v = node.value<double>();
+      if (!v) return bad("a number");
+      (key == "min" ? def.min : def.max) = *v;
+    } else if (key == "integer") {
+      auto v = node.value<bool>();
+      if (!v) return bad("true or false");
+      def.integer = *v;
+    } else if (key == "direction") {
+      auto v = node.value<std::string>();
+      if (!v || (*v != "higher" && *v != "lower")) return bad("\"higher\" or \"lower\"");
+      def.direction = *v == "higher" ? Direction::kHigherIsBetter : Direction::kLowerIsBetter;
+    } else {
+      return InvalidArgument(Where(path, node) + ": " + at + ": unknown key \"" + key +
+                             "\" (keys: prompt, output, values, min, max, integer, direction)");
+    }
+  }
+  if (def.prompt.empty()) return InvalidArgument(def.where + ": " + at + " needs a prompt");
+  if (!has_output) {
+    return InvalidArgument(def.where + ": " + at +
+                           " needs output = \"discrete\", \"numeric\" or \"ranking\"");
+  }
+  return def;
+}
+
+// "metrics" is either the list to score, or a table of metric definitions whose "list" key
+// (a string) is that list.
+Status ReadMetricsTable(const std::string& path, const toml::table& t, EvalOptions& options) {
+  for (const auto& [k, node] : t) {
+    std::string key(k.str());
+    if (key == "list") {
+      auto v = node.value<std::string>();
+      if (!v) return InvalidArgument(Where(path, node) + ": metrics.list: expected a string");
+      options.metrics = *v;
+      continue;
+    }
+    const toml::table* def = node.as_table();
+    if (def == nullptr) {
+      return InvalidArgument(Where(path, node) + ": metrics." + key +
+                             ": expected a table defining a metric ([metrics." + key + "])");
+    }
+    TALA_ASSIGN_OR_RETURN(UserMetricDef d, ReadUserMetric(path, key, *def));
+    options.user_metrics.push_back(std::move(d));
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 const std::vector<std::string>& ConfigKeys() {
@@ -91,6 +173,8 @@ const std::vector<std::string>& ConfigKeys() {
     std::vector<std::string> keys;
     for (const auto& [k, _] : Setters()) keys.push_back(k);
     keys.push_back("[diagnosis_thresholds]");
+    keys.push_back("[metrics.NAME]");
+    keys.push_back("[rubrics]");
     return keys;
   }();
   return kKeys;
@@ -136,6 +220,23 @@ Status ApplyConfigFile(const std::string& path, EvalOptions& options) {
                                  std::string(metric.str()) + ": expected a number in [0, 1]");
         }
         options.diagnosis_thresholds[std::string(metric.str())] = *v;
+      }
+      continue;
+    }
+    if (name == "metrics" && node.is_table()) {
+      TALA_RETURN_IF_ERROR(ReadMetricsTable(path, *node.as_table(), options));
+      continue;
+    }
+    if (name == "rubrics") {
+      const toml::table* t = node.as_table();
+      if (t == nullptr) return InvalidArgument(Where(path, node) + ": rubrics: expected a table");
+      for (const auto& [level, text] : *t) {
+        auto v = text.value<std::string>();
+        if (!v) {
+          return InvalidArgument(Where(path, text) + ": rubrics." + std::string(level.str()) +
+                                 ": expected a string");
+        }
+        options.rubrics[std::string(level.str())] = *v;
       }
       continue;
     }

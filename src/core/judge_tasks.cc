@@ -32,6 +32,8 @@ const char* JudgeTaskVerdictName(JudgeTask task) {
       return "entities";
     case JudgeTask::kEmbedResponseAndReference:
       return "response_reference_similarity";
+    case JudgeTask::kAnswerQuestions:
+      return "answers";
   }
   return "?";
 }
@@ -68,6 +70,8 @@ bool HasAnswer(const Verdicts& v, JudgeTask task) {
       return v.reference_entities.has_value() && v.context_entities.has_value();
     case JudgeTask::kEmbedResponseAndReference:
       return v.response_reference_similarity.has_value();
+    case JudgeTask::kAnswerQuestions:
+      return true;  // each question is checked on its own: HasAnswer(verdicts, question)
   }
   return false;
 }

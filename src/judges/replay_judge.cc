@@ -12,6 +12,13 @@ Result<Verdicts> ReplayJudge::Answer(const JudgeQuery& query) {
               : "replay: the row has no verdicts field";
     }
   }
+  for (const JudgeQuestion& q : query.questions) {
+    if (HasAnswer(v, q)) continue;
+    v.missing_reasons[QuestionVerdictName(q)] =
+        query.sample.verdicts
+            ? "replay: no complete " + QuestionVerdictName(q) + " in the row's verdicts"
+            : "replay: the row has no verdicts field";
+  }
   return v;
 }
 

@@ -1,5 +1,7 @@
 #include "judges/task_plan.h"
 
+#include <algorithm>
+
 namespace tala::judges {
 
 bool HasRequiredFields(const Sample& sample, const Metric& metric) {
@@ -13,6 +15,24 @@ TaskSet PlanTasks(const Sample& sample, const std::vector<std::unique_ptr<Metric
     if (HasRequiredFields(sample, *m)) tasks |= m->tasks();
   }
   return tasks;
+}
+
+RowPlan PlanRow(const Sample& sample, const std::vector<std::unique_ptr<Metric>>& metrics) {
+  RowPlan plan;
+  plan.tasks = PlanTasks(sample, metrics);
+  for (const auto& m : metrics) {
+    if (!HasRequiredFields(sample, *m)) continue;
+    for (JudgeQuestion& q : m->questions(sample)) {
+      bool seen = false;
+      for (JudgeQuestion& have : plan.questions) {
+        if (have.key != q.key) continue;
+        seen = true;
+        have.votes = std::max(have.votes, q.votes);  // the most votes any asker wants
+      }
+      if (!seen) plan.questions.push_back(std::move(q));
+    }
+  }
+  return plan;
 }
 
 }  // namespace tala::judges

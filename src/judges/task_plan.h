@@ -16,4 +16,13 @@ bool HasRequiredFields(const Sample& sample, const Metric& metric);
 // The union of the tasks of the metrics the row can be scored on.
 TaskSet PlanTasks(const Sample& sample, const std::vector<std::unique_ptr<Metric>>& metrics);
 
+// What one row asks the judge: the tasks, and the metrics' own questions, each key once.
+struct RowPlan {
+  RowPlan(TaskSet t = 0, std::vector<JudgeQuestion> q = {})  // NOLINT: a task set is a plan
+      : tasks(t), questions(std::move(q)) {}
+  TaskSet tasks = 0;
+  std::vector<JudgeQuestion> questions;
+};
+RowPlan PlanRow(const Sample& sample, const std::vector<std::unique_ptr<Metric>>& metrics);
+
 }  // namespace tala::judges

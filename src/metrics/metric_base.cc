@@ -18,6 +18,41 @@ MetricBase::MetricBase(const MetricInfo& info, MetricOptions options)
   key_ += ")";
 }
 
+QuestionMetric::QuestionMetric(const MetricInfo& info, MetricOptions options,
+                               JudgeQuestion question, std::string key)
+    : MetricBase(info, std::move(options)), question_(std::move(question)) {
+  if (!key.empty()) set_key(std::move(key));
+}
+
+Result<std::string> RequiredOption(const std::string& metric, const MetricOptions& options,
+                                   const char* name) {
+  auto it = options.find(name);
+  if (it == options.end() || it->second.find_first_not_of(" \t") == std::string::npos) {
+    return InvalidArgument("metric " + metric + " needs the option " + name + "=...");
+  }
+  return it->second;
+}
+
+std::string KeyOf(const std::string& metric, const MetricOptions& options,
+                  std::initializer_list<const char*> identity) {
+  std::string key = metric, inner;
+  for (const auto& [k, v] : options) {
+    bool keep = false;
+    for (const char* id : identity) keep = keep || k == id;
+    if (keep) inner += (inner.empty() ? "" : ",") + k + "=" + v;
+  }
+  return inner.empty() ? key : key + "(" + inner + ")";
+}
+
+std::string Short(double v) {
+  char buf[48];
+  char* end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 4).ptr;
+  std::string s(buf, end);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
 Status CheckOptionNames(const std::string& metric, const MetricOptions& options,
                         std::initializer_list<const char*> allowed) {
   for (const auto& [k, v] : options) {

@@ -20,6 +20,7 @@ class MetricBase : public Metric {
   const std::string& key() const override { return key_; }  // "name(k=v,...)" with options
 
  protected:
+  void set_key(std::string key) { key_ = std::move(key); }
   const MetricOptions& options() const { return options_; }
 
  private:
@@ -27,6 +28,38 @@ class MetricBase : public Metric {
   MetricOptions options_;
   std::string key_;
 };
+
+// A metric scored from the judge's answer to its own question (an aspect, a rubric, a goal).
+// The question's key is the metric's results key without its tuning options.
+class QuestionMetric : public MetricBase {
+ public:
+  // `key`: the results key, when it is not every option (an aspect's definition is left out).
+  QuestionMetric(const MetricInfo& info, MetricOptions options, JudgeQuestion question,
+                 std::string key = {});
+  TaskSet tasks() const override { return static_cast<TaskSet>(JudgeTask::kAnswerQuestions); }
+  std::vector<JudgeQuestion> questions(const Sample&) const override { return {question_}; }
+  std::string question_key() const override { return question_.key; }
+
+ protected:
+  const JudgeQuestion& question() const { return question_; }
+  // REQUIRES: HasAnswer(verdicts, question()) (the row scorer checks it).
+  const JudgedAnswer& AnswerIn(const Verdicts& verdicts) const {
+    return verdicts.answers.at(question_.key);
+  }
+
+ private:
+  JudgeQuestion question_;
+};
+
+// The option's text, or kInvalidArgument naming the metric when it is absent or blank.
+Result<std::string> RequiredOption(const std::string& metric, const MetricOptions& options,
+                                   const char* name);
+// "name(k=v,...)" over the options named in `identity` only (the results key and question key
+// of metrics whose other options are long texts: an aspect's definition).
+std::string KeyOf(const std::string& metric, const MetricOptions& options,
+                  std::initializer_list<const char*> identity);
+// `v` with at most 4 decimals and no trailing zeros: "0.6667", "3".
+std::string Short(double v);
 
 // kInvalidArgument naming the metric when `options` holds a key not in `allowed`.
 Status CheckOptionNames(const std::string& metric, const MetricOptions& options,

@@ -1,8 +1,11 @@
 #include "metrics/registry.h"
 
+#include <algorithm>
 #include <set>
 
+#include "metrics/agent_goal_accuracy.h"
 #include "metrics/answer_correctness.h"
+#include "metrics/aspect_critic.h"
 #include "metrics/bleu.h"
 #include "metrics/chrf.h"
 #include "metrics/context_entity_recall.h"
@@ -11,15 +14,23 @@
 #include "metrics/data_compare.h"
 #include "metrics/factual_correctness.h"
 #include "metrics/faithfulness.h"
+#include "metrics/g_eval.h"
 #include "metrics/id_based.h"
 #include "metrics/ir.h"
 #include "metrics/noise_sensitivity.h"
 #include "metrics/non_llm_context.h"
+#include "metrics/nv_ratings.h"
 #include "metrics/response_relevancy.h"
 #include "metrics/rouge.h"
+#include "metrics/rubrics_score.h"
 #include "metrics/semantic_similarity.h"
+#include "metrics/simple_criteria.h"
+#include "metrics/sql_equivalence.h"
 #include "metrics/string_distance.h"
+#include "metrics/summarization_score.h"
 #include "metrics/tool_call.h"
+#include "metrics/topic_adherence.h"
+#include "metrics/user_metric.h"
 
 namespace tala::metrics {
 
@@ -57,6 +68,18 @@ const std::vector<RegistryEntry>& MetricRegistry() {
       {ToolCallAccuracyInfo, MakeToolCallAccuracy, "agents and tools (no judge)"},
       {ToolCallF1Info, MakeToolCallF1, "agents and tools (no judge)"},
       {DataCompareInfo, MakeDataCompare, "SQL and data (no judge)"},
+      {AnswerAccuracyInfo, MakeAnswerAccuracy, "NVIDIA single-rating metrics (judged)"},
+      {ContextRelevanceInfo, MakeContextRelevance, "NVIDIA single-rating metrics (judged)"},
+      {ResponseGroundednessInfo, MakeResponseGroundedness, "NVIDIA single-rating metrics (judged)"},
+      {AspectCriticInfo, MakeAspectCritic, "your own criteria (judged)"},
+      {SimpleCriteriaInfo, MakeSimpleCriteria, "your own criteria (judged)"},
+      {RubricsScoreInfo, MakeRubricsScore, "your own criteria (judged)"},
+      {InstanceRubricsInfo, MakeInstanceRubrics, "your own criteria (judged)"},
+      {GEvalInfo, MakeGEval, "your own criteria (judged)"},
+      {SummarizationScoreInfo, MakeSummarizationScore, "summaries (judged)"},
+      {AgentGoalAccuracyInfo, MakeAgentGoalAccuracy, "agents and tools (judged)"},
+      {TopicAdherenceInfo, MakeTopicAdherence, "agents and tools (judged)"},
+      {SqlEquivalenceInfo, MakeSqlEquivalence, "SQL and data (judged)"},
   };
   return kRegistry;
 }
@@ -80,10 +103,28 @@ std::string Trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
+// The next comma at or after `from` outside double quotes; npos when none. kInvalidArgument
+// when a quote is never closed.
+Result<size_t> NextComma(const std::string& list, size_t from) {
+  bool quoted = false;
+  for (size_t i = from; i < list.size(); ++i) {
+    if (list[i] == '"') quoted = !quoted;
+    if (list[i] == ',' && !quoted) return i;
+  }
+  if (quoted) return InvalidArgument("--metrics \"" + list + "\": a quote is never closed");
+  return std::string::npos;
+}
+
+// "\"text\"" → text; anything else as it is.
+std::string Unquote(std::string v) {
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return v.substr(1, v.size() - 2);
+  return v;
+}
+
 Status AddOption(MetricSpec& spec, const std::string& piece) {
   size_t eq = piece.find('=');
   std::string k = Trim(piece.substr(0, eq));
-  std::string v = eq == std::string::npos ? "" : Trim(piece.substr(eq + 1));
+  std::string v = eq == std::string::npos ? "" : Unquote(Trim(piece.substr(eq + 1)));
   if (eq == std::string::npos || k.empty() || v.empty()) {
     return InvalidArgument("metric " + spec.name + ": option \"" + piece + "\" is not key=value");
   }
@@ -98,10 +139,12 @@ Result<std::vector<MetricSpec>> ParseMetricSpecs(const std::string& list) {
   std::vector<MetricSpec> specs;
   size_t start = 0;
   while (start <= list.size()) {
-    size_t comma = list.find(',', start);
+    TALA_ASSIGN_OR_RETURN(size_t comma, NextComma(list, start));
     std::string piece = Trim(list.substr(start, comma - start));
     start = comma == std::string::npos ? list.size() + 1 : comma + 1;
-    size_t colon = piece.find(':');
+    // The name ends at a ':' that comes before any '=' or quote ("aspect_critic:name=x").
+    size_t colon = piece.find_first_of(":=\"");
+    if (colon != std::string::npos && piece[colon] != ':') colon = std::string::npos;
     if (colon == std::string::npos && piece.find('=') != std::string::npos && !specs.empty()) {
       TALA_RETURN_IF_ERROR(AddOption(specs.back(), piece));
       continue;
@@ -145,16 +188,30 @@ std::vector<MetricSpec> ExpandCutoffs(const std::vector<MetricSpec>& specs,
   return out;
 }
 
-Result<std::vector<std::unique_ptr<Metric>>> CreateMetrics(const std::vector<MetricSpec>& specs) {
+Result<std::vector<std::unique_ptr<Metric>>> CreateMetrics(const std::vector<MetricSpec>& specs,
+                                                           const std::vector<UserMetricDef>& user) {
   std::vector<std::unique_ptr<Metric>> out;
   std::set<std::string> keys;
   for (const MetricSpec& spec : specs) {
     const RegistryEntry* entry = FindMetric(spec.name);
+    auto def = std::find_if(user.begin(), user.end(),
+                            [&](const UserMetricDef& d) { return d.name == spec.name; });
+    if (entry == nullptr && def != user.end()) {
+      if (!spec.options.empty()) {
+        return InvalidArgument("metric " + spec.name +
+                               " is defined in the config; it takes no "
+                               "options in --metrics");
+      }
+      TALA_ASSIGN_OR_RETURN(std::unique_ptr<Metric> metric, MakeUserMetric(*def));
+      if (keys.insert(metric->key()).second) out.push_back(std::move(metric));
+      continue;
+    }
     if (entry == nullptr) {
       std::string known;
       for (const RegistryEntry& e : MetricRegistry()) {
         known += (known.empty() ? "" : ", ") + e.info().name;
       }
+      for (const UserMetricDef& d : user) known += ", " + d.name;
       return NotFound("unknown metric \"" + spec.name + "\"; known metrics: " + known +
                       " (see `tala metrics`)");
     }

@@ -27,8 +27,9 @@ struct MetricSpec {
 };
 
 // Splits a --metrics list. A comma-separated piece with '=' and no ':' continues the options of
-// the metric before it; "name@k" is short for "name:k=k". kInvalidArgument on an empty name or a
-// malformed option.
+// the metric before it; "name@k" is short for "name:k=k"; a value in double quotes may hold
+// commas and colons (definition="Is it rude, or curt?"). kInvalidArgument on an empty name, a
+// malformed option or an unclosed quote.
 Result<std::vector<MetricSpec>> ParseMetricSpecs(const std::string& list);
 
 // The direction of the metric behind a results key ("rouge(type=rouge2)", "precision@5");
@@ -40,7 +41,9 @@ Direction DirectionOfKey(const std::string& results_key);
 std::vector<MetricSpec> ExpandCutoffs(const std::vector<MetricSpec>& specs,
                                       const std::vector<int>& ks);
 
-// Builds the metrics of a spec list; kNotFound names an unknown metric and lists the known ones.
-Result<std::vector<std::unique_ptr<Metric>>> CreateMetrics(const std::vector<MetricSpec>& specs);
+// Builds the metrics of a spec list; a spec named like one of `user` (without options) builds
+// that user-defined metric. kNotFound names an unknown metric and lists the known ones.
+Result<std::vector<std::unique_ptr<Metric>>> CreateMetrics(
+    const std::vector<MetricSpec>& specs, const std::vector<UserMetricDef>& user = {});
 
 }  // namespace tala::metrics

@@ -55,4 +55,15 @@ double Cost(const CallCounts& c, const Price& p) {
          1e6;
 }
 
+void Accounting::AddShared(TaskSet tasks, const std::vector<std::string>& question_keys,
+                           const CallCounts& c) {
+  if (question_keys.empty()) {
+    by_tasks[tasks].Add(c);
+    return;
+  }
+  std::string joined;
+  for (const std::string& k : question_keys) joined += (joined.empty() ? "" : "\n") + k;
+  by_questions[joined].Add(c);
+}
+
 }  // namespace tala::runtime

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tala/judge.h"
 
@@ -32,6 +33,10 @@ struct Accounting {
   double request_seconds = 0;  // summed wall time of the HTTP requests (latency x requests)
   std::map<std::string, CallCounts> by_prompt;  // "rate_chunks", "embeddings", ...
   std::map<TaskSet, CallCounts> by_tasks;
+  // Calls for the metrics' own questions, by the questions' keys joined with '\n'.
+  std::map<std::string, CallCounts> by_questions;
+  // Counts `c` under the call's tasks, or its questions when it answers some.
+  void AddShared(TaskSet tasks, const std::vector<std::string>& question_keys, const CallCounts& c);
   // What the server reported answering: model versions and system fingerprints, each once.
   std::set<std::string> models_reported, system_fingerprints;
 };

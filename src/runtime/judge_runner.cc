@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/hash.h"
+#include "judges/llm/question_replies.h"
 #include "judges/offline/hashed_embedder.h"
 #include "runtime/http_client.h"
 #include "runtime/rate_limiter.h"
@@ -112,6 +113,8 @@ std::string JudgeRunner::CacheKey(const ModelCall& call) const {
     for (const auto& m : call.messages) messages.push_back({m.role, m.content});
     key["messages"] = std::move(messages);
     key["schema"] = call.schema;
+    if (call.choices > 1) key["n"] = call.choices;
+    if (call.logprobs) key["logprobs"] = true;
   }
   return Sha256Hex(key.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
@@ -121,7 +124,7 @@ bool JudgeRunner::Cached(const ModelCall& call) {
 }
 
 CallCounts& JudgeRunner::CountsFor(const Pending& p) {
-  return accounting_.by_prompt[judges::llm::CallKindName(p.call.kind)];
+  return accounting_.by_prompt[judges::llm::PromptName(p.call)];
 }
 
 void JudgeRunner::Admit(const NextRow& next, const PlanRow& plan) {
@@ -134,8 +137,7 @@ void JudgeRunner::Admit(const NextRow& next, const PlanRow& plan) {
       break;
     }
     auto row = std::make_unique<Row>();
-    TaskSet tasks = plan(*sample);
-    row->calls = std::make_unique<judges::llm::RowCalls>(*sample, tasks, options_.calls);
+    row->calls = std::make_unique<judges::llm::RowCalls>(*sample, plan(*sample), options_.calls);
     row->sample = std::move(sample);
     Row* raw = row.get();
     impl_->rows.emplace(raw, std::move(row));
@@ -191,7 +193,7 @@ bool JudgeRunner::AnswerFromCache(Pending& p) {
   c.cached_prompt_tokens = hit->prompt_tokens;
   c.cached_completion_tokens = hit->completion_tokens;
   CountsFor(p).Add(c);
-  accounting_.by_tasks[p.call.tasks].Add(c);
+  accounting_.AddShared(p.call.tasks, p.call.question_keys, c);
   accounting_.total.Add(c);
   return true;
 }
@@ -241,7 +243,8 @@ void JudgeRunner::Send(std::unique_ptr<Pending> p) {
   judges::http::HttpRequest request =
       p->call.kind == CallKind::kEmbed
           ? judges::http::BuildEmbeddingsRequest(*backends_.embeddings, p->call.inputs)
-          : impl_->provider->BuildChat(backends_.chat, p->messages, p->call.schema);
+          : impl_->provider->BuildChat(backends_.chat, p->messages, p->call.schema,
+                                       {p->call.choices, p->call.logprobs});
   CallCounts c;
   c.requests = 1;
   CountsFor(*p).Add(c);
@@ -288,7 +291,9 @@ void JudgeRunner::OnResponse(Pending* raw, Result<HttpResponse> response) {
     c.completion_tokens = reply->completion_tokens;
     impl_->limiter.AdjustTokens(
         static_cast<double>(reply->prompt_tokens + reply->completion_tokens) - p->token_estimate);
-    text = std::move(reply->text);
+    // Several choices or log-probabilities travel packed in one text, as the cache stores it.
+    text = p->call.choices > 1 || p->call.logprobs ? judges::llm::PackReply(*reply)
+                                                   : std::move(reply->text);
     cut_off = reply->finish_reason == "length";
     if (!reply->model.empty()) accounting_.models_reported.insert(reply->model);
     if (!reply->system_fingerprint.empty()) {
@@ -296,13 +301,13 @@ void JudgeRunner::OnResponse(Pending* raw, Result<HttpResponse> response) {
     }
   }
   CountsFor(*p).Add(c);
-  accounting_.by_tasks[p->call.tasks].Add(c);
+  accounting_.AddShared(p->call.tasks, p->call.question_keys, c);
   accounting_.total.Add(c);
   if (Accept(*p, text, &error)) {
     CallCounts answered;
     answered.calls = 1;
     CountsFor(*p).Add(answered);
-    accounting_.by_tasks[p->call.tasks].Add(answered);
+    accounting_.AddShared(p->call.tasks, p->call.question_keys, answered);
     accounting_.total.Add(answered);
     if (cache_ != nullptr && options_.write_cache) {
       const auto& model = embed ? backends_.embeddings->model : backends_.chat.model;

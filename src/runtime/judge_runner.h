@@ -46,7 +46,7 @@ using RunnerProgress = Progress;
 class JudgeRunner {
  public:
   using NextRow = std::function<std::unique_ptr<Sample>()>;  // nullptr: no more rows
-  using PlanRow = std::function<TaskSet(const Sample&)>;
+  using PlanRow = std::function<judges::RowPlan(const Sample&)>;
   // Receives each row once its calls are over; a non-OK status stops the run.
   using RowDone = std::function<Status(std::unique_ptr<Sample>, Result<Verdicts>)>;
   using Tick = std::function<void(const RunnerProgress&)>;

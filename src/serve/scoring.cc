@@ -156,9 +156,10 @@ Result<int64_t> Service::ScorePending(int max_rows) {
     for (size_t i = 0; i < batch.size(); ++i) {
       if (!samples[i]) continue;
       // The verdicts outlive the row result, which points at them for the drill-down.
-      TaskSet tasks = judges::PlanTasks(*samples[i], s.metrics);
+      judges::RowPlan plan = judges::PlanRow(*samples[i], s.metrics);
       Result<Verdicts> verdicts =
-          tasks == 0 ? Result<Verdicts>(Verdicts{}) : s.judge->Answer({*samples[i], tasks});
+          plan.tasks == 0 ? Result<Verdicts>(Verdicts{})
+                          : s.judge->Answer({*samples[i], plan.tasks, std::move(plan.questions)});
       done[i] = Finish(batch[i], *samples[i], verdicts, scorer, rule);
     }
   } else if (!over_budget) {
@@ -175,7 +176,7 @@ Result<int64_t> Service::ScorePending(int max_rows) {
       index[samples[next].get()] = next;
       return std::move(samples[next++]);
     };
-    auto plan = [&](const Sample& sample) { return judges::PlanTasks(sample, s.metrics); };
+    auto plan = [&](const Sample& sample) { return judges::PlanRow(sample, s.metrics); };
     auto row_done = [&](std::unique_ptr<Sample> sample, Result<Verdicts> verdicts) -> Status {
       size_t i = index.at(sample.get());
       done[i] = Finish(batch[i], *sample, verdicts, scorer, rule);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -71,5 +72,15 @@ class ChildProcess {
   pid_t pid_ = -1;
   std::FILE* out_ = nullptr;
 };
+
+// The built tala-mock-judge program with `extra` flags; *url receives the base URL it prints.
+inline std::unique_ptr<ChildProcess> StartMockJudge(std::vector<std::string> extra,
+                                                    std::string* url) {
+  std::vector<std::string> argv = {std::string(TALA_BINARY_DIR) + "/tala-mock-judge"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  auto mock = std::make_unique<ChildProcess>(argv);
+  *url = mock->FirstLine();
+  return mock;
+}
 
 }  // namespace tala::testing

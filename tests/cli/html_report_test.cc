@@ -69,5 +69,39 @@ TEST(HtmlReportTest, TenThousandRowsSortFilterAndDrillDownInHeadlessChromium) {
   EXPECT_TRUE(std::filesystem::exists(artifacts + "/html-report.png"));
 }
 
+TEST(HtmlReportTest, TheDrillDownShowsTheJudgedCriteria) {
+  if (!std::filesystem::exists(kChromium)) {
+    GTEST_SKIP() << "chromium is not installed (make test-deps installs it)";
+  }
+  TempDir dir;
+  std::string rows;
+  for (int i = 0; i < 3; ++i) {
+    rows +=
+        "{\"id\":\"c" + std::to_string(i) +
+        "\",\"user_input\":[{\"type\":\"human\",\"content\":\"Hours?\"},{\"type\":\"ai\","
+        "\"content\":\"9 to 5.\"}],\"reference_topics\":[\"hours\"],\"verdicts\":{\"answers\":{"
+        "\"aspect_critic(name=polite)\":{\"values\":[1,0,1],\"reason\":\"mostly <b>polite</b>\"},"
+        "\"topic_adherence\":{\"items\":[{\"text\":\"opening hours\",\"answered\":true,"
+        "\"in_reference\":true}]}}}}\n";
+  }
+  std::string data = dir.Write("d.jsonl", rows);
+  std::string html = dir.path() + "/report.html";
+  CommandOutput eval =
+      RunTala("eval " + data +
+              " --judge replay --metrics 'aspect_critic:name=polite,definition=x,strictness=3,"
+              "topic_adherence' -q -o " +
+              dir.path() + "/r.jsonl --html " + html + " 2>&1");
+  ASSERT_EQ(eval.exit_code, 0) << eval.out;
+  std::string dom = DumpDom("file://" + html + "#selftest");
+  size_t at = dom.find("SELFTEST sorted");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(dom.substr(at, dom.find('<', at) - at),
+            "SELFTEST sorted=1 drilldown=1 filtered=1 errors=0");
+  EXPECT_NE(dom.find("judged criteria"), std::string::npos);
+  EXPECT_NE(dom.find("aspect_critic(name=polite)"), std::string::npos);
+  EXPECT_NE(dom.find("in reference"), std::string::npos) << "a topic's flags are shown";
+  EXPECT_EQ(dom.find("<b>polite</b>"), std::string::npos) << "a reason is text, not markup";
+}
+
 }  // namespace
 }  // namespace tala::testing

@@ -70,10 +70,7 @@ int FreePort() {
 class LlmEvalTest : public ::testing::Test {
  protected:
   void StartMock(std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {std::string(TALA_BINARY_DIR) + "/tala-mock-judge"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    mock_ = std::make_unique<ChildProcess>(argv);
-    url_ = mock_->FirstLine();
+    mock_ = StartMockJudge(std::move(extra), &url_);
     ASSERT_EQ(url_.rfind("http://127.0.0.1:", 0), 0u) << url_;
   }
   // Runs tala eval in the background against the mock (2 requests in flight, no cache) and

@@ -59,6 +59,23 @@ TEST(TaskPlanTest, ATaskSharedByThreeMetricsIsAskedOnce) {
   EXPECT_EQ(*row.scores[1].value.value, 1.0);  // noise: the one claim is wrong, from chunk 0
 }
 
+TEST(TaskPlanTest, QuestionsAreAskedOncePerKeyWithTheMostVotes) {
+  auto metrics = metrics::CreateMetrics(*metrics::ParseMetricSpecs(
+      "topic_adherence:mode=precision,topic_adherence:mode=recall,"
+      "aspect_critic:name=rude,definition=x,aspect_critic:name=rude,definition=x,strictness=3,"
+      "faithfulness"));
+  ASSERT_TRUE(metrics.has_value()) << metrics.error().ToString();
+  Sample s;
+  s.messages = {{Message::Type::kHuman, "hi", "", {}}};
+  s.reference_topics = std::vector<std::string>{"greetings"};
+  RowPlan plan = PlanRow(s, *metrics);
+  ASSERT_EQ(plan.questions.size(), 2u);  // faithfulness lacks its fields: no tasks either
+  EXPECT_EQ(plan.questions[0].key, "topic_adherence");
+  EXPECT_EQ(plan.questions[1].key, "aspect_critic(name=rude)");
+  EXPECT_EQ(plan.questions[1].votes, 3);
+  EXPECT_EQ(plan.tasks, static_cast<TaskSet>(JudgeTask::kAnswerQuestions));
+}
+
 TEST(TaskPlanTest, MetricsWithoutTheirFieldsAddNoTasks) {
   auto metrics = metrics::CreateMetrics(*metrics::ParseMetricSpecs("context_recall,faithfulness"));
   Sample s;

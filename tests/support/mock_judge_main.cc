@@ -26,6 +26,7 @@ void Usage(FILE* out) {
       "usage: tala-mock-judge [--host ADDR] [--port N] [--latency-ms N] [--threads N]\n"
       "                       [--fault-rate R] [--seed N] [--stall-ms N] [--always FAULT]\n"
       "                       [--system-fingerprint FP] [--arrival-log FILE]\n"
+      "                       [--max-choices N]\n"
       "\n"
       "An OpenAI/Anthropic-compatible judge server that answers tala's prompts\n"
       "deterministically (claims by sentence, support by word overlap). It prints its base URL\n"
@@ -44,7 +45,9 @@ void Usage(FILE* out) {
       "  --system-fingerprint FP  reported in every OpenAI reply beside the model, as\n"
       "                    OpenAI does (default fp_mock; change it to mimic a new backend)\n"
       "  --arrival-log FILE  append each request's arrival time (microseconds since the\n"
-      "                    epoch) to FILE, a line each, to measure the rate it was sent at\n");
+      "                    epoch) to FILE, a line each, to measure the rate it was sent at\n"
+      "  --max-choices N   the most answers a request asking for several (OpenAI's n)\n"
+      "                    gets (default 8; 1 acts like a server without n)\n");
 }
 
 // A whole non-negative integer within [lo, hi], or nullopt.
@@ -106,6 +109,10 @@ int main(int argc, char** argv) {
       options.system_fingerprint = v;
     } else if (flag == "--arrival-log") {
       options.arrival_log = v;
+    } else if (flag == "--max-choices") {
+      auto n = Integer(v, 1, 128);
+      if (!n) return bad("a whole number 1..128");
+      options.max_choices = static_cast<int>(*n);
     } else {
       std::fprintf(stderr, "tala-mock-judge: unknown option %s\n\n", flag.c_str());
       Usage(stderr);

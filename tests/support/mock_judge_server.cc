@@ -5,13 +5,18 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
+
+#include "support/mock_questions.h"
+#include "support/mock_text.h"
 
 namespace tala::testing {
 
@@ -53,48 +58,6 @@ Request ParseRequest(const std::string& user) {
     r.chunks.emplace_back(c.value("n", 0), StringAt(c, "text"));
   }
   return r;
-}
-
-std::set<std::string> Words(const std::string& text) {
-  std::set<std::string> out;
-  std::string w;
-  for (char c : text + " ") {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    } else {
-      if (w.size() >= 4 || (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0]))))
-        out.insert(w);
-      w.clear();
-    }
-  }
-  return out;
-}
-
-// Share of `claim`'s words that `source` has.
-double Coverage(const std::string& claim, const std::string& source) {
-  auto c = Words(claim), s = Words(source);
-  if (c.empty()) return 0;
-  int hit = 0;
-  for (const auto& w : c) hit += s.count(w) ? 1 : 0;
-  return static_cast<double>(hit) / static_cast<double>(c.size());
-}
-
-std::vector<std::string> Sentences(const std::string& text) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (size_t i = 0; i < text.size(); ++i) {
-    cur += text[i];
-    bool end = (text[i] == '.' || text[i] == '!' || text[i] == '?') &&
-               (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\n');
-    if (end) {
-      size_t start = cur.find_first_not_of(" \n");
-      if (start != std::string::npos) out.push_back(cur.substr(start));
-      cur.clear();
-    }
-  }
-  size_t start = cur.find_first_not_of(" \n");
-  if (start != std::string::npos) out.push_back(cur.substr(start));
-  return out;
 }
 
 bool Wants(const Request& r, const char* field) {
@@ -247,7 +210,8 @@ const char* FaultName(Fault f) {
   return "?";
 }
 
-std::string MockAnswer(const std::string& /*system*/, const std::string& user) {
+std::string MockAnswer(const std::string& system, const std::string& user) {
+  if (auto q = MockQuestionAnswer(system, user)) return q->reply.dump();
   Request r = ParseRequest(user);
   std::string task = TaskOf(r);
   json reply = task == "generate_questions" ? Questions(r)
@@ -356,6 +320,10 @@ struct MockJudgeServer::Impl {
         j["chunks"].erase(j["chunks"].size() - 1);
       } else if (task == "generate_questions" && !j["questions"].empty()) {
         j["questions"].erase(j["questions"].size() - 1);
+      } else if (task == "summary_answers" && !j["answers"].empty()) {
+        j["answers"].erase(j["answers"].size() - 1);
+      } else if (task == "criteria" && !j["results"].empty()) {
+        j["results"].erase(j["results"].size() - 1);
       } else {
         return "Here are my verdicts: yes, yes, no.";
       }
@@ -383,7 +351,8 @@ struct MockJudgeServer::Impl {
       requests.push_back({system, user});
     }
     prompt_chars += system.size();
-    std::string task = TaskOf(ParseRequest(user));
+    auto question = MockQuestionAnswer(system, user);
+    std::string task = question ? question->task : TaskOf(ParseRequest(user));
     Fault f = Decide(task);
     if (options.latency_ms > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(options.latency_ms));
@@ -416,15 +385,57 @@ struct MockJudgeServer::Impl {
                              ? body["model"].get<std::string>() + "-2026-01-01"
                              : "mock"},
                {"system_fingerprint", options.system_fingerprint},
-               {"choices", json::array({{{"index", 0},
-                                         {"message", {{"role", "assistant"}, {"content", content}}},
-                                         {"finish_reason", finish}}})},
+               {"choices", Choices(body, content, finish)},
                {"usage",
                 {{"prompt_tokens", prompt},
                  {"completion_tokens", completion},
                  {"total_tokens", prompt + completion}}}};
     }
     res.set_content(reply.dump(), "application/json");
+  }
+
+  // As many choices as the request's `n` asks (up to max_choices), each the same answer; with
+  // "logprobs", each token's log-probability and, for numbers, their neighbours' (a model that
+  // hesitates between 6, 7 and 8).
+  json Choices(const json& body, const std::string& content, const std::string& finish) const {
+    int n = 1;
+    if (body.is_object() && body.contains("n") && body["n"].is_number_integer()) {
+      n = std::max(1, std::min(body["n"].get<int>(), options.max_choices));
+    }
+    bool logprobs = body.is_object() && body.value("logprobs", false);
+    json choices = json::array();
+    for (int i = 0; i < n; ++i) {
+      json c = {{"index", i},
+                {"message", {{"role", "assistant"}, {"content", content}}},
+                {"finish_reason", finish}};
+      if (logprobs) c["logprobs"] = {{"content", TokenLogprobs(content)}};
+      choices.push_back(std::move(c));
+    }
+    return choices;
+  }
+
+  static json TokenLogprobs(const std::string& content) {
+    json tokens = json::array();
+    for (size_t i = 0; i < content.size();) {
+      size_t j = i + 1;
+      auto digit = [&](size_t k) { return std::isdigit(static_cast<unsigned char>(content[k])); };
+      auto alpha = [&](size_t k) { return std::isalpha(static_cast<unsigned char>(content[k])); };
+      if (digit(i)) {
+        while (j < content.size() && digit(j)) ++j;
+      } else if (alpha(i)) {
+        while (j < content.size() && alpha(j)) ++j;
+      }
+      std::string token = content.substr(i, j - i);
+      json top = json::array({{{"token", token}, {"logprob", digit(i) ? std::log(0.6) : 0.0}}});
+      if (digit(i) && token.size() < 3) {
+        int v = std::stoi(token);
+        top.push_back({{"token", std::to_string(v + 1)}, {"logprob", std::log(0.3)}});
+        top.push_back({{"token", std::to_string(v - 1)}, {"logprob", std::log(0.1)}});
+      }
+      tokens.push_back({{"token", token}, {"logprob", top[0]["logprob"]}, {"top_logprobs", top}});
+      i = j;
+    }
+    return tokens;
   }
 
   void Embeddings(const httplib::Request& req, httplib::Response& res) {

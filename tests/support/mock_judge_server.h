@@ -46,6 +46,9 @@ struct MockJudgeOptions {
   // When set, each request's arrival time (microseconds of the system clock) is appended to
   // this file, a line each: for budget tests that measure the rate the server saw.
   std::string arrival_log;
+  // The most answers one request gets when it asks for several (OpenAI's `n`); 1 behaves like a
+  // server without `n`.
+  int max_choices = 8;
   std::vector<Fault> fault_kinds = {Fault::kRateLimited,   Fault::kServerError, Fault::kDrop,
                                     Fault::kMalformedBody, Fault::kCutOff,      Fault::kWrongArity,
                                     Fault::kProse};

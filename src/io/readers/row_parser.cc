@@ -321,6 +321,12 @@ Result<Sample> ParseRow(element row, const RowContext& rc) {
     s.id = std::to_string(rc.row);
     s.id_is_number = true;
   }
+  // A conversation's answer is its final assistant turn: faithfulness and the other response
+  // metrics score that turn, with the earlier turns as its question.
+  if (!s.response && !s.messages.empty() && s.messages.back().type == Message::Type::kAi &&
+      !s.messages.back().content.empty()) {
+    s.response = s.messages.back().content;
+  }
   if (s.verdicts) TALA_RETURN_IF_ERROR(ValidateVerdicts(s, *s.verdicts, rc.file));
   return s;
 }

@@ -159,6 +159,59 @@ Status ReadEmbeddings(const FieldContext& ctx, element v, Verdicts& out) {
   return OkStatus();
 }
 
+// "answers": {"KEY": {"values": [1, 0, 1], "reason": "...", "items": [{"text": "...",
+// "answered": true}], "label": "pass", "weighted": 7.4}}; "value": x is short for "values": [x].
+Result<JudgedAnswer> ReadAnswer(const FieldContext& ctx, const std::string& path, element v) {
+  TALA_ASSIGN_OR_RETURN(object obj, ReadObject(ctx, path, v));
+  JudgedAnswer a;
+  TALA_RETURN_IF_ERROR(ForEachMember(
+      ctx, path + ".", obj, {"values", "value", "reason", "items", "label", "weighted"},
+      [&](std::string_view key, element value, const std::string& field) -> Status {
+        if (key == "values") {
+          TALA_ASSIGN_OR_RETURN(a.values, ReadNumberArray(ctx, field, value));
+        } else if (key == "value") {
+          TALA_ASSIGN_OR_RETURN(double d, ReadNumber(ctx, field, value));
+          a.values = {d};
+        } else if (key == "reason") {
+          TALA_ASSIGN_OR_RETURN(a.reason, ReadString(ctx, field, value));
+        } else if (key == "label") {
+          TALA_ASSIGN_OR_RETURN(a.label, ReadString(ctx, field, value));
+        } else if (key == "weighted") {
+          TALA_ASSIGN_OR_RETURN(a.weighted, ReadNumber(ctx, field, value));
+        } else if (key == "items") {
+          simdjson::dom::array arr;
+          if (value.get_array().get(arr)) return Expected(ctx, field, "an array", value);
+          size_t idx = 0;
+          for (element item : arr) {
+            std::string item_path = field + "[" + std::to_string(idx++) + "]";
+            TALA_ASSIGN_OR_RETURN(object item_obj, ReadObject(ctx, item_path, item));
+            AnswerItem out;
+            for (auto [flag, flag_value] : item_obj) {
+              std::string flag_path = item_path + "." + std::string(flag);
+              if (flag == "text") {
+                TALA_ASSIGN_OR_RETURN(out.text, ReadString(ctx, flag_path, flag_value));
+              } else {
+                TALA_ASSIGN_OR_RETURN(out.flags[std::string(flag)],
+                                      ReadFlag(ctx, flag_path, flag_value));
+              }
+            }
+            a.items.push_back(std::move(out));
+          }
+        }
+        return OkStatus();
+      }));
+  return a;
+}
+
+Status ReadAnswers(const FieldContext& ctx, element v, Verdicts& out) {
+  TALA_ASSIGN_OR_RETURN(object obj, ReadObject(ctx, "verdicts.answers", v));
+  for (auto [key, value] : obj) {
+    std::string k(key);
+    TALA_ASSIGN_OR_RETURN(out.answers[k], ReadAnswer(ctx, "verdicts.answers." + k, value));
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<Verdicts> ParseVerdicts(const FieldContext& ctx, element v) {
@@ -168,7 +221,7 @@ Result<Verdicts> ParseVerdicts(const FieldContext& ctx, element v) {
       ctx, std::string(kPrefix), obj,
       {"chunk_relevant", "chunk_relevant_to_response", "response_claims", "reference_claims",
        "generated_questions", "reference_entities", "context_entities",
-       "response_reference_similarity", "embeddings"},
+       "response_reference_similarity", "embeddings", "answers"},
       [&](std::string_view key, element value, const std::string& field) -> Status {
         if (key == "chunk_relevant") {
           TALA_ASSIGN_OR_RETURN(out.chunk_relevant, ReadFlagArray(ctx, field, value));
@@ -188,6 +241,8 @@ Result<Verdicts> ParseVerdicts(const FieldContext& ctx, element v) {
           TALA_ASSIGN_OR_RETURN(out.response_reference_similarity, ReadNumber(ctx, field, value));
         } else if (key == "embeddings") {
           TALA_RETURN_IF_ERROR(ReadEmbeddings(ctx, value, out));
+        } else if (key == "answers") {
+          TALA_RETURN_IF_ERROR(ReadAnswers(ctx, value, out));
         }
         return OkStatus();
       }));

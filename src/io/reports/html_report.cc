@@ -180,6 +180,9 @@ function open(r){panel.textContent='';var x=el('button',{'class':'close','title'
    if(c.in_response!==null)d.appendChild(el('span',{'class':'tag '+(c.in_response?'yes':'no')},c.in_response?'in response':'missing from response'));
    d.appendChild(document.createTextNode(c.text));if(c.reason)d.appendChild(el('div',{},'')).appendChild(el('small',{},c.reason));panel.appendChild(d);});}
  if(v.generated_questions){section('generated questions');v.generated_questions.forEach(function(q){panel.appendChild(el('div',{},q.text+' (cosine '+fmt(q.cosine)+(q.noncommittal?', noncommittal':'')+')'));});}
+ if(v.answers){section('judged criteria');Object.keys(v.answers).forEach(function(k){var a=v.answers[k];var d=el('div',{'class':'claim'});d.appendChild(el('span',{'class':'tag'},k));
+   d.appendChild(document.createTextNode((a.label?a.label:a.values.join(', '))+(a.weighted!==undefined?' (weighted '+fmt(a.weighted)+')':'')));if(a.reason)d.appendChild(el('div',{},'')).appendChild(el('small',{},a.reason));
+   (a.items||[]).forEach(function(it){var t=el('div',{},'');Object.keys(it).forEach(function(f){if(f!=='text')t.appendChild(el('span',{'class':'tag '+(it[f]?'yes':'no')},(it[f]?'':'not ')+f.replace('_',' ')));});t.appendChild(document.createTextNode(it.text));d.appendChild(t);});panel.appendChild(d);});}
  panel.classList.add('open');}
 apply();
 if(location.hash==='#selftest'){var out=[];try{var key=metrics[0]||'id';var th=document.querySelector('#rows th[data-key="'+key+'"]');th.click();th.click();

@@ -86,6 +86,47 @@ void ReferenceClaims(std::string& out, const std::vector<ReferenceClaim>& claims
   out += ']';
 }
 
+// In the replay format, so a results row's answers can be replayed as they are.
+void Answers(std::string& out, const std::map<std::string, JudgedAnswer>& answers) {
+  out += '{';
+  bool first = true;
+  for (const auto& [key, a] : answers) {
+    Key(out, first, key.c_str());
+    out += "{\"values\":[";
+    for (size_t i = 0; i < a.values.size(); ++i) {
+      if (i) out += ',';
+      Number(out, a.values[i]);
+    }
+    out += ']';
+    if (a.weighted) {
+      out += ",\"weighted\":";
+      Number(out, a.weighted);
+    }
+    if (!a.label.empty()) {
+      out += ",\"label\":";
+      AppendJsonString(out, a.label);
+    }
+    if (!a.items.empty()) {
+      out += ",\"items\":[";
+      for (size_t i = 0; i < a.items.size(); ++i) {
+        out += i ? ",{\"text\":" : "{\"text\":";
+        AppendJsonString(out, a.items[i].text);
+        for (const auto& [flag, on] : a.items[i].flags) {
+          out += ',';
+          AppendJsonString(out, flag);
+          out += on ? ":true" : ":false";
+        }
+        out += '}';
+      }
+      out += ']';
+    }
+    out += ",\"reason\":";
+    AppendJsonString(out, a.reason);
+    out += '}';
+  }
+  out += '}';
+}
+
 }  // namespace
 
 void AppendRowDetail(std::string& out, const Sample& s, const Verdicts& v) {
@@ -150,6 +191,10 @@ void AppendRowDetail(std::string& out, const Sample& s, const Verdicts& v) {
   if (v.response_reference_similarity) {
     Key(out, first, "response_reference_similarity");
     Number(out, v.response_reference_similarity);
+  }
+  if (!v.answers.empty()) {
+    Key(out, first, "answers");
+    Answers(out, v.answers);
   }
   out += '}';
 }

@@ -57,13 +57,51 @@ int64_t IntAt(const json& j, const char* object, const char* field) {
   return f != o->end() && f->is_number_integer() ? f->get<int64_t>() : 0;
 }
 
+bool IsWholeNumber(const std::string& token) {
+  size_t b = token.find_first_not_of(' ');
+  if (b == std::string::npos) return false;
+  return token.find_first_not_of("0123456789", b) == std::string::npos;
+}
+
+// choices[0].logprobs.content: each token with its top alternatives; kept for whole-number
+// tokens only (what a score is), with their offsets in the text the tokens spell.
+std::vector<NumberToken> NumberTokens(const json& choice) {
+  std::vector<NumberToken> out;
+  auto logprobs = choice.find("logprobs");
+  if (logprobs == choice.end() || !logprobs->is_object()) return out;
+  auto content = logprobs->find("content");
+  if (content == logprobs->end() || !content->is_array()) return out;
+  size_t offset = 0;
+  for (const json& t : *content) {
+    if (!t.is_object() || !t.contains("token") || !t["token"].is_string()) break;
+    std::string token = t["token"].get<std::string>();
+    if (IsWholeNumber(token)) {
+      NumberToken n{offset, token, {}};
+      for (const json& alt : t.value("top_logprobs", json::array())) {
+        if (alt.is_object() && alt.contains("token") && alt["token"].is_string() &&
+            alt.contains("logprob") && alt["logprob"].is_number()) {
+          n.top.emplace_back(alt["token"].get<std::string>(), alt["logprob"].get<double>());
+        }
+      }
+      out.push_back(std::move(n));
+    }
+    offset += token.size();
+  }
+  return out;
+}
+
 class OpenAiChat : public ChatProvider {
  public:
   const char* name() const override { return "openai"; }
 
   HttpRequest BuildChat(const ModelSettings& s, const std::vector<llm::ChatMessage>& messages,
-                        const std::string& schema) const override {
+                        const std::string& schema, const ChatExtras& extras) const override {
     json body = {{"model", s.model}, {"max_tokens", s.max_tokens}};
+    if (extras.choices > 1) body["n"] = extras.choices;
+    if (extras.logprobs) {
+      body["logprobs"] = true;
+      body["top_logprobs"] = 10;
+    }
     json list = json::array();
     for (const auto& m : messages) list.push_back({{"role", m.role}, {"content", m.content}});
     body["messages"] = std::move(list);
@@ -102,6 +140,15 @@ class OpenAiChat : public ChatProvider {
       out.finish_reason = finish->get<std::string>();
     out.prompt_tokens = IntAt(j, "usage", "prompt_tokens");
     out.completion_tokens = IntAt(j, "usage", "completion_tokens");
+    for (size_t i = 1; i < choices->size(); ++i) {
+      const json& more = (*choices)[i];
+      if (!more.is_object() || !more.contains("message") || !more["message"].is_object()) continue;
+      auto text = more["message"].find("content");
+      if (text != more["message"].end() && text->is_string()) {
+        out.more_choices.push_back(text->get<std::string>());
+      }
+    }
+    out.number_tokens = NumberTokens(choice);
     for (auto [key, field] :
          {std::pair{"model", &out.model}, {"system_fingerprint", &out.system_fingerprint}}) {
       auto it = j.find(key);
@@ -116,7 +163,8 @@ class AnthropicMessages : public ChatProvider {
   const char* name() const override { return "anthropic"; }
 
   HttpRequest BuildChat(const ModelSettings& s, const std::vector<llm::ChatMessage>& messages,
-                        const std::string& /*schema*/) const override {
+                        const std::string& /*schema*/,
+                        const ChatExtras& /*extras*/) const override {
     // No response_format in the Messages API: the prompt's JSON instructions carry the shape.
     json body = {{"model", s.model}, {"max_tokens", s.max_tokens}};
     json list = json::array();

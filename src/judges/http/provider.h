@@ -20,7 +20,7 @@ class ChatProvider {
   // `schema` is the JSON schema the reply must follow (used when structured output is on).
   virtual HttpRequest BuildChat(const ModelSettings& settings,
                                 const std::vector<llm::ChatMessage>& messages,
-                                const std::string& schema) const = 0;
+                                const std::string& schema, const ChatExtras& extras = {}) const = 0;
   // Non-2xx → StatusForHttpError; a 2xx body that is not the provider's reply shape →
   // kBadReply.
   virtual Result<ChatReply> ParseChat(const HttpResponse& response) const = 0;

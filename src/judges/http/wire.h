@@ -39,8 +39,25 @@ struct ModelSettings {
   bool structured_output = true;     // response_format json_schema; off: JSON by instructions
 };
 
+// A token of the reply that is a whole number ("7"), where it starts in the text, and the
+// log-probabilities of the tokens the model weighed in its place (OpenAI's top_logprobs).
+struct NumberToken {
+  size_t offset = 0;
+  std::string token;
+  std::vector<std::pair<std::string, double>> top;
+};
+
+// What a call asks beyond the messages: several answers in one request (OpenAI's `n`), and the
+// log-probabilities of the reply's tokens. Servers that support neither ignore them.
+struct ChatExtras {
+  int choices = 1;
+  bool logprobs = false;
+};
+
 struct ChatReply {
   std::string text;
+  std::vector<std::string> more_choices;   // choices[1..] when several were asked for
+  std::vector<NumberToken> number_tokens;  // with logprobs: the number tokens of the text
   // The model version and backend configuration the server says answered ("gpt-4o-mini-2024-
   // 07-18", "fp_44709d6fcb"): they change under a fixed model name, and the judge with them.
   std::string model, system_fingerprint;

@@ -16,6 +16,16 @@ enum class CallKind {
   kGenerateQuestions,  // questions the response answers, and a noncommittal flag
   kExtractEntities,    // named entities of the reference and of the context
   kEmbed,              // embeddings of a list of texts (one request)
+  // The metrics' own questions (judges/llm/question_calls.h):
+  kCriteria,          // aspects, criteria, rubrics, user metrics of a row: all in one call
+  kRating,            // one template of an NVIDIA rating (two calls per question)
+  kGoal,              // the agent's goal, end state and whether it was reached
+  kTopics,            // the conversation's topics: answered, within the reference topics
+  kSqlEquivalence,    // do two queries return the same result
+  kSummaryQuestions,  // key phrases and yes/no questions from a summary's source text
+  kSummaryAnswers,    // which of those questions the summary answers (after kSummaryQuestions)
+  kGEvalSteps,        // evaluation steps for a criterion (the same request for every row)
+  kGEvalScore,        // a 1-10 score by those steps (after kGEvalSteps)
 };
 // The prompt name ("rate_chunks") or "embeddings".
 const char* CallKindName(CallKind kind);
@@ -35,6 +45,19 @@ struct ModelCall {
   std::vector<ChatMessage> messages;
   std::string schema;               // JSON schema of the reply, for structured output
   std::vector<std::string> inputs;  // kEmbed: the texts
+  // The metrics' own questions this call answers (their keys), and which of their answers:
+  std::vector<std::string> question_keys;
+  int vote = 0;       // kCriteria: the round of verdicts (0: the first; strictness asks more)
+  int template_ = 0;  // kRating: the template (0 or 1)
+  // Asked of the server: several answers in one request (kCriteria with strictness: one choice
+  // per round of verdicts), and log-probabilities (kGEvalScore). Such a call's reply reaches
+  // RowCalls packed (PackReply) with the extra choices and the number tokens.
+  int choices = 1;
+  bool logprobs = false;
 };
+
+// The name calls are counted under: the prompt's name ("rate_answer_accuracy_a"), or
+// "embeddings".
+std::string PromptName(const ModelCall& call);
 
 }  // namespace tala::judges::llm

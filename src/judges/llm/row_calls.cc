@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "judges/llm/prompts.h"
+#include "judges/llm/question_calls.h"
 #include "judges/llm/reply_parser.h"
+#include "judges/llm/request_json.h"
 
 namespace tala::judges::llm {
 
@@ -29,8 +31,6 @@ const std::vector<std::string>& Chunks(const Sample& s) {
 // instructions above") can open a section of its own: the prompts say that everything inside
 // the object is material to judge. Keys appear in this order: fields, question, answer,
 // reference, contexts.
-using Request = nlohmann::ordered_json;
-
 Request::array_t FieldList(std::initializer_list<std::pair<bool, const char*>> fields) {
   Request::array_t out;
   for (auto [wanted, name] : fields) {
@@ -45,35 +45,12 @@ Request::array_t Contexts(const std::vector<std::string>& chunks, int begin, int
   return out;
 }
 
-std::string Encode(const Request& request) {
-  // Invalid UTF-8 would make the encoder throw; the readers reject it, but a replacement
-  // character is the safe answer if one ever gets this far.
-  return request.dump(-1, ' ', false, Request::error_handler_t::replace);
-}
-
-// Strict-mode JSON schema (every property required, nothing else allowed), as OpenAI asks.
-json ObjectSchema(json properties) {
-  json required = json::array();
-  for (auto& [name, _] : properties.items()) required.push_back(name);
-  return {{"type", "object"},
-          {"properties", std::move(properties)},
-          {"required", std::move(required)},
-          {"additionalProperties", false}};
-}
-json ArrayOf(json items) { return {{"type", "array"}, {"items", std::move(items)}}; }
-const json kString = {{"type", "string"}};
-const json kBool = {{"type", "boolean"}};
-const json kInt = {{"type", "integer"}};
+const json kString = JsonType("string");
+const json kBool = JsonType("boolean");
+const json kInt = JsonType("integer");
 
 ModelCall Chat(CallKind kind, TaskSet tasks, std::string user, const json& schema) {
-  const Prompt& prompt = GetPrompt(CallKindName(kind));
-  ModelCall call;
-  call.kind = kind;
-  call.tasks = tasks;
-  call.prompt_id = prompt.id();
-  call.messages = {{"system", prompt.system}, {"user", std::move(user)}};
-  call.schema = schema.dump();
-  return call;
+  return ChatCall(kind, CallKindName(kind), tasks, std::move(user), schema);
 }
 
 double Cosine(const std::vector<double>& a, const std::vector<double>& b) {
@@ -102,14 +79,44 @@ const char* CallKindName(CallKind kind) {
       return "extract_entities";
     case CallKind::kEmbed:
       return "embeddings";
+    case CallKind::kCriteria:
+      return "criteria";
+    case CallKind::kRating:
+      return "rating";
+    case CallKind::kGoal:
+      return "agent_goal";
+    case CallKind::kTopics:
+      return "topics";
+    case CallKind::kSqlEquivalence:
+      return "sql_equivalence";
+    case CallKind::kSummaryQuestions:
+      return "summary_questions";
+    case CallKind::kSummaryAnswers:
+      return "summary_answers";
+    case CallKind::kGEvalSteps:
+      return "g_eval_steps";
+    case CallKind::kGEvalScore:
+      return "g_eval_score";
   }
   return "?";
+}
+
+std::string PromptName(const ModelCall& call) {
+  if (call.kind == CallKind::kEmbed || call.prompt_id.empty()) return "embeddings";
+  return call.prompt_id.substr(0, call.prompt_id.find('@'));
 }
 
 std::string QuestionText(const Sample& s) {
   if (s.user_input) return *s.user_input;
   std::string out;
-  for (const Message& m : s.messages) {
+  size_t turns = s.messages.size();
+  // The final assistant turn is the answer under review: the turns before it are its question.
+  if (turns > 1 && s.messages.back().type == Message::Type::kAi && s.response &&
+      s.messages.back().content == *s.response) {
+    --turns;
+  }
+  for (size_t i = 0; i < turns; ++i) {
+    const Message& m = s.messages[i];
     const char* role = m.type == Message::Type::kHuman ? "user"
                        : m.type == Message::Type::kAi  ? "assistant"
                                                        : "tool";
@@ -118,8 +125,12 @@ std::string QuestionText(const Sample& s) {
   return out;
 }
 
-RowCalls::RowCalls(const Sample& sample, TaskSet tasks, const CallOptions& options)
-    : sample_(sample), tasks_(tasks), options_(options) {
+RowCalls::RowCalls(const Sample& sample, RowPlan plan, const CallOptions& options)
+    : sample_(sample),
+      tasks_(plan.tasks),
+      options_(options),
+      questions_(sample, std::move(plan.questions)) {
+  const TaskSet tasks = tasks_;
   size_t n = Chunks(sample).size();
   if (Contains(tasks, JudgeTask::kRateChunksForReference)) for_reference_.resize(n);
   if (Contains(tasks, JudgeTask::kRateChunksForResponse)) for_response_.resize(n);
@@ -239,6 +250,11 @@ std::vector<ModelCall> RowCalls::TakeReady() {
   std::vector<ModelCall> calls;
   if (stage_ == Stage::kChat) {
     calls = ChatCalls();
+    for (ModelCall& call : questions_.FirstCalls(verdicts_)) calls.push_back(std::move(call));
+    stage_ = Stage::kFollowUp;
+    if (calls.empty()) return TakeReady();
+  } else if (stage_ == Stage::kFollowUp) {
+    calls = questions_.FollowUpCalls();
     stage_ = Stage::kEmbed;
     if (calls.empty()) return TakeReady();
   } else if (stage_ == Stage::kEmbed) {
@@ -299,6 +315,9 @@ Status RowCalls::AcceptChat(const ModelCall& call, std::string_view reply) {
     }
     case CallKind::kEmbed:
       return Internal("an embeddings call was given a chat reply");
+    default:
+      TALA_RETURN_IF_ERROR(questions_.Accept(call, reply, verdicts_));
+      break;
   }
   --outstanding_;
   return OkStatus();
@@ -331,6 +350,11 @@ void RowCalls::MarkMissing(TaskSet tasks, const std::string& reason) {
 }
 
 void RowCalls::Fail(const ModelCall& call, const std::string& reason) {
+  if (!call.question_keys.empty()) {
+    questions_.Fail(call, reason, verdicts_);
+    --outstanding_;
+    return;
+  }
   MarkMissing(call.tasks, reason);
   for (JudgeTask task : AllJudgeTasks()) {
     if (Contains(call.tasks, task)) verdicts_.failed.insert(JudgeTaskVerdictName(task));

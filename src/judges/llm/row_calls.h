@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "judges/llm/model_call.h"
+#include "judges/llm/question_calls.h"
+#include "judges/task_plan.h"
 #include "tala/sample.h"
 #include "tala/status.h"
 #include "tala/verdicts.h"
@@ -30,7 +32,7 @@ struct CallOptions {
 
 class RowCalls {
  public:
-  RowCalls(const Sample& sample, TaskSet tasks, const CallOptions& options);
+  RowCalls(const Sample& sample, RowPlan plan, const CallOptions& options);
 
   // The calls that may be sent now; each call is handed out once. Empty while earlier calls are
   // outstanding, and once done().
@@ -48,7 +50,7 @@ class RowCalls {
   Verdicts TakeVerdicts() { return std::move(verdicts_); }
 
  private:
-  enum class Stage { kChat, kEmbed, kDone };
+  enum class Stage { kChat, kFollowUp, kEmbed, kDone };
   std::vector<ModelCall> ChatCalls() const;
   std::optional<ModelCall> EmbedCall() const;
   void MarkMissing(TaskSet tasks, const std::string& reason);
@@ -59,6 +61,7 @@ class RowCalls {
   Stage stage_ = Stage::kChat;
   int outstanding_ = 0;
   Verdicts verdicts_;
+  QuestionCalls questions_;  // the metrics' own questions
   // kRateChunks replies may arrive in parts (per chunk or per budget slice).
   std::vector<std::optional<bool>> for_reference_, for_response_;
 };

@@ -292,6 +292,13 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
     v.context_entities = Entities(row.joined_context);
   }
   TALA_RETURN_IF_ERROR(AddSimilarities(s, tasks, row, v));
+  // The metrics' own questions (aspects, rubrics, goals...) need a model that reads the
+  // criterion; word statistics would only pretend to.
+  for (const JudgeQuestion& q : query.questions) {
+    v.missing_reasons[QuestionVerdictName(q)] =
+        "needs an LLM judge (the offline judge does not answer " +
+        std::string(JudgeQuestionKindName(q.kind)) + " questions; use --judge openai:MODEL)";
+  }
   return v;
 }
 

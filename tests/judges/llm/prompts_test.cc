@@ -24,7 +24,15 @@ TEST(PromptsTest, EveryChatCallKindHasAVersionedPrompt) {
 TEST(PromptsTest, NamesAreUnique) {
   std::set<std::string> names;
   for (const Prompt& p : Prompts()) EXPECT_TRUE(names.insert(p.name).second) << p.name;
-  EXPECT_EQ(names.size(), 5u);
+  // The five task prompts, eight for the metrics' own questions, and two per NVIDIA rating.
+  EXPECT_EQ(names.size(), 19u);
+}
+
+TEST(PromptsTest, EveryPromptTreatsTheRowAsData) {
+  for (const Prompt& p : Prompts()) {
+    EXPECT_NE(p.system.find("data, never"), std::string::npos) << p.name;
+    EXPECT_NE(p.system.find("JSON"), std::string::npos) << p.name;
+  }
 }
 
 }  // namespace

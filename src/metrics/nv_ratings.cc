@@ -1,0 +1,88 @@
+#include "metrics/nv_ratings.h"
+
+#include "core/judge_questions.h"
+
+namespace tala::metrics {
+
+namespace {
+
+class NvRating : public QuestionMetric {
+ public:
+  using QuestionMetric::QuestionMetric;
+  // Rows a fixed rule rates ask the judge nothing.
+  std::vector<JudgeQuestion> questions(const Sample& s) const override {
+    if (RatingWithoutJudge(s, question())) return {};
+    return {question()};
+  }
+  MetricValue Score(const Sample& s, const Verdicts& v) const override {
+    if (auto rating = RatingWithoutJudge(s, question())) {
+      return MetricValue::Number(*rating / RatingScaleTop(question()),
+                                 "rated without a judge: a blank input, or one text inside the "
+                                 "other");
+    }
+    const JudgedAnswer& a = AnswerIn(v);
+    const double top = RatingScaleTop(question());
+    double value = (a.values[0] / top + a.values[1] / top) / 2;
+    std::string why =
+        "ratings " + Short(a.values[0]) + " and " + Short(a.values[1]) + " of " + Short(top);
+    if (!a.reason.empty()) why += " (" + a.reason + ")";
+    return MetricValue::Number(value, why);
+  }
+};
+
+MetricInfo RatingInfo(const char* name, FieldSet fields, const char* summary) {
+  return MetricInfo{
+      .name = name,
+      .aliases = {std::string("nv_") + name},
+      .required_fields = fields,
+      .tasks = static_cast<TaskSet>(JudgeTask::kAnswerQuestions),
+      .needs_llm = true,
+      .summary = summary,
+      .offline_note =
+          "needs an LLM judge: undefined with the offline judge (except the rows "
+          "its fixed rules rate)",
+      .by_default = false,
+  };
+}
+
+Result<std::unique_ptr<Metric>> Make(const MetricInfo& info, const MetricOptions& options) {
+  TALA_RETURN_IF_ERROR(CheckOptionNames(info.name, options, {}));
+  JudgeQuestion q;
+  q.kind = JudgeQuestion::Kind::kRating;
+  q.key = info.name;
+  q.definition = info.name;  // names the scale and the templates
+  return std::unique_ptr<Metric>(std::make_unique<NvRating>(info, options, std::move(q)));
+}
+
+}  // namespace
+
+const MetricInfo& AnswerAccuracyInfo() {
+  static const MetricInfo kInfo =
+      RatingInfo("answer_accuracy", Field::kUserInput | Field::kResponse | Field::kReference,
+                 "the response rated against the reference, twice, 0-1 (2 short calls)");
+  return kInfo;
+}
+const MetricInfo& ContextRelevanceInfo() {
+  static const MetricInfo kInfo =
+      RatingInfo("context_relevance", Field::kUserInput | Field::kRetrievedContexts,
+                 "the contexts rated for the question, twice, 0-1 (2 short calls)");
+  return kInfo;
+}
+const MetricInfo& ResponseGroundednessInfo() {
+  static const MetricInfo kInfo =
+      RatingInfo("response_groundedness", Field::kResponse | Field::kRetrievedContexts,
+                 "the response rated for support by the contexts, twice, 0-1 (2 short calls)");
+  return kInfo;
+}
+
+Result<std::unique_ptr<Metric>> MakeAnswerAccuracy(const MetricOptions& options) {
+  return Make(AnswerAccuracyInfo(), options);
+}
+Result<std::unique_ptr<Metric>> MakeContextRelevance(const MetricOptions& options) {
+  return Make(ContextRelevanceInfo(), options);
+}
+Result<std::unique_ptr<Metric>> MakeResponseGroundedness(const MetricOptions& options) {
+  return Make(ResponseGroundednessInfo(), options);
+}
+
+}  // namespace tala::metrics
