@@ -352,12 +352,7 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   } else {
     TALA_ASSIGN_OR_RETURN(specs, metrics::ParseMetricSpecs(options.metrics));
   }
-  for (metrics::MetricSpec& spec : specs) {
-    const metrics::RegistryEntry* entry = metrics::FindMetric(spec.name);
-    if (entry != nullptr && entry->info().name == "rubrics_score" && spec.options.empty()) {
-      spec.options = options.rubrics;
-    }
-  }
+  metrics::ApplyRubric(specs, options.rubrics);
   TALA_ASSIGN_OR_RETURN(
       run.metrics,
       metrics::CreateMetrics(metrics::ExpandCutoffs(specs, options.ks), options.user_metrics));

@@ -10,6 +10,7 @@
 // scoring runs outside it.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,10 @@ struct StoredRow {
 struct ServeOptions {
   std::string db = "tala.sqlite";
   std::string metrics = "faithfulness,response_relevancy";  // reference-free by default
+  // Metrics defined without code and rubrics_score's rubric, as in EvalOptions (tala.toml's
+  // [metrics.NAME] and [rubrics] tables).
+  std::vector<UserMetricDef> user_metrics;
+  std::map<std::string, std::string> rubrics;
   std::string judge = "offline";  // or openai:MODEL / anthropic:MODEL with `llm`
   LlmOptions llm;                 // base_url, cache, retries, requests_per_minute, prices...
   double max_cost_per_day = 0;    // USD of judge calls over the last 24 h; 0: no limit.

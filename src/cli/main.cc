@@ -85,6 +85,9 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
+    // tala serve scores the metrics tala.toml defines, as tala eval does.
+    serve_defaults.options.user_metrics = defaults.user_metrics;
+    serve_defaults.options.rubrics = defaults.rubrics;
     tala::cli::AddEvalCommand(app, &exit_code, defaults);
     tala::cli::AddMergeCommand(app, &exit_code);
     tala::cli::AddServeCommand(app, &exit_code, serve_defaults);

@@ -188,6 +188,15 @@ std::vector<MetricSpec> ExpandCutoffs(const std::vector<MetricSpec>& specs,
   return out;
 }
 
+void ApplyRubric(std::vector<MetricSpec>& specs, const std::map<std::string, std::string>& rubric) {
+  for (MetricSpec& spec : specs) {
+    const RegistryEntry* entry = FindMetric(spec.name);
+    if (entry != nullptr && &entry->info() == &RubricsScoreInfo() && spec.options.empty()) {
+      spec.options = rubric;
+    }
+  }
+}
+
 Result<std::vector<std::unique_ptr<Metric>>> CreateMetrics(const std::vector<MetricSpec>& specs,
                                                            const std::vector<UserMetricDef>& user) {
   std::vector<std::unique_ptr<Metric>> out;

@@ -2,6 +2,7 @@
 // The one table of every metric tala implements, and the parser for --metrics specs
 // ("faithfulness,factual_correctness:mode=precision,beta=0.5"). Immutable: thread-safe.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ Direction DirectionOfKey(const std::string& results_key);
 // becomes one spec per k in `ks` (`tala eval --k 1,3,5`); other specs pass through.
 std::vector<MetricSpec> ExpandCutoffs(const std::vector<MetricSpec>& specs,
                                       const std::vector<int>& ks);
+
+// Gives `rubric` ("score1" -> text) to every rubrics_score spec that has no options of its own
+// (the [rubrics] table of tala.toml).
+void ApplyRubric(std::vector<MetricSpec>& specs, const std::map<std::string, std::string>& rubric);
 
 // Builds the metrics of a spec list; a spec named like one of `user` (without options) builds
 // that user-defined metric. kNotFound names an unknown metric and lists the known ones.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/hash.h"
 #include "metrics/registry.h"
 
 namespace tala::metrics {
@@ -153,6 +154,12 @@ Result<std::unique_ptr<Metric>> MakeUserMetric(const UserMetricDef& def) {
       t.fields |= static_cast<FieldSet>(Field::kRetrievedContexts);
       break;
   }
+  // The definition's version: a digest of everything that shapes the number, so `tala compare`
+  // refuses to set runs of an edited prompt side by side.
+  std::string shape = def.prompt + '\x1f' + std::to_string(static_cast<int>(def.output)) + '\x1f' +
+                      std::to_string(def.min) + '\x1f' + std::to_string(def.max) + '\x1f' +
+                      (def.integer ? "1" : "0");
+  for (const std::string& v : def.values) shape += '\x1f' + v;
   MetricInfo info{
       .name = def.name,
       .required_fields = t.fields,
@@ -162,6 +169,8 @@ Result<std::unique_ptr<Metric>> MakeUserMetric(const UserMetricDef& def) {
       .summary = "your metric: " + def.prompt.substr(0, 60),
       .offline_note = "needs an LLM judge: undefined with the offline judge",
       .family = "your own metrics (judged)",
+      .version = "user-" + Sha256Hex(shape).substr(0, 12) +
+                 (def.direction == Direction::kLowerIsBetter ? "-lower" : ""),
   };
   return std::unique_ptr<Metric>(std::make_unique<UserMetric>(std::move(info), std::move(q), def));
 }

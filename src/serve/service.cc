@@ -96,7 +96,8 @@ Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
     }
   }
   TALA_ASSIGN_OR_RETURN(auto specs, metrics::ParseMetricSpecs(options.metrics));
-  TALA_ASSIGN_OR_RETURN(impl->metrics, metrics::CreateMetrics(specs));
+  metrics::ApplyRubric(specs, options.rubrics);
+  TALA_ASSIGN_OR_RETURN(impl->metrics, metrics::CreateMetrics(specs, options.user_metrics));
   if (IsLlmJudge(options.judge)) {
     std::vector<std::string> warnings;
     TALA_ASSIGN_OR_RETURN(impl->llm, SetUpLlm(options.judge, options.llm, &warnings));

@@ -327,6 +327,31 @@ TEST(ServiceTest, AnLlmJudgeScoresThroughTheRuntimeAndItsCallsAreCounted) {
       << text;
 }
 
+TEST(ServiceTest, MetricsDefinedInTheConfigAreScoredToo) {
+  testing::MockJudgeServer mock;
+  ASSERT_TRUE(mock.Start());
+  TempDir dir;
+  ServeOptions o = MockJudged(mock);
+  UserMetricDef grounded;
+  grounded.name = "grounded";
+  grounded.prompt = "Is {response} backed by {retrieved_contexts}?";
+  grounded.output = UserMetricDef::Output::kDiscrete;
+  grounded.values = {"no", "yes"};
+  o.user_metrics = {grounded};
+  o.metrics = "grounded,rubrics_score";
+  o.rubrics = {{"score1", "wrong"}, {"score2", "right"}};
+  auto s = Open(dir.path() + "/t.sqlite", o);
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(s->Ingest(Rows("m", 3, kGood, kNow - 60), kNow).has_value());
+  EXPECT_EQ(*s->ScorePending(64), 3);
+  simdjson::dom::parser p;
+  auto sum = Summary(*s, "1h", p);
+  EXPECT_EQ(int64_t(sum["metrics"]["grounded"]["n"]), 3);
+  EXPECT_EQ(double(sum["metrics"]["grounded"]["mean"]), 1.0);  // the mock: full overlap
+  EXPECT_EQ(double(sum["metrics"]["rubrics_score"]["mean"]), 2.0);
+  EXPECT_EQ(mock.stats().chat_requests, 3) << "one criteria call a row serves both";
+}
+
 TEST(ServiceTest, PastTheDailyBudgetRowsAreSkippedAndCounted) {
   testing::MockJudgeServer mock;
   ASSERT_TRUE(mock.Start());
