@@ -258,7 +258,9 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
       ->required();
   cmd->add_option("--metrics,-m", o.metrics,
                   "comma-separated metrics, options as name:key=value "
-                  "(e.g. faithfulness,factual_correctness:mode=precision); default: every "
+                  "(e.g. faithfulness,factual_correctness:mode=precision); quote a value "
+                  "that holds commas (aspect_critic:name=rude,definition=\"Is it rude, or "
+                  "curt?\"); [metrics.NAME] tables in tala.toml define more; default: every "
                   "metric whose fields the dataset has (see `tala metrics`)")
       ->envname("TALA_METRICS");
   cmd->add_option("--k", o.ks,

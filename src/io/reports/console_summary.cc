@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "io/writers/json_text.h"
 
 namespace tala::io {
@@ -18,11 +20,15 @@ std::string Cost(const CallTally& t) {
 // Calls and tokens per prompt and per metric, with per-row averages beside the totals.
 std::string AccountingTable(const RunAccounting& a) {
   const double rows = a.rows > 0 ? static_cast<double>(a.rows) : 1.0;
-  std::string out = fmt::format("{:<26} {:>8} {:>10} {:>9} {:>12} {:>12} {:>10}\n",
-                                a.estimated ? "estimated calls" : "model calls", "calls",
+  // The name column fits the longest prompt or metric name ("rate_response_groundedness_a@1").
+  size_t w = 26;
+  for (const auto& [name, t] : a.by_prompt) w = std::max(w, name.size());
+  for (const auto& [name, t] : a.by_metric) w = std::max(w, name.size() + 2);
+  std::string out = fmt::format("{:<{}} {:>8} {:>10} {:>9} {:>12} {:>12} {:>10}\n",
+                                a.estimated ? "estimated calls" : "model calls", w, "calls",
                                 "cache hits", "calls/row", "prompt tok", "compl. tok", "cost");
   auto line = [&](const std::string& name, const CallTally& t) {
-    out += fmt::format("{:<26} {:>8} {:>10} {:>9.2f} {:>12} {:>12} {:>10}\n", name, t.calls,
+    out += fmt::format("{:<{}} {:>8} {:>10} {:>9.2f} {:>12} {:>12} {:>10}\n", name, w, t.calls,
                        t.cache_hits, static_cast<double>(t.calls + t.cache_hits) / rows,
                        t.prompt_tokens, t.completion_tokens, Cost(t));
   };
@@ -31,7 +37,7 @@ std::string AccountingTable(const RunAccounting& a) {
   if (!a.by_metric.empty()) {
     out += "per metric (shared calls split between the metrics that use them):\n";
     for (const auto& [name, t] : a.by_metric) {
-      out += fmt::format("  {:<24} {:>8.2f} calls/row {:>10.0f} prompt tok/row\n", name,
+      out += fmt::format("  {:<{}} {:>8.2f} calls/row {:>10.0f} prompt tok/row\n", name, w - 2,
                          static_cast<double>(t.calls + t.cache_hits) / rows,
                          static_cast<double>(t.prompt_tokens) / rows);
     }
