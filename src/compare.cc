@@ -34,10 +34,11 @@ std::string VersionMismatch(const io::ResultsFile& base, const io::ResultsFile& 
   return out;
 }
 
-MetricComparison CompareMetric(const std::string& key, const io::PairedScores& pairs, int top) {
+MetricComparison CompareMetric(const std::string& key, Direction direction,
+                               const io::PairedScores& pairs, int top) {
   MetricComparison mc;
   mc.metric = key;
-  mc.direction = metrics::DirectionOfKey(key);
+  mc.direction = direction;
   auto r = analysis::ComparePaired(pairs.base, pairs.candidate,
                                    {.lower_is_better = mc.direction == Direction::kLowerIsBetter});
   mc.pairs = r.n;
@@ -100,7 +101,9 @@ Result<Comparison> Compare(const CompareOptions& o) {
     out.unmatched_rows += base_ids.count(row.id) ? 0 : 1;
   for (const std::string& key : candidate.metric_keys) {
     io::PairedScores pairs = io::PairById(base, candidate, key);
-    if (!pairs.ids.empty()) out.metrics.push_back(CompareMetric(key, pairs, o.top));
+    if (!pairs.ids.empty()) {
+      out.metrics.push_back(CompareMetric(key, io::DirectionIn(candidate, key), pairs, o.top));
+    }
   }
   if (out.metrics.empty()) {
     return NotFound("no metric is scored on rows common to both files (pairs by id)");

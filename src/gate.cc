@@ -10,8 +10,8 @@
 namespace tala {
 
 namespace {
-bool LowerIsBetter(const std::string& key) {
-  return metrics::DirectionOfKey(key) == Direction::kLowerIsBetter;
+bool LowerIsBetter(const io::ResultsFile& run, const std::string& key) {
+  return io::DirectionIn(run, key) == Direction::kLowerIsBetter;
 }
 }  // namespace
 
@@ -27,7 +27,7 @@ Result<std::vector<GateCheck>> Gate(const GateOptions& o) {
   for (const auto& [key, bound] : o.min) {
     auto st = analysis::Summarise(io::ColumnOf(run, key).values);
     if (!st) return NotFound(key + " has no scored row in " + o.results);
-    const bool lower = LowerIsBetter(key);
+    const bool lower = LowerIsBetter(run, key);
     const char* op = lower ? "<=" : ">=";
     checks.push_back({fmt::format("{} {} {:g}", key, op, bound),
                       lower ? st->mean <= bound : st->mean >= bound,
@@ -42,7 +42,7 @@ Result<std::vector<GateCheck>> Gate(const GateOptions& o) {
     auto r = analysis::ComparePaired(pairs.base, pairs.candidate);
     // A drop is a fall, or a rise for lower-is-better metrics. The gate fails only when the whole
     // interval of the drop lies beyond the allowed drop.
-    const bool lower = LowerIsBetter(key);
+    const bool lower = LowerIsBetter(run, key);
     const double drop_low = lower ? r.ci_low : -r.ci_high;
     const double drop_high = lower ? r.ci_high : -r.ci_low;
     checks.push_back(

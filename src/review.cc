@@ -80,7 +80,7 @@ Result<ReviewQueue> PickForReview(const ReviewOptions& o) {
   } else if (o.pick == "stratified") {
     picked = Stratified(all, n, std::max(1, o.strata), rng);
   } else {
-    const bool lower_better = metrics::DirectionOfKey(o.metric) == Direction::kLowerIsBetter;
+    const bool lower_better = io::DirectionIn(results, o.metric) == Direction::kLowerIsBetter;
     auto key = [&](const Candidate& c) {
       if (o.pick == "uncertain") return std::abs(c.score - o.threshold);
       return lower_better ? -c.score : c.score;

@@ -34,7 +34,7 @@ std::string WorstRows(const io::ResultsFile& results, const std::string& metric,
     auto it = row.scores.find(metric);
     if (it != row.scores.end() && it->second) scored.emplace_back(*it->second, &row);
   }
-  const bool lower = metrics::DirectionOfKey(metric) == Direction::kLowerIsBetter;
+  const bool lower = io::DirectionIn(results, metric) == Direction::kLowerIsBetter;
   std::stable_sort(scored.begin(), scored.end(), [lower](const auto& a, const auto& b) {
     return lower ? a.first > b.first : a.first < b.first;
   });

@@ -239,7 +239,8 @@ TEST_F(JudgedCriteriaTest, AUserMetricFromTheConfigIsScored) {
                                   "values = [\"no\", \"partly\", \"yes\"]\n"
                                   "[metrics.ctx_order]\n"
                                   "prompt = \"How useful is each context for {user_input}?\"\n"
-                                  "output = \"ranking\"\n");
+                                  "output = \"ranking\"\n"
+                                  "direction = \"lower\"\n");
   CommandOutput r = Eval(data, "on_topic,ctx_order", "--cache off --config " + config);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("requests 2 (retries 0, repairs 0)"), std::string::npos)
@@ -249,6 +250,10 @@ TEST_F(JudgedCriteriaTest, AUserMetricFromTheConfigIsScored) {
   EXPECT_TRUE(rows[0]["scores"]["on_topic"].is_number()) << rows[0].dump();
   // The mock ranks the contexts by overlap with the question: the retriever's order, rho 1.
   EXPECT_EQ(rows[0]["scores"]["ctx_order"], 1.0) << rows[0].dump();
+  // The direction the config gives travels with the results file: the gate reads it there.
+  CommandOutput gate = RunTala("gate " + dir_.path() + "/r.jsonl --min ctx_order=0.5 2>&1");
+  EXPECT_NE(gate.exit_code, 0) << gate.out;
+  EXPECT_NE(gate.out.find("ctx_order <= 0.5"), std::string::npos) << gate.out;
 
   std::string bad =
       dir_.Write("bad.toml", "[metrics.x]\nprompt = \"Is {answer} kind?\"\noutput = \"numeric\"\n");

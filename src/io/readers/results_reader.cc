@@ -8,6 +8,7 @@
 #include "io/readers/json_fields.h"
 #include "io/readers/json_lines.h"
 #include "io/readers/row_parser.h"
+#include "metrics/registry.h"
 
 namespace tala::io {
 
@@ -221,6 +222,19 @@ Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty, Raw
   if (out.rows.empty() && empty == EmptyResults::kError)
     return DataError({path, 0, 0, ""}, "the results file holds no rows");
   return out;
+}
+
+Direction DirectionIn(const ResultsFile& results, const std::string& key) {
+  if (results.manifest) {
+    auto it = results.manifest->metrics.find(key);
+    const std::string suffix = "-lower";
+    if (it != results.manifest->metrics.end() && it->second.rfind("user-", 0) == 0 &&
+        it->second.size() > suffix.size() &&
+        it->second.compare(it->second.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return Direction::kLowerIsBetter;
+    }
+  }
+  return metrics::DirectionOfKey(key);
 }
 
 }  // namespace tala::io

@@ -35,6 +35,10 @@ struct ResultsFile {
   std::set<std::string> models_reported, system_fingerprints;
 };
 
+// The direction of a results key: the registry's for built-in metrics; for a metric defined in
+// tala.toml, what the file's manifest records (its version ends in "-lower" when lower is better).
+Direction DirectionIn(const ResultsFile& results, const std::string& key);
+
 // One metric's column of a results file: the defined values in row order, and the nulls.
 struct MetricColumn {
   std::vector<double> values;

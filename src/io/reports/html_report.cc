@@ -61,7 +61,7 @@ std::string Cards(const ResultsFile& r) {
   std::string out = "<section class=cards>";
   for (const std::string& key : r.metric_keys) {
     auto [values, nulls] = ColumnOf(r, key);
-    bool lower = metrics::DirectionOfKey(key) == Direction::kLowerIsBetter;
+    bool lower = DirectionIn(r, key) == Direction::kLowerIsBetter;
     out += "<div class=card><h3>" + EscapeMarkup(key) + "</h3>";
     auto st = analysis::Summarise(values);
     if (st) {
@@ -208,7 +208,7 @@ std::string RenderHtml(const ResultsFile& r, const std::string& source) {
   for (size_t i = 0; i < r.metric_keys.size(); ++i) {
     if (i) metrics += ',';
     AppendJsonString(metrics, r.metric_keys[i]);
-    if (metrics::DirectionOfKey(r.metric_keys[i]) == Direction::kLowerIsBetter) {
+    if (DirectionIn(r, r.metric_keys[i]) == Direction::kLowerIsBetter) {
       if (lower.size() > 1) lower += ',';
       AppendJsonString(lower, r.metric_keys[i]);
     }
