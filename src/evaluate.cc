@@ -197,10 +197,7 @@ Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJson
       }
       TALA_ASSIGN_OR_RETURN(auto sample, rows.Next());
       if (!sample) return OkStatus();
-      judges::RowPlan plan = judges::PlanRow(*sample, run.metrics);
-      Result<Verdicts> verdicts =
-          plan.tasks == 0 ? Result<Verdicts>(Verdicts{})
-                          : run.judge->Answer({*sample, plan.tasks, std::move(plan.questions)});
+      Result<Verdicts> verdicts = scorer.Ask(*sample);
       // A judge stopped mid-row (a caller's judge that raised) leaves the row unwritten, so a
       // resumed run scores it.
       if (!verdicts && verdicts.error().code() == ErrorCode::kCancelled) return verdicts.error();

@@ -11,11 +11,14 @@ std::string MissingFields(const Sample& s, const Metric& m) {
 }
 }  // namespace
 
-io::RowResult RowScorer::Score(const Sample& sample) {
+Result<Verdicts> RowScorer::Ask(const Sample& sample) {
   judges::RowPlan plan = judges::PlanRow(sample, metrics_);
-  Result<Verdicts> verdicts = plan.tasks == 0
-                                  ? Result<Verdicts>(Verdicts{})
-                                  : judge_->Answer({sample, plan.tasks, std::move(plan.questions)});
+  if (plan.tasks == 0) return Verdicts{};
+  return judge_->Answer({sample, plan.tasks, std::move(plan.questions)});
+}
+
+io::RowResult RowScorer::Score(const Sample& sample) {
+  Result<Verdicts> verdicts = Ask(sample);
   io::RowResult row = ScoreWith(sample, verdicts);
   row.verdicts = nullptr;  // they go with this frame
   return row;

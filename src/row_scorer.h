@@ -24,6 +24,9 @@ class RowScorer {
   // result carries no verdicts (they would not outlive the call): use ScoreWith for the
   // drill-down. REQUIRES: a judge was given.
   io::RowResult Score(const Sample& sample);
+  // The judge's verdicts on the row: every task and question its metrics ask, in one Answer()
+  // (none when they ask nothing). REQUIRES: a judge was given.
+  Result<Verdicts> Ask(const Sample& sample);
   // The same, from verdicts already answered (or the row's judge failure).
   io::RowResult ScoreWith(const Sample& sample, const Result<Verdicts>& verdicts);
 

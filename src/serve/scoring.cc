@@ -156,10 +156,7 @@ Result<int64_t> Service::ScorePending(int max_rows) {
     for (size_t i = 0; i < batch.size(); ++i) {
       if (!samples[i]) continue;
       // The verdicts outlive the row result, which points at them for the drill-down.
-      judges::RowPlan plan = judges::PlanRow(*samples[i], s.metrics);
-      Result<Verdicts> verdicts =
-          plan.tasks == 0 ? Result<Verdicts>(Verdicts{})
-                          : s.judge->Answer({*samples[i], plan.tasks, std::move(plan.questions)});
+      Result<Verdicts> verdicts = scorer.Ask(*samples[i]);
       done[i] = Finish(batch[i], *samples[i], verdicts, scorer, rule);
     }
   } else if (!over_budget) {
