@@ -39,6 +39,7 @@ Result<io::LabelledValues> JoinLabels(const CalibrateOptions& o, Calibration& c)
   TALA_ASSIGN_OR_RETURN(io::Labels labels, io::ReadLabels(o.labels));
   TALA_ASSIGN_OR_RETURN(io::ResultsFile results,
                         io::ReadResults(o.file, io::EmptyResults::kError, io::RawLines::kKeep));
+  TALA_RETURN_IF_ERROR(io::CheckLabelRange(labels, o.metric, results, o.labels));
   std::map<std::string, const io::ResultRow*> by_id;
   for (const io::ResultRow& row : results.rows) by_id[row.id] = &row;
   io::LabelledValues values;

@@ -95,18 +95,19 @@ Result<Comparison> Compare(const CompareOptions& o) {
                       out.judge_warning.empty() ? "" : "; ", what, join(*a), join(*b));
     }
   }
-  std::set<std::string> base_ids;
-  for (const io::ResultRow& row : base.rows) base_ids.insert(row.id);
-  for (const io::ResultRow& row : candidate.rows)
-    out.unmatched_rows += base_ids.count(row.id) ? 0 : 1;
+  TALA_ASSIGN_OR_RETURN(io::Pairing pairing, io::PairRows(base, candidate, o.pair_by_order));
+  out.unmatched_rows = pairing.unmatched;
+  out.pairing_note = pairing.note;
   for (const std::string& key : candidate.metric_keys) {
-    io::PairedScores pairs = io::PairById(base, candidate, key);
+    io::PairedScores pairs = io::PairedColumn(base, candidate, pairing, key);
     if (!pairs.ids.empty()) {
       out.metrics.push_back(CompareMetric(key, io::DirectionIn(candidate, key), pairs, o.top));
     }
   }
   if (out.metrics.empty()) {
-    return NotFound("no metric is scored on rows common to both files (pairs by id)");
+    return NotFound(
+        "no metric is scored on rows common to both files (rows pair by id, or by "
+        "question when the data has no ids)");
   }
   return out;
 }
@@ -120,9 +121,9 @@ std::string FormatComparison(const Comparison& c) {
         m.pairs, m.base_mean, m.candidate_mean, m.difference, m.ci_low, m.ci_high, m.p_value,
         m.verdict);
   }
+  if (!c.pairing_note.empty()) s += "\n" + c.pairing_note + "\n";
   if (c.unmatched_rows > 0) {
-    s += fmt::format("\n{} candidate rows have no row of the same id in the base\n",
-                     c.unmatched_rows);
+    s += fmt::format("\n{} candidate rows have no partner row in the base\n", c.unmatched_rows);
   }
   for (const MetricComparison& m : c.metrics) {
     if (m.gains.empty() && m.losses.empty()) continue;

@@ -15,6 +15,7 @@ namespace tala {
 Result<Estimate> EstimateMean(const EstimateOptions& o) {
   TALA_ASSIGN_OR_RETURN(io::ResultsFile results, io::ReadResults(o.results));
   TALA_ASSIGN_OR_RETURN(io::Labels labels, io::ReadLabels(o.labels));
+  TALA_RETURN_IF_ERROR(io::CheckLabelRange(labels, o.metric, results, o.labels));
   return EstimateFrom(results, labels, o.metric, o.allow_biased_labels);
 }
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -9,7 +10,13 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/hash.h"
+#include "core/redact.h"
 #include "estimate_from.h"
+#include "fs/file_digest.h"
+#include "fs/file_lock.h"
+#include "fs/output_paths.h"
+#include "io/dataset_validation.h"
 #include "io/readers/dataset_reader.h"
 #include "io/readers/labels_reader.h"
 #include "io/readers/results_reader.h"
@@ -52,16 +59,34 @@ struct CheckPass {
   int64_t rows = 0;
   int64_t bad = 0;
   FieldSet fields = 0;
+  std::vector<std::string> first_row_extras;  // the first row's unknown fields (for a hint)
+  // --resume: each row's InputDigest by id, to tell kept rows that still stand from stale ones.
+  std::unordered_map<std::string, std::string> digests;
 };
 
 Result<CheckPass> CheckRows(const std::string& path, const io::ReaderOptions& ro,
                             const EvalOptions& options, RunSummary& summary) {
   TALA_ASSIGN_OR_RETURN(auto reader, io::OpenDatasetShard(path, ro, options.shard));
   CheckPass pass;
+  // Rows are paired by id (resume, compare, gate, merge), so an id given twice is an error.
+  // Kept as a 64-bit hash of the id with its line: a few bytes a row at any size.
+  std::unordered_map<uint64_t, int64_t> id_lines;
   while (auto row = reader->Next()) {
     ++pass.rows;
     if (row->has_value()) {
-      pass.fields |= (*row)->fields();
+      const Sample& sample = **row;
+      pass.fields |= sample.fields();
+      if (pass.rows == 1) {
+        for (const auto& [name, raw] : sample.metadata) pass.first_row_extras.push_back(name);
+      }
+      auto [it, fresh] = id_lines.emplace(Sha256Prefix64(sample.id), sample.line);
+      if (!fresh) {
+        return DataError({options.dataset, sample.line, 0, "id"},
+                         "\"" + sample.id + "\" is also the id of the row on line " +
+                             std::to_string(it->second) +
+                             "; ids pair rows across runs, so each must be unique");
+      }
+      if (options.resume) pass.digests.emplace(sample.id, InputDigest(sample));
       continue;
     }
     if (row->error().code() != ErrorCode::kDataError) return row->error();
@@ -96,6 +121,7 @@ struct Run {
   std::shared_ptr<Judge> judge;    // offline, replay or the caller's own
   std::optional<LlmSetup> llm;     // openai:... or anthropic:...
   std::set<std::string> kept_ids;  // --resume: rows already in the results file
+  std::string dataset_sha256;      // of the file read
   int64_t to_do = 0;
   std::vector<int64_t> positions;  // a shard by hash: each written row's number in the dataset
 };
@@ -105,6 +131,7 @@ io::RunManifest MakeManifest(const Run& run, const std::string& judge) {
   m.tala_version = TALA_VERSION;
   m.created = io::UtcNow();
   m.dataset = run.options.dataset;
+  m.dataset_sha256 = run.dataset_sha256;
   m.judge = judge;
   for (const auto& metric : run.metrics) m.metrics[metric->key()] = metric->info().version;
   if (run.llm) {
@@ -112,7 +139,7 @@ io::RunManifest MakeManifest(const Run& run, const std::string& judge) {
     for (const auto& p : judges::llm::Prompts()) m.prompts[p.name] = p.version;
     const auto& chat = run.llm->backends.chat;
     const LlmOptions& o = run.options.llm;
-    m.settings = {{"base_url", chat.base_url},
+    m.settings = {{"base_url", RedactUrl(chat.base_url)},
                   {"temperature", chat.send_temperature ? std::to_string(o.temperature) : "unset"},
                   {"seed", chat.seed ? std::to_string(*chat.seed) : "unset"},
                   {"max_tokens", std::to_string(o.max_tokens)},
@@ -135,6 +162,61 @@ Status CheckResumable(const io::ResultsFile& kept, const io::RunManifest& now,
   if (was.judge != now.judge) return refuse("judge " + was.judge + ", not " + now.judge);
   if (was.metrics != now.metrics) return refuse("other metrics (or metric versions)");
   if (was.prompts != now.prompts) return refuse("other prompt versions");
+  return OkStatus();
+}
+
+// --resume over a results file of another dataset would mix two runs under one manifest. An
+// edited dataset (same ids) is fine: its changed rows are scored again.
+Status CheckSameDataset(const io::ResultsFile& kept, const CheckPass& pass,
+                        const std::string& now_sha256, const EvalOptions& options) {
+  if (!kept.manifest || kept.manifest->dataset_sha256.empty() ||
+      kept.manifest->dataset_sha256 == now_sha256) {
+    return OkStatus();
+  }
+  int64_t absent = 0;
+  for (const io::ResultRow& row : kept.rows) absent += pass.digests.count(row.id) == 0;
+  if (absent == 0) return OkStatus();
+  return InvalidArgument("--resume: " + options.out + " was made from another dataset (" +
+                         std::to_string(absent) + " of its " + std::to_string(kept.rows.size()) +
+                         " rows are not in " + options.dataset +
+                         "); write to a new -o file, or pass --overwrite to start again");
+}
+
+// An existing results file is replaced freely when re-making it costs nothing (offline or
+// replay verdicts); one that holds an LLM judge's verdicts, or is not a results file at all,
+// only with --overwrite.
+Status CheckOverwrite(const EvalOptions& options) {
+  if (options.out == "-" || options.resume || options.overwrite || options.dry_run) {
+    return OkStatus();
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(options.out, ec) ||
+      std::filesystem::file_size(options.out, ec) == 0) {
+    return OkStatus();
+  }
+  std::FILE* f = std::fopen(options.out.c_str(), "rb");
+  if (f == nullptr) return OkStatus();  // opening it for writing will say what is wrong
+  std::string head(4096, '\0');
+  head.resize(std::fread(head.data(), 1, head.size(), f));
+  std::fclose(f);
+  const std::string marker = std::string("{\"") + io::kManifestKey + "\"";
+  if (head.rfind(marker, 0) != 0) {
+    return InvalidArgument(
+        options.out +
+        " exists and is not a tala results file; pass --overwrite to replace it, "
+        "or choose another -o path");
+  }
+  std::string judge;
+  size_t at = head.find("\"judge\":\"");
+  if (at != std::string::npos) {
+    at += 9;
+    judge = head.substr(at, head.find('"', at) - at);
+  }
+  if (IsLlmJudge(judge) && !options.shard.active()) {
+    return InvalidArgument(options.out + " holds verdicts of " + judge +
+                           " (paid for); continue that run with --resume, pass --overwrite to "
+                           "replace it, or choose another -o path");
+  }
   return OkStatus();
 }
 
@@ -255,6 +337,12 @@ Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJson
     *accounting = ToRunAccounting(runner->accounting(), *run.llm, run.metrics);
     accounting->rows = summary.rows_scored - summary.rows_resumed;
   }
+  if (int64_t n = runner->accounting().usage_clamped; n > 0) {
+    summary.warnings.push_back(
+        "the judge server reported impossible token usage in " + std::to_string(n) +
+        " replies (negative, or far beyond what was sent); it was clamped, so cost and token "
+        "figures are bounded estimates for those calls");
+  }
   if (!read_error.ok()) return read_error;
   return status;
 }
@@ -286,6 +374,25 @@ Status DryRun(Run& run, RunSummary& summary) {
   return OkStatus();
 }
 
+// Adds `more` to `into`, tally by tally (a repeat's calls to the run's).
+void AddAccounting(RunAccounting& into, const RunAccounting& more) {
+  if (!more.used) return;
+  into.used = true;
+  into.total += more.total;
+  for (auto lists :
+       {std::pair{&into.by_prompt, &more.by_prompt}, std::pair{&into.by_metric, &more.by_metric}}) {
+    for (const auto& [name, tally] : *lists.second) {
+      auto it = std::find_if(lists.first->begin(), lists.first->end(),
+                             [&](const auto& e) { return e.first == name; });
+      if (it == lists.first->end()) {
+        lists.first->emplace_back(name, tally);
+      } else {
+        it->second += tally;
+      }
+    }
+  }
+}
+
 // --repeats: the spread of each metric's mean over R scorings is the judge's own noise.
 Status Repeat(Run& run, RunSummary& summary) {
   std::vector<std::vector<double>> means(summary.metrics.size());
@@ -297,7 +404,11 @@ Status Repeat(Run& run, RunSummary& summary) {
     again.judge = summary.judge;
     for (const auto& m : summary.metrics) again.metrics.push_back({m.key, m.direction});
     RunTally tally(again, {});
-    TALA_RETURN_IF_ERROR(ScorePass(run, again, tally, nullptr, /*read_cache=*/false, nullptr));
+    RunAccounting spent;
+    TALA_RETURN_IF_ERROR(ScorePass(run, again, tally, nullptr, /*read_cache=*/false, &spent));
+    // Every repeat's calls are paid for: the totals count them all (F30).
+    AddAccounting(summary.accounting, spent);
+    for (std::string& w : again.warnings) summary.warnings.push_back(std::move(w));
     for (size_t i = 0; i < again.metrics.size(); ++i) {
       if (again.metrics[i].scored > 0) means[i].push_back(again.metrics[i].mean());
     }
@@ -314,7 +425,10 @@ Status Repeat(Run& run, RunSummary& summary) {
     m.suggested_gate = m.direction == Direction::kHigherIsBetter ? mean - 2 * m.repeat_stddev
                                                                  : mean + 2 * m.repeat_stddev;
   }
-  if (run.llm) summary.notes.push_back("repeats bypassed the judge cache");
+  if (run.llm) {
+    summary.notes.push_back("repeats bypassed the judge cache; calls, tokens and cost count all " +
+                            std::to_string(run.options.repeats) + " repeats");
+  }
   return OkStatus();
 }
 
@@ -330,6 +444,22 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   }
   if (options.repeats < 1) return InvalidArgument("--repeats must be at least 1");
   TALA_RETURN_IF_ERROR(CheckShardOptions(options));
+  if (!options.dry_run) {
+    std::vector<fs::NamedPath> outputs = {{"-o", options.out}};
+    if (options.shard.active()) outputs.push_back({"the shard state", ShardStatePath(options.out)});
+    const std::string cache = IsLlmJudge(options.judge) ? options.llm.cache : "";
+    TALA_RETURN_IF_ERROR(fs::CheckOutputsDistinct({{"DATA", run.path},
+                                                   {"--labels", options.labels},
+                                                   {"--cache", cache == "off" ? "" : cache}},
+                                                  outputs));
+    // Another process writing the file is the first thing to say (the lock is taken for good
+    // when the writer opens it; this only asks).
+    if (options.out != "-" && std::filesystem::exists(options.out)) {
+      auto probe = fs::FileLock::Acquire(options.out, /*create=*/false);
+      if (!probe && probe.error().code() == ErrorCode::kInvalidArgument) return probe.error();
+    }
+    TALA_RETURN_IF_ERROR(CheckOverwrite(options));
+  }
   ShardFiles::ClearOlder(options);
   TALA_ASSIGN_OR_RETURN(CheckPass pass, CheckRows(run.path, run.reader_options, options, summary));
   summary.rows_read = pass.rows;
@@ -343,8 +473,10 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
     specs = DefaultSpecs(pass.fields);
     for (const UserMetricDef& def : options.user_metrics) specs.push_back({def.name, {}});
     if (specs.empty()) {
-      return InvalidArgument("no metric can be computed from the dataset's fields (" +
-                             FieldSetNames(pass.fields) + "); see `tala metrics`");
+      return InvalidArgument(
+          "no metric can be computed from the dataset's fields (" +
+          (pass.fields ? FieldSetNames(pass.fields) : std::string("none tala knows")) +
+          "); see `tala metrics`" + io::SeparatorHint(pass.first_row_extras));
     }
   } else {
     TALA_ASSIGN_OR_RETURN(specs, metrics::ParseMetricSpecs(options.metrics));
@@ -372,31 +504,68 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   }
   run.to_do = pass.rows - pass.bad;
   if (options.dry_run) return DryRun(run, summary);
+  TALA_ASSIGN_OR_RETURN(run.dataset_sha256, fs::FileSha256(run.path));
 
   analysis::DiagnosisRule rule{options.diagnosis_threshold, options.diagnosis_thresholds};
   RunTally tally(summary, rule);
   io::RunManifest manifest = MakeManifest(run, summary.judge);
   bool append = false;
+  io::JsonLinesTail tail;
   if (options.resume && options.out != "-" && std::filesystem::exists(options.out)) {
     TALA_ASSIGN_OR_RETURN(io::ResultsFile kept,
                           io::ReadResults(options.out, io::EmptyResults::kAllowed));
     TALA_RETURN_IF_ERROR(CheckResumable(kept, manifest, options.out));
+    TALA_RETURN_IF_ERROR(CheckSameDataset(kept, pass, run.dataset_sha256, options));
+    if (std::string cut = io::CutOffNotice(kept, options.out); !cut.empty()) {
+      summary.warnings.push_back(cut + "; it is scored again");
+    }
     for (const io::ResultRow& row : kept.rows) {
+      auto now = pass.digests.find(row.id);
+      if (now == pass.digests.end()) continue;  // not in this dataset (or this shard)
+      // A row whose judge calls failed is scored again (it was never really scored), and so is
+      // a row whose inputs changed since; its new line supersedes the old one.
+      if (!row.error.empty() || !row.failed.empty()) {
+        ++summary.rows_retried;
+        continue;
+      }
+      if (!row.input_digest.empty() && row.input_digest != now->second) {
+        ++summary.rows_changed;
+        continue;
+      }
       if (run.kept_ids.insert(row.id).second) tally.AddKept(row);
     }
     run.to_do -= static_cast<int64_t>(run.kept_ids.size());
+    if (summary.rows_retried > 0) {
+      summary.notes.push_back("--resume: " + std::to_string(summary.rows_retried) +
+                              " rows whose judge calls had failed were scored again");
+    }
+    if (summary.rows_changed > 0) {
+      summary.notes.push_back("--resume: " + std::to_string(summary.rows_changed) +
+                              " rows whose inputs changed since they were scored were scored "
+                              "again");
+    }
+    tail = kept.tail;
     append = true;
   }
   // A shard is written whole or not at all: scored into a scratch file, renamed when done.
   ShardFiles shard_files(options);
   shard_files.Begin();
   TALA_ASSIGN_OR_RETURN(
-      auto writer, io::ResultsJsonlWriter::Open(shard_files.writing(),
-                                                append ? io::ResultsJsonlWriter::Mode::kAppend
-                                                       : io::ResultsJsonlWriter::Mode::kTruncate));
+      auto writer,
+      io::ResultsJsonlWriter::Open(
+          shard_files.writing(),
+          append ? io::ResultsJsonlWriter::Mode::kAppend : io::ResultsJsonlWriter::Mode::kTruncate,
+          append ? static_cast<int64_t>(tail.complete_bytes) : -1, tail.needs_newline));
   summary.results_path = options.out;
-  if (!append) TALA_RETURN_IF_ERROR(writer.WriteLine(io::FormatManifestLine(manifest)));
+  // A resumed file of an edited dataset gets the new manifest after the old one (the last
+  // manifest describes the file).
+  if (!append || summary.rows_changed > 0) {
+    TALA_RETURN_IF_ERROR(writer.WriteLine(io::FormatManifestLine(manifest)));
+  }
   Status status = ScorePass(run, summary, tally, &writer, /*read_cache=*/true, &summary.accounting);
+  tally.Finish();
+  // Repeats before the run record, so that it counts every call they made too.
+  if (status.ok() && options.repeats > 1) status = Repeat(run, summary);
   if (run.llm) {
     std::string how = status.ok()                              ? "complete"
                       : status.code() == ErrorCode::kCancelled ? "cancelled"
@@ -408,11 +577,9 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
       summary.warnings.push_back(run.llm->cache->last_error());
     }
   }
-  tally.Finish();
   TALA_RETURN_IF_ERROR(status);
   if (options.shard.active())
-    TALA_RETURN_IF_ERROR(shard_files.Finish(summary, run.path, run.positions));
-  if (options.repeats > 1) TALA_RETURN_IF_ERROR(Repeat(run, summary));
+    TALA_RETURN_IF_ERROR(shard_files.Finish(summary, run.path, run.dataset_sha256, run.positions));
   return OkStatus();
 }
 
@@ -444,6 +611,10 @@ void AddEstimates(const EvalOptions& options, RunSummary& summary) {
   }
   for (const MetricSummary& m : summary.metrics) {
     if (!labelled.count(m.key)) continue;
+    if (Status range = io::CheckLabelRange(*labels, m.key, *results, options.labels); !range.ok()) {
+      summary.warnings.push_back("labels: " + range.ToString());
+      continue;
+    }
     auto e = EstimateFrom(*results, *labels, m.key, /*allow_biased_labels=*/false);
     if (!e) {
       summary.warnings.push_back("estimate of " + m.key + ": " + e.error().message());

@@ -10,6 +10,7 @@
 #include <optional>
 #include <queue>
 
+#include "fs/output_paths.h"
 #include "io/readers/buffered_input.h"
 #include "io/readers/results_reader.h"
 #include "io/readers/row_parser.h"
@@ -126,6 +127,13 @@ Result<std::vector<Shard>> ReadStates(const MergeOptions& o) {
     if (first.shard.by != ShardBy::kPartition &&
         (st.dataset != first.dataset || st.dataset_bytes != first.dataset_bytes)) {
       return differ("dataset (" + st.dataset + ", " + first.dataset + ")");
+    }
+    if (first.shard.by != ShardBy::kPartition && st.dataset_sha256 != first.dataset_sha256) {
+      return differ("dataset content (" + st.dataset +
+                    " was edited between the shards: its SHA-256 differs)");
+    }
+    if (st.diagnosis != first.diagnosis) {
+      return differ("diagnosis thresholds (" + st.diagnosis + "; " + first.diagnosis + ")");
     }
     bool same_metrics = st.metrics.size() == first.metrics.size();
     for (size_t m = 0; same_metrics && m < st.metrics.size(); ++m) {
@@ -380,12 +388,13 @@ Status MergeInto(const MergeOptions& o, std::vector<Shard>& shards, const std::s
 }  // namespace
 
 Result<RunSummary> Merge(const MergeOptions& o) {
-  TALA_ASSIGN_OR_RETURN(std::vector<Shard> shards, ReadStates(o));
-  for (const Shard& s : shards) {
-    if (s.results == o.out) {
-      return InvalidArgument("the merged file " + o.out + " would overwrite shard " + s.results);
-    }
+  std::vector<fs::NamedPath> inputs;
+  for (const std::string& shard : o.shards) {
+    inputs.push_back({"shard", shard});
+    inputs.push_back({"shard state", ShardStatePath(shard)});
   }
+  TALA_RETURN_IF_ERROR(fs::CheckOutputsDistinct(inputs, {{"-o", o.out}}));
+  TALA_ASSIGN_OR_RETURN(std::vector<Shard> shards, ReadStates(o));
   std::string scratch = o.out + ".partial-" + std::to_string(getpid());
   RunSummary summary;
   Status status = MergeInto(o, shards, scratch, summary);

@@ -1,8 +1,8 @@
 #include "tala/report.h"
 
 #include <cstdio>
-#include <fstream>
 
+#include "fs/atomic_file.h"
 #include "io/readers/results_reader.h"
 #include "io/reports/html_report.h"
 #include "io/reports/junit_report.h"
@@ -11,26 +11,37 @@
 namespace tala {
 
 namespace {
-bool WriteFile(const std::string& path, const std::string& content) {
-  if (path == "-") return std::fwrite(content.data(), 1, content.size(), stdout) == content.size();
-  std::ofstream out(path, std::ios::binary);
-  out << content;
-  out.close();
-  return static_cast<bool>(out);
+Status WriteFile(const std::string& path, const std::string& content) {
+  if (path == "-") {
+    if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size()) {
+      return IoError("cannot write to standard output");
+    }
+    return OkStatus();
+  }
+  return fs::WriteFileAtomically(path, content);
 }
 }  // namespace
 
+Status CheckReportPaths(const std::vector<fs::NamedPath>& inputs, const ReportPaths& paths) {
+  return fs::CheckOutputsDistinct(inputs, {{"--markdown", paths.markdown},
+                                           {"--csv", paths.csv},
+                                           {"--html", paths.html},
+                                           {"--junit", paths.junit}});
+}
+
 Result<std::vector<std::string>> WriteReports(const std::string& results_path,
-                                              const ReportPaths& paths) {
+                                              const ReportPaths& paths, std::string* notice) {
+  TALA_RETURN_IF_ERROR(CheckReportPaths({{"RESULTS", results_path}}, paths));
   // Only the HTML report shows each row's raw line (its drill-down); the others need the numbers.
   TALA_ASSIGN_OR_RETURN(
       io::ResultsFile results,
       io::ReadResults(results_path, io::EmptyResults::kError,
                       paths.html.empty() ? io::RawLines::kDrop : io::RawLines::kKeep));
+  if (notice != nullptr) *notice = io::CutOffNotice(results, results_path);
   std::vector<std::string> written;
   auto render = [&](const std::string& path, auto make) -> Status {
     if (path.empty()) return OkStatus();
-    if (!WriteFile(path, make())) return IoError("cannot write " + path);
+    TALA_RETURN_IF_ERROR(WriteFile(path, make()));
     if (path != "-") written.push_back(path);
     return OkStatus();
   };

@@ -127,6 +127,7 @@ void RunTally::Finish() {
     m.ci_high = st->ci_high;
     m.interval = st->method == analysis::MetricStatistics::Method::kWilson   ? "wilson"
                  : st->method == analysis::MetricStatistics::Method::kNormal ? "normal"
+                 : st->method == analysis::MetricStatistics::Method::kNone   ? "none"
                                                                              : "bootstrap";
   }
   int64_t most = 0;

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
+#include "fs/output_paths.h"
+#include "io/writers/results_jsonl_writer.h"
 #include "runtime/cache.h"
 #include "tala/run.h"
 #include "targets/golden_rows.h"
@@ -120,6 +122,9 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
     tmpl = json::parse(o.target.body, nullptr, false);
     if (tmpl->is_discarded()) return InvalidArgument("the target body template is not JSON");
   }
+  const std::string cache_path = o.cache == "off" ? "" : o.cache;
+  TALA_RETURN_IF_ERROR(fs::CheckOutputsDistinct(
+      {{"GOLDEN", o.golden}}, {{"--out", o.out}, {"--target-cache", cache_path}}));
   TALA_ASSIGN_OR_RETURN(std::vector<GoldenRow> golden, targets::ReadGolden(o.golden));
   report.rows_read = static_cast<int64_t>(golden.size());
   // Every request is rendered before the first call, so a template error stops nothing midway.
@@ -140,9 +145,11 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
     std::string warning;
     TALA_ASSIGN_OR_RETURN(cache, runtime::Cache::Open(o.cache, &warning));
   }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(
-      std::fopen(o.out.c_str(), o.resume ? "ab" : "wb"), &std::fclose);
-  if (!out) return IoError("cannot write " + o.out);
+  // Locked while written (one writer per file); each row one write, never half a row.
+  TALA_ASSIGN_OR_RETURN(
+      io::ResultsJsonlWriter out,
+      io::ResultsJsonlWriter::Open(o.out, o.resume ? io::ResultsJsonlWriter::Mode::kAppend
+                                                   : io::ResultsJsonlWriter::Mode::kTruncate));
 
   // Rows are written in golden order as they finish (held back behind a slower one).
   std::vector<size_t> order;  // seq -> golden index
@@ -161,10 +168,9 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
   auto write_ready = [&]() -> Status {
     for (auto it = held.begin(); it != held.end() && it->first == next_to_write;
          it = held.erase(it), ++next_to_write) {
-      if (std::fwrite(it->second.data(), 1, it->second.size(), out.get()) != it->second.size() ||
-          std::fflush(out.get()) != 0) {
-        return IoError("cannot write " + o.out);
-      }
+      std::string_view line = it->second;
+      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+      TALA_RETURN_IF_ERROR(out.WriteLine(std::string(line)));
     }
     return OkStatus();
   };

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "fs/atomic_file.h"
 #include "io/shard_state.h"
 
 namespace tala {
@@ -37,24 +38,24 @@ void ShardFiles::Begin() {
 }
 
 Status ShardFiles::Finish(const RunSummary& summary, const std::string& dataset,
+                          const std::string& dataset_sha256,
                           const std::vector<int64_t>& positions) {
   std::error_code ec;
   uint64_t bytes = std::filesystem::file_size(dataset, ec);
   io::ShardState state = io::ShardStateOf(summary, o_.shard, o_.dataset, ec ? 0 : bytes);
   state.positions = positions;
-  std::string text = io::FormatShardState(state);
-  std::string state_path = ShardStatePath(o_.out), state_scratch = state_path + ".partial";
-  std::FILE* f = std::fopen(state_scratch.c_str(), "wb");
-  bool written = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (f != nullptr && std::fclose(f) != 0) written = false;
-  if (!written) {
-    std::remove(state_scratch.c_str());
-    return IoError("cannot write " + state_scratch);
+  state.dataset_sha256 = dataset_sha256;
+  // Shards diagnosed with other thresholds are not parts of one run.
+  state.diagnosis = std::to_string(o_.diagnosis_threshold);
+  for (const auto& [metric, threshold] : o_.diagnosis_thresholds) {
+    state.diagnosis += "," + metric + "=" + std::to_string(threshold);
   }
-  if (std::rename(scratch_.c_str(), o_.out.c_str()) != 0 ||
-      std::rename(state_scratch.c_str(), state_path.c_str()) != 0) {
+  std::string text = io::FormatShardState(state);
+  if (std::rename(scratch_.c_str(), o_.out.c_str()) != 0) {
     return IoError("cannot move the finished shard to " + o_.out);
   }
+  // The state last: a shard counts as done only once it exists.
+  TALA_RETURN_IF_ERROR(fs::WriteFileAtomically(ShardStatePath(o_.out), text));
   scratch_.clear();
   return OkStatus();
 }

@@ -31,7 +31,7 @@ class ShardFiles {
   // Writes the state and moves both files into place. `dataset` is the file read (its size is
   // recorded), `positions` each row's number in it (hash shards).
   Status Finish(const RunSummary& summary, const std::string& dataset,
-                const std::vector<int64_t>& positions);
+                const std::string& dataset_sha256, const std::vector<int64_t>& positions);
 
  private:
   const EvalOptions& o_;

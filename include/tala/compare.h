@@ -19,6 +19,9 @@ struct CompareOptions {
   // Runs made with different metric or prompt versions are not comparable: refused unless set,
   // and then warned about in Comparison::version_warning.
   bool allow_version_mismatch = false;
+  // Rows without ids whose questions repeat: pair by position (checked to hold the same
+  // questions) instead of refusing.
+  bool pair_by_order = false;
 };
 
 struct RowMove {
@@ -45,6 +48,7 @@ struct Comparison {
   // Non-empty when the judge's provider reported different model versions or system
   // fingerprints for the two runs: the judge itself may have changed.
   std::string judge_warning;
+  std::string pairing_note;  // how rows were paired when the data has no ids; "" for ids
 };
 
 // kIoError/kDataError for an unreadable file; kInvalidArgument when versions differ and that is

@@ -80,7 +80,10 @@ struct EvalOptions {
   // Per-metric thresholds ("context_recall" -> 0.6) that override diagnosis_threshold.
   std::map<std::string, double> diagnosis_thresholds;
   LlmOptions llm;
-  bool resume = false;   // keep the rows already in `out` and score only the others
+  bool resume = false;  // keep the rows already in `out` and score only the others
+  // Replace an existing `out` that is not a tala results file, or that holds an LLM judge's
+  // (paid-for) verdicts; without it such a file is refused (resume it, or choose another path).
+  bool overwrite = false;
   bool dry_run = false;  // estimate calls, tokens and cost; call nothing, write nothing
   int repeats = 1;       // >1: score R times (repeats bypass the cache) to measure judge noise
   // Human labels (tala review's labels.jsonl): each labelled metric also gets its
@@ -180,6 +183,8 @@ struct RunSummary {
   std::vector<DiagnosedRow> worst_rows;
   std::vector<std::string> notes;  // caveats the summary prints under the table
   int64_t rows_resumed = 0;        // rows kept from the results file (--resume)
+  int64_t rows_retried = 0;        // --resume: rows whose judge calls had failed, scored again
+  int64_t rows_changed = 0;        // --resume: rows whose inputs changed, scored again
   RunAccounting accounting;
   std::vector<std::string> warnings;  // e.g. a corrupt cache that was rebuilt
   // Why rows failed: each distinct reason in the order first met, with the rows it hit. At most

@@ -18,6 +18,9 @@ struct GateOptions {
   std::map<std::string, double> min;       // metric key -> bound on its mean
   std::string baseline;                    // results file of the baseline run (drop gates)
   std::map<std::string, double> max_drop;  // metric key -> the drop allowed against the baseline
+  // Rows whose judge calls failed that still pass; more add a failing "judge failures" check.
+  int64_t max_failed_rows = 0;
+  bool pair_by_order = false;  // see CompareOptions::pair_by_order
 };
 
 struct GateCheck {

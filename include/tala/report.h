@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/output_paths.h"
 #include "tala/status.h"
 
 namespace tala {
@@ -18,7 +19,14 @@ struct ReportPaths {
 
 // Writes every requested report and returns the paths written (stdout excluded). kIoError or
 // kDataError for an unreadable results file; kIoError naming the path it could not write.
+// Each report is written whole (a scratch file renamed into place). A report path that is the
+// results file, or another report's path, is refused before anything is written. `notice`, when
+// given, gets a line about a cut-off last row that was left out (io::CutOffNotice).
 Result<std::vector<std::string>> WriteReports(const std::string& results_path,
-                                              const ReportPaths& paths);
+                                              const ReportPaths& paths,
+                                              std::string* notice = nullptr);
+
+// kInvalidArgument when a report path is one of `inputs` or another report's (fs/output_paths.h).
+Status CheckReportPaths(const std::vector<fs::NamedPath>& inputs, const ReportPaths& paths);
 
 }  // namespace tala

@@ -39,6 +39,9 @@ Result<ReviewQueue> PickForReview(const ReviewOptions& options);
 // presses and writes the export into the page (for the browser test). `served`: the page is
 // served by `tala review --serve` and also saves every change by POSTing the export to /labels
 // on the server it came from.
-std::string RenderReviewPage(const ReviewQueue& queue, bool served = false);
+// `served`: the page saves every change to the server it came from, sending `token` (a secret
+// of that server) with each save.
+std::string RenderReviewPage(const ReviewQueue& queue, bool served = false,
+                             const std::string& token = "");
 
 }  // namespace tala

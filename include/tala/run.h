@@ -38,6 +38,9 @@ struct TargetSpec {
   // Optional figures the target reports (default: usage.prompt_tokens, usage.completion_tokens,
   // cost_usd when present).
   std::string prompt_tokens, completion_tokens, cost;
+  // A reply (an HTTP body, an exec line or an exec-once output) over this fails its row with a
+  // reason, never the process (a target that floods its output cannot exhaust memory).
+  size_t max_reply_bytes = size_t{64} << 20;
 };
 
 struct RunOptions {

@@ -60,6 +60,7 @@ struct Message {
 struct Sample {
   std::string id;             // as given, or the 1-based row number
   bool id_is_number = false;  // write it back as a JSON number
+  bool id_generated = false;  // the row had no id: `id` is its row number
   int64_t line = 0;           // 1-based line of the row in its file
 
   std::optional<std::string> user_input;  // single-turn question
@@ -84,5 +85,12 @@ struct Sample {
   bool is_multi_turn() const { return !messages.empty(); }
   FieldSet fields() const;
 };
+
+// A short digest of everything in the row a metric or judge reads (not its id, metadata or
+// hand-written verdicts): a resumed run re-scores a kept row whose digest changed.
+std::string InputDigest(const Sample& sample);
+// A digest of the question (and reference): what pairs rows of two runs when the data has no
+// ids (most Ragas datasets), since row numbers pair nothing if the order changed.
+std::string QuestionDigest(const Sample& sample);
 
 }  // namespace tala

@@ -9,6 +9,7 @@
 // tag; the same figures in Prometheus' text format. Thread-safe: one mutex guards the database;
 // scoring runs outside it.
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -86,12 +87,19 @@ struct ServeOptions {
   std::vector<std::pair<std::string, int64_t>> windows = {
       {"1h", 3600}, {"1d", 86400}, {"7d", 7 * 86400}};
   std::vector<AlertRule> alerts;
+  // One server per database: an exclusive lock (fs/file_lock.h) held while the Service lives,
+  // so two servers never score, or pay for, the same rows. Off for readers (tala export).
+  bool lock_db = true;
+  // Set (by a signal handler) to stop: judge calls in flight are cancelled and their rows stay
+  // pending for the next start.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct IngestAnswer {
-  int64_t accepted = 0;  // rows committed
-  int64_t sampled = 0;   // of them, rows that will be scored
-  int64_t skipped = 0;   // traces without a question and an answer (IngestTraces)
+  int64_t accepted = 0;    // rows committed
+  int64_t sampled = 0;     // of them, rows that will be scored
+  int64_t skipped = 0;     // traces without a question and an answer (IngestTraces)
+  int64_t duplicates = 0;  // of the accepted, rows whose id was already stored (not stored again)
   std::vector<std::string> ids;
 };
 
@@ -101,6 +109,8 @@ class Service {
   // unknown metrics or judges; kIoError when the database cannot be used.
   static Result<std::unique_ptr<Service>> Open(const ServeOptions& options);
   ~Service();
+  // What setting up said that the operator should see (a damaged cache moved aside).
+  const std::vector<std::string>& warnings() const;
 
   // Checks every row of `body` (a JSON object, or JSON Lines) and commits them all, or none:
   // kDataError naming "request", the line and the field of the first bad row; kUnavailable

@@ -47,7 +47,8 @@ class Status {
   const std::string& message() const { return message_; }
   const SourceLocation& where() const { return where_; }
 
-  // "file:line:col: field "f": message" for data errors, "code: message" otherwise.
+  // "file:line:col: field "f": message" for data errors, the message otherwise ("internal
+  // error: message" for a bug).
   std::string ToString() const;
 
  private:

@@ -77,6 +77,7 @@ EvalOptions ToOptions(const py::dict& d) {
   Take(d, "diagnosis_threshold", o.diagnosis_threshold);
   Take(d, "diagnosis_thresholds", o.diagnosis_thresholds);
   Take(d, "resume", o.resume);
+  Take(d, "overwrite", o.overwrite);
   Take(d, "repeats", o.repeats);
   Take(d, "labels", o.labels);
   Take(d, "rubrics", o.rubrics);

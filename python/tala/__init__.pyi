@@ -79,6 +79,7 @@ def evaluate(
     diagnosis_threshold: float = ...,
     diagnosis_thresholds: Mapping[str, float] = ...,
     resume: bool = ...,
+    overwrite: bool = ...,
     repeats: int = ...,
     base_url: str = ...,
     api_key: str = ...,

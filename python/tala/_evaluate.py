@@ -13,6 +13,7 @@ from ._judge import engine_judge
 # tala eval's options, by their long names with underscores (python/src/convert.cc reads them).
 OPTIONS = frozenset({
     "format", "k", "labels", "on_error", "diagnosis_threshold", "diagnosis_thresholds", "resume",
+    "overwrite",
     "repeats", "base_url", "api_key", "embeddings", "embeddings_base_url", "temperature",
     "max_tokens", "structured_output", "max_in_flight", "requests_per_minute",
     "tokens_per_minute", "timeout_ms", "max_retries", "batching", "questions", "cache", "seed",
@@ -165,7 +166,9 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         ``user_metrics={"polite": {"prompt": "Is {response} polite?", "output": "discrete",
         "values": ["no", "yes"]}}`` defines metrics as ``[metrics.NAME]`` in tala.toml does
         (keys prompt, output, values, min, max, integer, direction); ``rubrics={"score1": ...}``
-        is rubrics_score's rubric.
+        is rubrics_score's rubric. An existing ``out`` holding an LLM judge's verdicts (or a
+        file that is not a results file) is refused: pass ``resume=True`` to continue it, or
+        ``overwrite=True`` to replace it. An ``out`` that is the dataset itself is refused.
 
     Raises DatasetError (with .line and .field), InvalidArgumentError, NotFoundError or
     JudgeError, as the CLI reports them; TypeError for an unknown option; KeyboardInterrupt

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <tuple>
 
@@ -46,6 +47,13 @@ std::pair<double, double> BootstrapMeanInterval(const std::vector<double>& value
   return {at(tail), at(1 - tail)};
 }
 
+std::string IntervalText(const MetricStatistics& st, int digits) {
+  if (st.method == MetricStatistics::Method::kNone) return "n too small";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "[%.*f, %.*f]", digits, st.ci_low, digits, st.ci_high);
+  return buf;
+}
+
 std::optional<MetricStatistics> Summarise(std::vector<double> values, const IntervalOptions& o) {
   if (values.empty()) return std::nullopt;
   const size_t n = values.size();
@@ -66,6 +74,11 @@ std::optional<MetricStatistics> Summarise(std::vector<double> values, const Inte
   if (binary) {
     st.method = MetricStatistics::Method::kWilson;
     std::tie(st.ci_low, st.ci_high) = WilsonInterval(sum, static_cast<double>(n), o.confidence);
+    return st;
+  }
+  if (n < 2) {
+    st.method = MetricStatistics::Method::kNone;
+    st.ci_low = st.ci_high = st.mean;
     return st;
   }
   if (static_cast<double>(n) * o.resamples > o.max_bootstrap_draws) {

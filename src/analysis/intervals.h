@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace tala::analysis {
@@ -15,7 +16,9 @@ struct MetricStatistics {
   double median = 0;
   double stddev = 0;  // sample standard deviation (n - 1)
   double ci_low = 0, ci_high = 0;
-  enum class Method { kWilson, kBootstrap, kNormal };
+  // kNone: one non-binary value, from which no interval can be told; ci_low == ci_high ==
+  // mean then, and reports print "n too small" instead of a zero-width interval (F2).
+  enum class Method { kWilson, kBootstrap, kNormal, kNone };
   Method method = Method::kBootstrap;
 };
 
@@ -27,6 +30,9 @@ struct IntervalOptions {
   // with that many rows its percentile interval equals the normal one: mean ± z·sd/√n is used.
   double max_bootstrap_draws = 5e7;
 };
+
+// "[0.1234, 0.5678]" with `digits` decimals, or "n too small" (Method::kNone).
+std::string IntervalText(const MetricStatistics& st, int digits = 4);
 
 // nullopt for an empty list.
 std::optional<MetricStatistics> Summarise(std::vector<double> values,

@@ -17,16 +17,18 @@ struct CacheFlags {
 };
 
 int Stats(const CacheFlags& f) {
-  if (!std::filesystem::exists(f.path)) {
+  auto parent = std::filesystem::path(f.path).parent_path();
+  if (!std::filesystem::exists(f.path) &&
+      (parent.empty() || std::filesystem::is_directory(parent))) {
     std::printf(f.json ? "{\"path\":\"%s\",\"entries\":0}\n" : "cache %s: empty (no file yet)\n",
                 f.path.c_str());
     return 0;
   }
   std::string warning;
-  auto cache = runtime::Cache::Open(f.path, &warning);
+  auto cache = runtime::Cache::Open(f.path, &warning, runtime::Cache::Mode::kExisting);
   if (!warning.empty()) std::fprintf(stderr, "tala cache: warning: %s\n", warning.c_str());
   if (!cache) {
-    std::fprintf(stderr, "tala cache: %s\n", cache.error().ToString().c_str());
+    PrintError("tala cache", cache.error());
     return 2;
   }
   auto stats = (*cache)->Stats();
@@ -61,9 +63,9 @@ int Clear(const CacheFlags& f) {
     return 0;
   }
   std::string warning;
-  auto cache = runtime::Cache::Open(f.path, &warning);
+  auto cache = runtime::Cache::Open(f.path, &warning, runtime::Cache::Mode::kExisting);
   if (!cache) {
-    std::fprintf(stderr, "tala cache: %s\n", cache.error().ToString().c_str());
+    PrintError("tala cache", cache.error());
     return 2;
   }
   Status s = (*cache)->Clear();

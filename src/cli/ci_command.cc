@@ -4,12 +4,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
 #include "cli/commands.h"
 #include "cli/run_flags.h"
+#include "cli/stop_signals.h"
 #include "cli/target_config.h"
+#include "fs/atomic_file.h"
+#include "fs/output_paths.h"
 #include "io/readers/results_reader.h"
 #include "io/reports/junit_report.h"
 #include "metrics/registry.h"
@@ -50,10 +54,7 @@ std::string WorstRows(const io::ResultsFile& results, const std::string& metric,
 }
 
 bool WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
+  return fs::WriteFileAtomically(path, text).ok();
 }
 
 int RunCi(CiFlags& f) {
@@ -89,21 +90,63 @@ int RunCi(CiFlags& f) {
   // 1. Call the pipeline under test.
   RunOptions run = f.run.options;
   run.out = place(f.ci.dataset, "dataset.jsonl");
+  if (Status s =
+          tala::fs::CheckOutputsDistinct({{"GOLDEN", run.golden}, {"--baseline", f.baseline}},
+                                         {{"the dataset", run.out},
+                                          {"the results", place(f.ci.results, "results.jsonl")},
+                                          {"summary.md", summary_md},
+                                          {"junit.xml", junit_xml},
+                                          {"report.html", report_html}});
+      !s.ok()) {
+    PrintError("tala ci", s);
+    return 2;
+  }
   RunReport target;
   std::fprintf(stderr, "tala ci: calling %s for %s\n", run.target.target.c_str(),
                run.golden.c_str());
-  if (int rc = CallTarget(run, f.run.quiet, "tala ci", &target); rc != 0) return rc == 2 ? 2 : 3;
+  if (int rc = CallTarget(run, f.run.quiet, "tala ci", &target); rc != 0) {
+    return rc == 2 || rc == 130 || rc == 143 ? rc : 3;
+  }
   // 2. Score what it answered. Rows the target failed have no response: skipped and counted.
   EvalOptions eval = f.eval;
   eval.dataset = run.out;
   eval.out = place(f.ci.results, "results.jsonl");
   eval.on_error = OnError::kSkip;
+  eval.overwrite = true;  // each CI run makes its out-dir anew
   if (!f.ci.metrics.empty()) eval.metrics = f.ci.metrics;
   if (!f.ci.judge.empty()) eval.judge = f.ci.judge;
-  auto summary = Evaluate(eval);
+  std::optional<Result<RunSummary>> scored;
+  int stop_code = 130;
+  {
+    StopOnSignals signals;
+    eval.stop = signals.flag();
+    scored.emplace(Evaluate(eval));
+    stop_code = signals.exit_code();
+  }
+  auto& summary = *scored;
   if (!summary) {
     std::fprintf(stderr, "tala ci: scoring: %s\n", summary.error().ToString().c_str());
-    return ExitCodeFor(summary.error());
+    if (summary.error().code() == ErrorCode::kCancelled) return stop_code;
+    // The job still gets its summary and JUnit: what the target did, and why nothing was scored.
+    const bool target_ok = target.rows_failed <= f.ci.max_target_errors;
+    std::string md =
+        "# tala ci\n\n**FAILED**: nothing could be scored: " + summary.error().ToString() +
+        "\n\n- " + (target_ok ? "PASS" : "**FAIL**") + " " + std::to_string(target.rows_failed) +
+        " of " + std::to_string(target.rows_read) + " rows failed at the target" +
+        (target.error_reasons.empty() ? std::string()
+                                      : " (" + target.error_reasons.front().first + ")") +
+        "\n\n## The target\n\n```\n" + FormatRunReport(target) + "```\n";
+    std::vector<io::JunitCase> cases = {
+        {"target errors <= " + std::to_string(f.ci.max_target_errors), target_ok,
+         std::to_string(target.rows_failed) + " rows failed at the target"},
+        {"scoring", false, summary.error().ToString()}};
+    if (!WriteText(summary_md, md) ||
+        !WriteText(junit_xml, io::RenderJunit("tala ci: " + run.golden, cases))) {
+      std::fprintf(stderr, "tala ci: cannot write the reports in %s\n", f.ci.out_dir.c_str());
+      return 2;
+    }
+    std::fprintf(stderr, "tala ci: wrote %s and %s\n", summary_md.c_str(), junit_xml.c_str());
+    return target_ok ? 3 : 1;
   }
   std::string table = FormatSummary(*summary);
   std::fwrite(table.data(), 1, table.size(), stdout);

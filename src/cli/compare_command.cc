@@ -37,10 +37,15 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<CompareFlags>();
   CLI::App* cmd = app.add_subcommand(
       "compare",
-      "Compare two results files row by row (paired by id): per metric the mean "
+      "Compare two results files row by row (paired by id, or by question and reference when "
+      "the data has no ids): per metric the mean "
       "difference, a paired bootstrap 95% interval, a sign-flip permutation p-value, "
       "a verdict (better / worse / no detectable change, respecting each metric's "
       "direction), and the rows that moved most.");
+  cmd->footer(
+      "Examples:\n"
+      "  tala compare main.jsonl branch.jsonl\n"
+      "  tala compare main.jsonl branch.jsonl --json --top 10");
   cmd->add_option("BASE", f->options.base, "results file of the baseline run")->required();
   cmd->add_option("CANDIDATE", f->options.candidate, "results file of the candidate run")
       ->required();
@@ -51,6 +56,9 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--allow-version-mismatch", f->options.allow_version_mismatch,
                 "compare even when the runs' metric or prompt versions differ (their manifests "
                 "say so)");
+  cmd->add_flag("--pair-by-order", f->options.pair_by_order,
+                "rows without ids whose questions repeat: pair them by position (each pair's "
+                "questions are still checked to match) instead of refusing");
   cmd->callback([f, exit_code] { *exit_code = RunCompare(*f); });
 }
 

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/config_file.h"
 #include "cli/progress_line.h"
+#include "cli/stop_signals.h"
+#include "fs/output_paths.h"
 #include "io/readers/results_reader.h"
 #include "io/reports/console_summary.h"
 #include "io/reports/markdown_report.h"
@@ -18,12 +20,6 @@
 namespace tala::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-extern "C" void OnInterrupt(int) {
-  // A second Ctrl-C ends at once; the first lets rows in progress be dropped cleanly.
-  if (g_stop.exchange(true)) std::_Exit(130);
-}
 
 struct EvalFlags {
   EvalOptions options;
@@ -97,9 +93,30 @@ int WriteReports(const EvalFlags& flags, const RunSummary& summary) {
                        "tala eval");
 }
 
+// Every output against every input and each other, before anything is scored or written.
+Status CheckPaths(const EvalFlags& flags) {
+  const EvalOptions& o = flags.options;
+  if (o.dry_run) return OkStatus();
+  std::vector<fs::NamedPath> inputs = {{"DATA", o.dataset},
+                                       {"--labels", o.labels},
+                                       {"--diagnose-baseline", flags.diagnosis_baseline}};
+  if (o.judge.find(':') != std::string::npos && o.llm.cache != "off") {
+    inputs.push_back({"--cache", o.llm.cache});
+  }
+  return fs::CheckOutputsDistinct(inputs, {{"-o", o.out},
+                                           {"--markdown", flags.markdown},
+                                           {"--csv", flags.csv},
+                                           {"--junit", flags.junit},
+                                           {"--html", flags.html}});
+}
+
 int RunEval(EvalFlags& flags) {
   if (Status s = ParseFlags(flags); !s.ok()) {
     std::fprintf(stderr, "tala eval: %s\n", s.ToString().c_str());
+    return 2;
+  }
+  if (Status s = CheckPaths(flags); !s.ok()) {
+    std::fprintf(stderr, "tala eval: %s\n", s.message().c_str());
     return 2;
   }
   const bool tty = isatty(STDERR_FILENO) != 0;
@@ -107,12 +124,16 @@ int RunEval(EvalFlags& flags) {
   if (!flags.quiet && !flags.options.dry_run) {
     flags.options.progress = [&line](const Progress& p) { line.Update(p); };
   }
-  g_stop = false;
-  flags.options.stop = &g_stop;
-  auto previous = std::signal(SIGINT, OnInterrupt);
   RunSummary partial;
-  auto summary = Evaluate(flags.options, &partial);
-  std::signal(SIGINT, previous);
+  std::optional<Result<RunSummary>> ran;
+  int stop_code = 130;
+  {
+    StopOnSignals signals;
+    flags.options.stop = signals.flag();
+    ran.emplace(Evaluate(flags.options, &partial));
+    stop_code = signals.exit_code();
+  }
+  auto& summary = *ran;
   line.Finish();
   for (const std::string& w : partial.warnings)
     std::fprintf(stderr, "tala eval: warning: %s\n", w.c_str());
@@ -122,26 +143,33 @@ int RunEval(EvalFlags& flags) {
     if (flags.options.shard.active()) {
       std::fprintf(stderr, "tala eval: the shard wrote nothing; run it again\n");
     } else if (partial.rows_scored > 0) {
-      std::fprintf(stderr, "tala eval: %lld rows were scored and kept in %s%s\n",
+      std::string failed = partial.rows_failed > 0
+                               ? " (" + std::to_string(partial.rows_failed) +
+                                     " of them with judge failures, which --resume scores again)"
+                               : "";
+      std::fprintf(stderr, "tala eval: %lld rows were written to %s%s%s\n",
                    static_cast<long long>(partial.rows_scored), partial.results_path.c_str(),
-                   partial.results_path == "-" ? "" : " (finish with --resume)");
+                   failed.c_str(), partial.results_path == "-" ? "" : "; finish with --resume");
     }
-    return summary.error().code() == ErrorCode::kCancelled ? 130 : ExitCodeFor(summary.error());
+    if (summary.error().code() == ErrorCode::kCancelled) return stop_code;
+    return ExitCodeFor(summary.error());
   }
   if (summary->rows_skipped > 0) {
     PrintErrors(*summary);
     std::fprintf(stderr, "tala eval: skipped %lld invalid rows\n",
                  static_cast<long long>(summary->rows_skipped));
   }
+  // With the results on stdout (-o -), the summary goes to stderr so the rows can be piped.
+  std::FILE* out = summary->results_path == "-" ? stderr : stdout;
   if (flags.json) {
-    std::printf("%s\n", io::FormatSummaryJson(*summary).c_str());
+    std::fprintf(out, "%s\n", io::FormatSummaryJson(*summary).c_str());
   } else if (flags.options.dry_run) {
-    std::printf("%s", io::FormatEstimateTable(*summary).c_str());
+    std::fprintf(out, "%s", io::FormatEstimateTable(*summary).c_str());
     return 0;
   } else {
-    std::printf("%s", io::FormatSummaryTable(*summary).c_str());
+    std::fprintf(out, "%s", io::FormatSummaryTable(*summary).c_str());
     if (summary->results_path != "-") {
-      std::printf("\nper-row results: %s\n", summary->results_path.c_str());
+      std::fprintf(out, "\nper-row results: %s\n", summary->results_path.c_str());
     }
   }
   if (flags.options.dry_run) return 0;
@@ -252,7 +280,8 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
       "Score every row of a dataset with the chosen metrics and judge; write per-row "
       "results (JSON Lines, flushed row by row) and print a summary. Exit 0 when the run "
       "completed, 2 on usage or input errors, 3 when the judge failed on some rows, 130 when "
-      "stopped by Ctrl-C (rows done are kept; finish with --resume). Every option can also be "
+      "stopped by Ctrl-C and 143 by SIGTERM (rows done are kept; finish with --resume). Every "
+      "option can also be "
       "set in tala.toml (same name, underscores) or a TALA_* variable.");
   cmd->add_option("DATA", o.dataset, "dataset file (.jsonl, .json, .csv) or - for stdin")
       ->required();
@@ -299,6 +328,9 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
   cmd->add_option("--labels", o.labels,
                   "human labels (tala review's labels.jsonl): the summary adds each labelled "
                   "metric's prediction-powered mean, corrected for the judge's bias");
+  cmd->add_flag("--overwrite", o.overwrite,
+                "replace an existing -o file even when it holds an LLM judge's verdicts or is not "
+                "a tala results file (without it such a file is refused)");
   cmd->add_flag("--resume", o.resume,
                 "keep the rows already in the results file and score only the others (a run "
                 "stopped at 90% finishes from 90%)");
@@ -330,6 +362,12 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
   AddLlmOptions(cmd, *flags);
   cmd->add_flag("--json", flags->json, "print the summary as JSON");
   cmd->add_flag("--quiet,-q", flags->quiet, "no progress on stderr");
+  cmd->footer(
+      "Examples:\n"
+      "  tala eval data.jsonl -o results.jsonl --html report.html\n"
+      "  OPENAI_API_KEY=... tala eval data.jsonl --judge openai:gpt-4o-mini -o llm.jsonl --resume\n"
+      "--html keeps every row in memory to embed it (about 7 KB a row): for millions of rows,\n"
+      "write the results first and render a sample with tala report.");
   cmd->callback([flags, exit_code] { *exit_code = RunEval(*flags); });
 }
 

@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "cli/commands.h"
+#include "fs/atomic_file.h"
+#include "fs/output_paths.h"
 #include "tala/serve.h"
 
 namespace tala::cli {
@@ -27,8 +29,17 @@ int RunExport(const ExportFlags& f) {
     PrintError("tala export", NotFound(f.db + " does not exist (tala serve --db FILE)"));
     return 2;
   }
+  // The database (and its journal files) must never be the file written.
+  if (Status s = fs::CheckOutputsDistinct(
+          {{"DB", f.db}, {"DB's journal", f.db + "-wal"}, {"DB's journal", f.db + "-shm"}},
+          {{"-o", f.out}});
+      !s.ok()) {
+    PrintError("tala export", s);
+    return 2;
+  }
   ServeOptions o;
   o.db = f.db;
+  o.lock_db = false;                            // reading beside a running tala serve is fine
   if (!f.metric.empty()) o.metrics = f.metric;  // the one metric the filter names
   auto service = Service::Open(o);
   if (!service) {
@@ -52,18 +63,12 @@ int RunExport(const ExportFlags& f) {
     PrintError("tala export", rows.error());
     return ExitCodeFor(rows.error());
   }
-  std::string tmp = f.out + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    for (const StoredRow& r : *rows) out << (f.results ? r.result : r.row) << '\n';
-    out.close();
-    if (!out) {
-      std::filesystem::remove(tmp);
-      PrintError("tala export", IoError("cannot write " + tmp));
-      return 2;
-    }
+  std::string text;
+  for (const StoredRow& r : *rows) (text += f.results ? r.result : r.row) += '\n';
+  if (Status s = fs::WriteFileAtomically(f.out, text); !s.ok()) {
+    PrintError("tala export", s);
+    return 2;
   }
-  std::filesystem::rename(tmp, f.out);
   std::printf("%zu rows written to %s\n", rows->size(), f.out.c_str());
   return 0;
 }

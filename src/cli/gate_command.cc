@@ -5,6 +5,8 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "fs/atomic_file.h"
+#include "fs/output_paths.h"
 #include "io/reports/junit_report.h"
 #include "tala/gate.h"
 
@@ -14,6 +16,8 @@ namespace {
 struct GateFlags {
   std::string results, baseline, junit;
   std::vector<std::string> min, max_drop;
+  int64_t max_failed_rows = 0;
+  bool pair_by_order = false;
 };
 
 int RunGate(const GateFlags& f) {
@@ -25,8 +29,18 @@ int RunGate(const GateFlags& f) {
       return 2;
     }
   }
-  auto checks =
-      Gate({.results = f.results, .min = *mins, .baseline = f.baseline, .max_drop = *drops});
+  if (Status s = fs::CheckOutputsDistinct({{"RESULTS", f.results}, {"--baseline", f.baseline}},
+                                          {{"--junit", f.junit}});
+      !s.ok()) {
+    PrintError("tala gate", s);
+    return 2;
+  }
+  auto checks = Gate({.results = f.results,
+                      .min = *mins,
+                      .baseline = f.baseline,
+                      .max_drop = *drops,
+                      .max_failed_rows = f.max_failed_rows,
+                      .pair_by_order = f.pair_by_order});
   if (!checks) {
     const Status& e = checks.error();
     // A file error names its file in ToString(); the others read best as the bare message.
@@ -42,12 +56,14 @@ int RunGate(const GateFlags& f) {
   }
   if (!f.junit.empty()) {
     std::string xml = io::RenderJunit("tala gate: " + f.results, cases);
-    std::FILE* out = f.junit == "-" ? stdout : std::fopen(f.junit.c_str(), "wb");
-    if (out == nullptr || std::fwrite(xml.data(), 1, xml.size(), out) != xml.size()) {
-      std::fprintf(stderr, "tala gate: cannot write %s\n", f.junit.c_str());
+    Status written = f.junit == "-" ? (std::fwrite(xml.data(), 1, xml.size(), stdout) == xml.size()
+                                           ? OkStatus()
+                                           : IoError("cannot write to standard output"))
+                                    : fs::WriteFileAtomically(f.junit, xml);
+    if (!written.ok()) {
+      PrintError("tala gate", written);
       return 2;
     }
-    if (out != stdout) std::fclose(out);
   }
   return failed > 0 ? 1 : 0;
 }
@@ -61,12 +77,23 @@ void AddGateCommand(CLI::App& app, int* exit_code) {
       "the wrong side of V (direction-aware); with --baseline, --max-drop METRIC=D fails "
       "only when the whole 95% interval of the paired drop exceeds D. Exit 0 pass, 1 fail, "
       "2 usage or input error.");
+  cmd->footer(
+      "Examples:\n"
+      "  tala gate results.jsonl --min faithfulness=0.8 --min context_recall=0.7\n"
+      "  tala gate new.jsonl --baseline main.jsonl --max-drop faithfulness=0.05 --junit gate.xml");
   cmd->add_option("RESULTS", f->results, "results file to gate")->required();
   cmd->add_option("--min", f->min, "METRIC=VALUE (repeatable)");
   cmd->add_option("--baseline", f->baseline, "results file of the baseline run");
   cmd->add_option("--max-drop", f->max_drop, "METRIC=DROP allowed against --baseline (repeatable)");
   cmd->add_option("--junit", f->junit,
                   "also write JUnit XML, one test case per gate (- for stdout)");
+  cmd->add_option("--max-failed-rows", f->max_failed_rows,
+                  "rows with judge failures allowed; more fail the gate (a mean over the rows "
+                  "the judge could score says nothing of the others)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--pair-by-order", f->pair_by_order,
+                "with --baseline, rows without ids whose questions repeat: pair by position");
   cmd->callback([f, exit_code] { *exit_code = RunGate(*f); });
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/config_file.h"
+#include "cli/help_format.h"
 #include "cli/serve_config.h"
 #include "cli/target_config.h"
 
@@ -56,6 +57,11 @@ int main(int argc, char** argv) {
         "Scores logged interactions with separate retriever and generator metrics "
         "(faithfulness, context precision/recall, ...) and tells which half is failing."};
     app.require_subcommand(1);
+    app.formatter(std::make_shared<tala::cli::WrappingFormatter>());
+    app.footer(
+        "Examples:\n"
+        "  tala eval examples/data/interactions.jsonl --html report.html\n"
+        "  tala gate results.jsonl --min faithfulness=0.8 --min context_recall=0.7");
     app.set_version_flag("--version", "tala 0.1.0");
     // tala.toml is read before the flags, so that flags and TALA_* variables override it.
     tala::EvalOptions defaults;
@@ -105,6 +111,20 @@ int main(int argc, char** argv) {
     tala::cli::AddPowerCommand(app, &exit_code);
     tala::cli::AddMetricsCommand(app, &exit_code);
     tala::cli::AddJudgesCommand(app, &exit_code);
+    // A mistyped command ("tala evl") would otherwise read "A subcommand is required".
+    if (argc > 1 && argv[1][0] != '-') {
+      std::string known;
+      bool found = false;
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        found = found || sub->get_name() == argv[1];
+        known += (known.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (!found) {
+        std::fprintf(stderr, "tala: unknown command \"%s\"; the commands are: %s (tala --help)\n",
+                     argv[1], known.c_str());
+        return 2;
+      }
+    }
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -25,7 +25,9 @@ int RunReport(const ReportFlags& f) {
 }  // namespace
 
 int RenderReports(const std::string& results_path, const ReportPaths& paths, const char* who) {
-  auto written = WriteReports(results_path, paths);
+  std::string notice;
+  auto written = WriteReports(results_path, paths, &notice);
+  if (!notice.empty()) std::fprintf(stderr, "%s: notice: %s\n", who, notice.c_str());
   if (!written) {
     std::fprintf(stderr, "%s: %s\n", who, written.error().ToString().c_str());
     return 2;
@@ -38,9 +40,14 @@ void AddReportCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<ReportFlags>();
   CLI::App* cmd = app.add_subcommand(
       "report",
-      "Render a results file without re-running the judge: a Markdown summary (metric "
-      "means with 95% intervals, diagnosis counts; suited to a CI job summary) and a CSV "
-      "of every row's scores.");
+      "Render a results file without re-running the judge: the HTML report (metric cards, "
+      "diagnosis, a filterable table and a drill-down per row), a Markdown summary (metric "
+      "means with 95% intervals, diagnosis counts; suited to a CI job summary), a CSV of every "
+      "row's scores, or JUnit XML. Each file is written whole, then moved into place.");
+  cmd->footer(
+      "Examples:\n"
+      "  tala report results.jsonl --html report.html\n"
+      "  tala report results.jsonl --markdown - >> \"$GITHUB_STEP_SUMMARY\"");
   cmd->add_option("RESULTS", f->results, "results file written by tala eval")->required();
   cmd->add_option("--markdown", f->paths.markdown,
                   "write the Markdown summary here (- for stdout)");

@@ -5,9 +5,18 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
 
 #include "cli/commands.h"
+#include "cli/http_guard.h"
+#include "fs/atomic_file.h"
+#include "fs/file_lock.h"
+#include "fs/output_paths.h"
 #include "io/readers/labels_reader.h"
+#include "io/readers/results_reader.h"
 #include "tala/review.h"
 
 namespace tala::cli {
@@ -22,50 +31,152 @@ struct ReviewFlags {
   std::string labels = "labels.jsonl";
 };
 
-// --serve: the page from 127.0.0.1, and every change the page POSTs to /labels checked as
-// `tala calibrate` would read it and written to the labels file (beside, then renamed: a crash
-// leaves the old file or the new one).
-int Serve(const ReviewFlags& f, const ReviewQueue& queue) {
-  httplib::Server server;
-  const std::string page = RenderReviewPage(queue, /*served=*/true);
-  server.Get("/", [&page](const httplib::Request&, httplib::Response& res) {
-    res.set_content(page, "text/html; charset=utf-8");
-  });
-  server.Post("/labels", [&f](const httplib::Request& req, httplib::Response& res) {
-    std::string tmp = f.labels + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << req.body;
-      out.close();
-      if (!out) {
-        res.status = 500;
-        res.set_content("cannot write " + tmp, "text/plain");
-        return;
+// The labels a save leaves: the file's rows, each replaced by the incoming row with its id, then
+// the incoming rows that are new; the incoming selection line (the page's pick) heads them. So a
+// second labeller, another browser or a restarted page adds to the file and never wipes it.
+Result<std::string> MergeLabels(const std::string& existing_path, const std::string& body) {
+  using json = nlohmann::json;
+  auto lines_of = [](const std::string& text, const std::string& where, std::vector<json>& rows,
+                     json& header) -> Status {
+    size_t at = 0, line_no = 0;
+    while (at < text.size()) {
+      size_t nl = text.find('\n', at);
+      std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+      at = nl == std::string::npos ? text.size() : nl + 1;
+      ++line_no;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      json v = json::parse(line, nullptr, false);
+      if (v.is_discarded() || !v.is_object()) {
+        return DataError({where, static_cast<int64_t>(line_no), 0, ""}, "not a JSON object");
+      }
+      if (v.contains("tala_labels")) {
+        header = std::move(v);
+      } else {
+        rows.push_back(std::move(v));
       }
     }
-    auto labels = io::ReadLabels(tmp);
-    if (!labels) {
-      std::filesystem::remove(tmp);
-      res.status = 400;
-      res.set_content(labels.error().message() + " (field " + labels.error().where().field + ")",
-                      "text/plain");
-      return;
+    return OkStatus();
+  };
+  std::vector<json> old_rows, new_rows;
+  json old_header, new_header;
+  std::ifstream in(existing_path, std::ios::binary);
+  if (in) {
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    TALA_RETURN_IF_ERROR(lines_of(text, existing_path, old_rows, old_header));
+  }
+  TALA_RETURN_IF_ERROR(lines_of(body, "request", new_rows, new_header));
+  if (new_rows.empty()) {
+    return InvalidArgument("the save holds no labelled row; nothing was changed");
+  }
+  std::map<std::string, size_t> at;
+  auto key = [](const json& row) { return row.contains("id") ? row["id"].dump() : std::string(); };
+  for (size_t i = 0; i < old_rows.size(); ++i) at[key(old_rows[i])] = i;
+  for (json& row : new_rows) {
+    auto it = at.find(key(row));
+    if (it != at.end()) {
+      old_rows[it->second] = std::move(row);
+    } else {
+      at[key(row)] = old_rows.size();
+      old_rows.push_back(std::move(row));
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, f.labels, ec);
-    if (ec) {
-      res.status = 500;
-      res.set_content("cannot write " + f.labels, "text/plain");
-      return;
-    }
-    res.set_content(std::to_string(labels->rows.size()) + " rows saved", "text/plain");
-  });
+  }
+  std::string out;
+  const json& header = new_header.is_null() ? old_header : new_header;
+  if (!header.is_null()) out += header.dump() + "\n";
+  for (const json& row : old_rows) out += row.dump() + "\n";
+  return out;
+}
+
+// A token only the served page knows: every save must carry it, so no other page or local
+// process can write labels in the people's name.
+std::string PageToken() {
+  std::random_device rd;
+  std::string token;
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 32; ++i) token += kHex[rd() % 16];
+  return token;
+}
+
+// --serve: the page from 127.0.0.1, and every change the page POSTs to /labels merged by id into
+// the labels file (checked as `tala calibrate` reads it, written to a scratch file of its own and
+// renamed: a crash leaves the old file or the new one).
+int Serve(const ReviewFlags& f, const ReviewQueue& queue) {
+  // One labeller process per labels file, and a path that can be written before anyone labels.
+  auto lock = fs::FileLock::Acquire(f.labels);
+  if (!lock) {
+    PrintError("tala review", lock.error());
+    return 2;
+  }
+  // Labels are checked against the metric's values in the results (a 7 for a 0-1 metric).
+  auto results = io::ReadResults(f.options.results);
+  if (!results) {
+    PrintError("tala review", results.error());
+    return 2;
+  }
+  httplib::Server server;
+  const std::string token = PageToken();
+  const std::string page = RenderReviewPage(queue, /*served=*/true, token);
+  std::mutex save_mu;  // saves are read-merge-write: one at a time
   int port = f.port == 0 ? server.bind_to_any_port(f.host) : f.port;
   if (f.port != 0 && !server.bind_to_port(f.host, f.port)) port = -1;
   if (port <= 0) {
     std::fprintf(stderr, "tala review: cannot listen on %s:%d\n", f.host.c_str(), f.port);
     return 2;
   }
+  server.set_pre_routing_handler([&f, port](const httplib::Request& req, httplib::Response& res) {
+    return RefuseForeignRequest(req, res, f.host, port)
+               ? httplib::Server::HandlerResponse::Handled
+               : httplib::Server::HandlerResponse::Unhandled;
+  });
+  server.Get("/", [&page](const httplib::Request&, httplib::Response& res) {
+    res.set_content(page, "text/html; charset=utf-8");
+  });
+  server.Post("/labels", [&f, &token, &save_mu, &queue, &results](const httplib::Request& req,
+                                                                  httplib::Response& res) {
+    if (req.get_header_value("X-Tala-Token") != token) {
+      res.status = 403;
+      res.set_content("this page's token is missing or wrong; reload the page tala served",
+                      "text/plain");
+      return;
+    }
+    std::lock_guard<std::mutex> one_at_a_time(save_mu);
+    auto merged = MergeLabels(f.labels, req.body);
+    if (!merged) {
+      res.status = 400;
+      res.set_content(merged.error().ToString(), "text/plain");
+      return;
+    }
+    auto file = fs::AtomicFile::Create(f.labels);
+    Status written = file ? file->Write(*merged) : file.error();
+    if (written.ok()) written = file->Flush();
+    if (!written.ok()) {
+      res.status = 500;
+      res.set_content(written.ToString(), "text/plain");
+      return;
+    }
+    auto labels = io::ReadLabels(file->scratch_path());
+    if (labels) {
+      if (Status range = io::CheckLabelRange(*labels, queue.metric, *results, "request");
+          !range.ok()) {
+        labels = range;
+      }
+    }
+    if (!labels) {
+      res.status = 400;
+      res.set_content(labels.error().message() + " (field " + labels.error().where().field + ")",
+                      "text/plain");
+      return;
+    }
+    if (Status s = file->Commit(); !s.ok()) {
+      res.status = 500;
+      res.set_content(s.ToString(), "text/plain");
+      return;
+    }
+    res.set_content(std::to_string(labels->rows.size()) + " rows saved", "text/plain");
+  });
+  // The address on stdout's first line (as tala serve prints its own), for scripts and tests.
+  std::printf("http://%s:%d/\n", f.host.c_str(), port);
+  std::fflush(stdout);
   std::fprintf(stderr,
                "tala review: label at http://%s:%d/ (every change is saved to %s); Ctrl-C to "
                "stop\n",
@@ -75,6 +186,12 @@ int Serve(const ReviewFlags& f, const ReviewQueue& queue) {
 }
 
 int RunReview(const ReviewFlags& f) {
+  std::vector<fs::NamedPath> outputs = {{"--out", f.serve ? "" : f.out}};
+  if (f.serve) outputs.push_back({"--labels-out", f.labels});
+  if (Status s = fs::CheckOutputsDistinct({{"RESULTS", f.options.results}}, outputs); !s.ok()) {
+    PrintError("tala review", s);
+    return 2;
+  }
   auto queue = PickForReview(f.options);
   if (!queue) {
     const Status& s = queue.error();
@@ -82,11 +199,8 @@ int RunReview(const ReviewFlags& f) {
     return ExitCodeFor(s);
   }
   if (f.serve) return Serve(f, *queue);
-  std::ofstream out(f.out, std::ios::binary | std::ios::trunc);
-  out << RenderReviewPage(*queue);
-  out.close();
-  if (!out) {
-    std::fprintf(stderr, "tala review: cannot write %s\n", f.out.c_str());
+  if (Status s = fs::WriteFileAtomically(f.out, RenderReviewPage(*queue)); !s.ok()) {
+    PrintError("tala review", s);
     return 2;
   }
   std::fprintf(stderr,

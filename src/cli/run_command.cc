@@ -5,30 +5,28 @@
 
 #include <csignal>
 #include <cstdio>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
 #include "cli/run_flags.h"
+#include "cli/stop_signals.h"
 
 namespace tala::cli {
-
-namespace {
-std::atomic<bool> g_stop{false};
-extern "C" void OnRunInterrupt(int) {
-  // A second Ctrl-C ends at once; the first stops cleanly, keeping every finished row.
-  if (g_stop.exchange(true)) std::_Exit(130);
-}
-}  // namespace
 
 int CallTarget(RunOptions options, bool quiet, const char* who, RunReport* report) {
   ProgressLine line(isatty(STDERR_FILENO) != 0);
   if (!quiet) options.progress = [&line](const Progress& p) { line.Update(p); };
-  g_stop = false;
-  options.stop = &g_stop;
-  auto previous = std::signal(SIGINT, OnRunInterrupt);
   RunReport partial;
-  auto result = RunTarget(options, &partial);
-  std::signal(SIGINT, previous);
+  std::optional<Result<RunReport>> ran;
+  int stop_code = 130;
+  {
+    StopOnSignals signals;
+    options.stop = signals.flag();
+    ran.emplace(RunTarget(options, &partial));
+    stop_code = signals.exit_code();
+  }
+  auto& result = *ran;
   line.Finish();
   *report = result ? *result : partial;
   if (!result) {
@@ -38,7 +36,7 @@ int CallTarget(RunOptions options, bool quiet, const char* who, RunReport* repor
       std::fprintf(stderr, "%s: %lld rows were written to %s; --resume calls for the rest\n", who,
                    static_cast<long long>(written), options.out.c_str());
     }
-    return result.error().code() == ErrorCode::kCancelled ? 130 : ExitCodeFor(result.error());
+    return result.error().code() == ErrorCode::kCancelled ? stop_code : ExitCodeFor(result.error());
   }
   std::string text = FormatRunReport(*result);
   std::fwrite(text.data(), 1, text.size(), stderr);

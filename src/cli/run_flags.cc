@@ -50,6 +50,11 @@ void AddTargetFlags(CLI::App& cmd, RunFlags& f) {
                  "exec: restarts of a crashed process before the run stops")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
+  cmd.add_option_function<int>(
+         "--max-reply-mib",
+         [&o](const int& mib) { o.target.max_reply_bytes = static_cast<size_t>(mib) << 20; },
+         "a reply over this many MiB fails its row (default 64), never the process")
+      ->check(CLI::Range(1, 4096));
   cmd.add_flag("--resume", o.resume,
                "keep the rows of --out the target answered and call only for the others");
   cmd.add_option("--target-cache", o.cache,

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/http_guard.h"
 #include "cli/serve_config.h"
 #include "io/writers/json_text.h"
 #include "tala/serve.h"
@@ -87,9 +88,33 @@ bool Loopback(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1";
 }
 
-void Routes(httplib::Server& server, Service& service, const ServeFlags& f) {
-  // Everything but the liveness probe needs the bearer token when one is set.
-  server.set_pre_routing_handler([&f](const httplib::Request& req, httplib::Response& res) {
+// The value of query parameter `name` as sent, split on the first '=' only and percent-decoded
+// (so ?tag=route=faq means the tag route=faq).
+std::string QueryParam(const httplib::Request& req, const std::string& name) {
+  size_t q = req.target.find('?');
+  if (q == std::string::npos) return "";
+  std::string query = req.target.substr(q + 1);
+  size_t at = 0;
+  while (at <= query.size()) {
+    size_t amp = query.find('&', at);
+    std::string item = query.substr(at, amp == std::string::npos ? std::string::npos : amp - at);
+    size_t eq = item.find('=');
+    if (eq != std::string::npos && item.compare(0, eq, name) == 0 && eq == name.size()) {
+      return httplib::detail::decode_url(item.substr(eq + 1), true);
+    }
+    if (amp == std::string::npos) break;
+    at = amp + 1;
+  }
+  return "";
+}
+
+void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int port) {
+  // Host, Origin and form checks first (cli/http_guard.h); then everything but the liveness
+  // probe needs the bearer token when one is set.
+  server.set_pre_routing_handler([&f, port](const httplib::Request& req, httplib::Response& res) {
+    if (RefuseForeignRequest(req, res, f.host, port)) {
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (f.token.empty() || req.path == "/healthz")
       return httplib::Server::HandlerResponse::Unhandled;
     if (req.get_header_value("Authorization") == "Bearer " + f.token) {
@@ -98,6 +123,19 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f) {
     Error(res, 401, InvalidArgument("missing or wrong bearer token"));
     return httplib::Server::HandlerResponse::Handled;
   });
+  // A handler that throws answers a plain 500: the exception's text stays in the log, never in
+  // a reply header.
+  server.set_exception_handler(
+      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr e) {
+        try {
+          if (e) std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+          std::fprintf(stderr, "tala serve: %s %s: %s\n", req.method.c_str(), req.path.c_str(),
+                       ex.what());
+        } catch (...) {
+        }
+        Error(res, 500, Internal("the request could not be handled; see the server log"));
+      });
   server.Get("/", [&service](const httplib::Request&, httplib::Response& res) {
     auto page = service.DashboardHtml(Now());
     if (!page) return Error(res, 500, page.error());
@@ -132,6 +170,7 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f) {
       return;
     }
     std::string body = "{\"accepted\":" + std::to_string(answer->accepted) +
+                       ",\"duplicates\":" + std::to_string(answer->duplicates) +
                        ",\"sampled\":" + std::to_string(answer->sampled) +
                        ",\"skipped\":" + std::to_string(answer->skipped) + ",\"ids\":[";
     for (size_t i = 0; i < answer->ids.size(); ++i) {
@@ -156,7 +195,7 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f) {
   });
   server.Get("/v1/summary", [&service](const httplib::Request& req, httplib::Response& res) {
     std::string window = req.has_param("window") ? req.get_param_value("window") : "7d";
-    std::string tag = req.has_param("tag") ? req.get_param_value("tag") : "";
+    std::string tag = QueryParam(req, "tag");
     auto json = service.SummaryJson(window, tag, Now());
     if (!json) return Error(res, 400, json.error());
     res.set_content(*json, "application/json");
@@ -227,28 +266,48 @@ int RunServe(ServeFlags& f) {
                                              "request but /healthz must then carry it"));
     return 2;
   }
+  g_stopping = false;
+  f.options.stop = &g_stopping;
   auto service = Service::Open(f.options);
   if (!service) {
     PrintError("tala serve", service.error());
     return ExitCodeFor(service.error());
   }
+  for (const std::string& w : (*service)->warnings()) {
+    std::fprintf(stderr, "tala serve: warning: %s\n", w.c_str());
+  }
   httplib::Server server;
   server.set_payload_max_length(f.max_body_bytes);  // larger bodies: 413
-  Routes(server, **service, f);
   int port = f.port == 0 ? server.bind_to_any_port(f.host) : f.port;
   if (f.port != 0 && !server.bind_to_port(f.host, f.port)) port = -1;
   if (port <= 0) {
     std::fprintf(stderr, "tala serve: cannot listen on %s:%d\n", f.host.c_str(), f.port);
     return 2;
   }
+  Routes(server, **service, f, port);
+  // SIGTERM stops the listener at once (a watcher, since only a flag is set in the handler),
+  // whatever the scorer is waiting on; the scorer's judge calls are cancelled by the same flag.
+  std::thread watcher([&server] {
+    while (!g_stopping) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    server.stop();
+  });
   // Scoring runs beside the server; rows left pending by a crash are scored first.
-  g_stopping = false;
-  std::thread scorer([&service, &server] {
+  std::thread scorer([&service] {
     double checked = 0;
+    std::string last_error;
+    double last_logged = 0;
     while (!g_stopping) {
       auto n = (*service)->ScorePending(64);
-      if (!n) {
-        std::fprintf(stderr, "tala serve: scoring: %s\n", n.error().ToString().c_str());
+      if (!n && n.error().code() != ErrorCode::kCancelled) {
+        // A lasting fault (a full disk) is logged when it changes, or once a minute.
+        std::string text = n.error().ToString();
+        if (text != last_error || Now() - last_logged >= 60) {
+          std::fprintf(stderr, "tala serve: scoring: %s\n", text.c_str());
+          last_error = text;
+          last_logged = Now();
+        }
+      } else if (n) {
+        last_error.clear();
       }
       // Alerts after new scores, and every second as rows age out of the windows.
       double now = Now();
@@ -258,7 +317,6 @@ int RunServe(ServeFlags& f) {
       }
       if (!n || *n == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    server.stop();
   });
   auto old_term = std::signal(SIGTERM, OnStopSignal);
   auto old_int = std::signal(SIGINT, OnStopSignal);
@@ -269,9 +327,10 @@ int RunServe(ServeFlags& f) {
                f.host.c_str(), port, f.options.db.c_str(), f.options.sample,
                static_cast<long long>((*service)->pending()));
   bool ok = server.listen_after_bind();
-  // SIGTERM: no new requests; the batch being scored is finished and stored, the rest waits in
-  // the database for the next start.
+  // SIGTERM: no new requests; rows scored are stored, the rest (judge calls in flight are
+  // cancelled) wait in the database for the next start.
   g_stopping = true;
+  watcher.join();
   scorer.join();
   std::signal(SIGTERM, old_term);
   std::signal(SIGINT, old_int);

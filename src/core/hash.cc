@@ -1,8 +1,10 @@
 #include "core/hash.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 
 namespace tala {
 
@@ -50,29 +52,53 @@ void Compress(std::array<uint32_t, 8>& h, const unsigned char* block) {
 
 }  // namespace
 
-std::string Sha256Hex(std::string_view data) {
-  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+Sha256::Sha256()
+    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+
+void Sha256::Update(std::string_view data) {
+  if (data.empty()) return;  // (an empty view may have no data pointer for memcpy)
   const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
-  size_t full = data.size() / 64 * 64;
-  for (size_t i = 0; i < full; i += 64) Compress(h, bytes + i);
-  // The tail, the 0x80 marker and the 64-bit bit length fill one or two last blocks.
+  size_t n = data.size();
+  length_ += n;
+  if (used_ > 0) {
+    size_t take = std::min(n, 64 - used_);
+    std::memcpy(block_ + used_, bytes, take);
+    used_ += take;
+    bytes += take;
+    n -= take;
+    if (used_ < 64) return;
+    Compress(h_, block_);
+    used_ = 0;
+  }
+  for (; n >= 64; n -= 64, bytes += 64) Compress(h_, bytes);
+  std::memcpy(block_, bytes, n);
+  used_ = n;
+}
+
+std::string Sha256::HexDigest() {
+  // The 0x80 marker and the 64-bit bit length fill one or two last blocks.
   unsigned char tail[128] = {};
-  size_t rest = data.size() - full;
-  for (size_t i = 0; i < rest; ++i) tail[i] = bytes[full + i];
-  tail[rest] = 0x80;
-  size_t tail_len = rest + 9 <= 64 ? 64 : 128;
-  uint64_t bits = uint64_t(data.size()) * 8;
+  std::memcpy(tail, block_, used_);
+  tail[used_] = 0x80;
+  size_t tail_len = used_ + 9 <= 64 ? 64 : 128;
+  uint64_t bits = length_ * 8;
   for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  for (size_t i = 0; i < tail_len; i += 64) Compress(h, tail + i);
+  for (size_t i = 0; i < tail_len; i += 64) Compress(h_, tail + i);
   static const char kHex[] = "0123456789abcdef";
   std::string out(64, '0');
   for (int i = 0; i < 8; ++i) {
     for (int nibble = 0; nibble < 8; ++nibble) {
-      out[i * 8 + nibble] = kHex[(h[i] >> (28 - 4 * nibble)) & 0xf];
+      out[i * 8 + nibble] = kHex[(h_[i] >> (28 - 4 * nibble)) & 0xf];
     }
   }
   return out;
+}
+
+std::string Sha256Hex(std::string_view data) {
+  Sha256 hash;
+  hash.Update(data);
+  return hash.HexDigest();
 }
 
 uint64_t Sha256Prefix64(std::string_view data) {

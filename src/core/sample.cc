@@ -1,5 +1,7 @@
 #include "tala/sample.h"
 
+#include "core/hash.h"
+
 namespace tala {
 
 const char* FieldName(Field f) {
@@ -63,6 +65,69 @@ FieldSet Sample::fields() const {
   if (reference_topics) set = set | Field::kReferenceTopics;
   if (verdicts) set = set | Field::kVerdicts;
   return set;
+}
+
+namespace {
+
+// Length-prefixed, so no two different rows serialise alike.
+void Put(std::string& out, const std::string& text) {
+  out += std::to_string(text.size());
+  out += ':';
+  out += text;
+}
+void Put(std::string& out, const std::optional<std::string>& text) {
+  if (!text) {
+    out += '-';
+    return;
+  }
+  Put(out, *text);
+}
+void Put(std::string& out, const std::optional<std::vector<std::string>>& list) {
+  if (!list) {
+    out += '-';
+    return;
+  }
+  out += '[' + std::to_string(list->size());
+  for (const std::string& s : *list) Put(out, s);
+}
+
+}  // namespace
+
+std::string InputDigest(const Sample& s) {
+  std::string text;
+  Put(text, s.user_input);
+  for (const Message& m : s.messages) {
+    text += static_cast<char>('0' + static_cast<int>(m.type));
+    Put(text, m.content);
+    Put(text, m.tool_calls_json);
+  }
+  Put(text, s.response);
+  Put(text, s.retrieved_contexts);
+  Put(text, s.reference);
+  Put(text, s.reference_contexts);
+  Put(text, s.retrieved_context_ids);
+  Put(text, s.reference_context_ids);
+  for (const auto& [id, grade] : s.reference_context_grades) {
+    Put(text, id);
+    Put(text, std::to_string(grade));  // NOLINT
+  }
+  if (s.rubrics) {
+    for (const auto& [k, v] : *s.rubrics) {
+      Put(text, k);
+      Put(text, v);
+    }
+  }
+  Put(text, s.reference_tool_calls_json);
+  Put(text, s.reference_topics);
+  return Sha256Hex(text).substr(0, 16);
+}
+
+std::string QuestionDigest(const Sample& s) {
+  std::string text;
+  Put(text, s.user_input);
+  for (const Message& m : s.messages) Put(text, m.content);
+  Put(text, s.reference);
+  return Sha256Hex(text).substr(0, 16);
 }
 
 }  // namespace tala

@@ -40,7 +40,9 @@ std::string Status::ToString() const {
     if (where_.line > 0) out.append(":").append(std::to_string(where_.line));
     if (where_.column > 0) out.append(":").append(std::to_string(where_.column));
     out.append(": ");
-  } else if (code_ != ErrorCode::kDataError) {
+  } else if (code_ == ErrorCode::kInternal) {
+    // Only a bug says what kind it is; other messages speak for themselves, and a code name
+    // ("invalid argument: ...") reads like an internal status, not advice.
     out.append(ErrorCodeName(code_)).append(": ");
   }
   if (!where_.field.empty()) out.append("field \"").append(where_.field).append("\": ");

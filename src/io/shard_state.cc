@@ -69,6 +69,8 @@ std::string FormatShardState(const ShardState& st) {
   Str(out, "by", ShardByName(st.shard.by));
   Str(out, "dataset", st.dataset);
   Int(out, "dataset_bytes", static_cast<int64_t>(st.dataset_bytes));
+  Str(out, "dataset_sha256", st.dataset_sha256);
+  Str(out, "diagnosis", st.diagnosis);
   Str(out, "judge", st.judge);
   Int(out, "rows_read", st.rows_read);
   Int(out, "rows_skipped", st.rows_skipped);
@@ -157,6 +159,9 @@ Result<ShardState> ReadShardState(const std::string& path) {
   TALA_ASSIGN_OR_RETURN(st.dataset, StrAt(root, "dataset", path));
   TALA_ASSIGN_OR_RETURN(int64_t bytes, IntAt(root, "dataset_bytes", path));
   st.dataset_bytes = static_cast<uint64_t>(bytes);
+  std::string_view text;
+  if (!root["dataset_sha256"].get_string().get(text)) st.dataset_sha256 = std::string(text);
+  if (!root["diagnosis"].get_string().get(text)) st.diagnosis = std::string(text);
   TALA_ASSIGN_OR_RETURN(st.judge, StrAt(root, "judge", path));
   TALA_ASSIGN_OR_RETURN(st.rows_read, IntAt(root, "rows_read", path));
   TALA_ASSIGN_OR_RETURN(st.rows_skipped, IntAt(root, "rows_skipped", path));

@@ -28,6 +28,8 @@ struct ShardState {
   ShardSpec shard;
   std::string dataset;
   uint64_t dataset_bytes = 0;
+  std::string dataset_sha256;  // the dataset's content, so an edit between shards is caught
+  std::string diagnosis;       // the diagnosis thresholds, as DiagnosisSetting() writes them
   std::string judge;
   int64_t rows_read = 0, rows_skipped = 0, rows_scored = 0, rows_failed = 0;
   std::vector<Status> errors;  // the shard's first data errors

@@ -1,5 +1,7 @@
 #include "metrics/faithfulness.h"
 
+#include <cstdio>
+
 namespace tala::metrics {
 
 const MetricInfo& FaithfulnessInfo() {
@@ -28,8 +30,15 @@ class Faithfulness : public MetricBase {
       supported += *c.supported ? 1 : 0;
       expected += c.support_score ? *c.support_score : (*c.supported ? 1.0 : 0.0);
     }
-    return MetricValue::Number(expected / claims.size(),
-                               Ratio(supported, claims.size(), "claims supported"));
+    std::string reason = Ratio(supported, claims.size(), "claims supported");
+    // A judge that grades support (the offline one) gives a value that is not the count: the
+    // reason says so, so that 0.5 beside "1 of 1 claims supported" reads right (F3).
+    if (expected != static_cast<double>(supported)) {
+      char graded[64];
+      std::snprintf(graded, sizeof graded, "; graded support %.2f of %zu", expected, claims.size());
+      reason += graded;
+    }
+    return MetricValue::Number(expected / claims.size(), std::move(reason));
   }
 };
 }  // namespace

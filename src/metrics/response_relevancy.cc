@@ -1,5 +1,7 @@
 #include "metrics/response_relevancy.h"
 
+#include <cstdio>
+
 namespace tala::metrics {
 
 const MetricInfo& ResponseRelevancyInfo() {
@@ -36,9 +38,12 @@ class ResponseRelevancy : public MetricBase {
     if (noncommittal == questions.size()) {
       return MetricValue::Number(0.0, "the response is noncommittal");
     }
-    return MetricValue::Number(sum / questions.size(),
-                               Ratio(questions.size() - noncommittal, questions.size(),
-                                     "generated questions committal; mean cosine"));
+    const double mean = sum / questions.size();
+    char cosine[48];
+    std::snprintf(cosine, sizeof cosine, "; mean cosine %.4f", mean);
+    return MetricValue::Number(mean, Ratio(questions.size() - noncommittal, questions.size(),
+                                           "generated questions committal") +
+                                         cosine);
   }
 };
 }  // namespace

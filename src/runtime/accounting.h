@@ -15,7 +15,7 @@
 namespace tala::runtime {
 
 struct CallCounts {
-  int64_t calls = 0;       // logical calls answered by the model (not counting retries)
+  int64_t calls = 0;       // logical calls the model answered (usable or not; not counting retries)
   int64_t cache_hits = 0;  // logical calls answered by the cache
   int64_t requests = 0;    // HTTP requests sent, retries and repairs included
   int64_t retries = 0;
@@ -39,6 +39,9 @@ struct Accounting {
   void AddShared(TaskSet tasks, const std::vector<std::string>& question_keys, const CallCounts& c);
   // What the server reported answering: model versions and system fingerprints, each once.
   std::set<std::string> models_reported, system_fingerprints;
+  // Replies whose reported token usage was beyond belief (negative, or far over the request's
+  // size) and was clamped, so that cost, budgets and --tpm cannot explode on one broken counter.
+  int64_t usage_clamped = 0;
 };
 
 // Prices in US dollars per million tokens.

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 
@@ -42,6 +43,55 @@ Status Prepare(sqlite3* db) {
   return OkStatus();
 }
 
+// Refuses, before SQLite writes a byte, a file that is something other than a tala cache: a
+// results file or dataset given by mistake, or another program's database.
+Status CheckIsCache(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return OkStatus();  // missing: created
+  char head[16] = {};
+  size_t n = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  if (n == 0) return OkStatus();  // empty: SQLite makes it a database
+  static const char kSqlite[16] = "SQLite format 3";
+  if (n == 16 && std::memcmp(head, kSqlite, 16) == 0) {
+    sqlite3* db = nullptr;
+    bool other = false;
+    std::string tables;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+      Statement q(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+      bool ours = false;
+      while (q && sqlite3_step(q.get()) == SQLITE_ROW) {
+        std::string name = q.Column(0);
+        ours = ours || name == "tala_cache_info";
+        tables += (tables.empty() ? "" : ", ") + name;
+      }
+      other = !ours && !tables.empty();
+    }
+    sqlite3_close(db);
+    if (other) {
+      return InvalidArgument(
+          path + " is an SQLite database but not a tala judge cache (its tables: " + tables +
+          "); it is left as it is. Give --cache another file, or off");
+    }
+    return OkStatus();  // a cache (or a damaged one, moved aside by Open)
+  }
+  std::string_view text(head, n);
+  const char* looks = text.find("tala_manifest") != std::string_view::npos || text[0] == '{'
+                          ? "JSON (a results file or dataset?)"
+                      : text[0] == '<' ? "HTML or XML"
+                                       : "text or another format";
+  return InvalidArgument(path + " is not a tala judge cache: it looks like " + looks +
+                         "; it is left as it is. Give --cache another file, or off");
+}
+
+// PATH.corrupt-1, -2, ...: the first name not taken, so an earlier set-aside file is kept.
+std::string AsideName(const std::string& path) {
+  for (int i = 1;; ++i) {
+    std::string name = path + ".corrupt-" + std::to_string(i);
+    if (!std::filesystem::exists(name)) return name;
+  }
+}
+
 Result<sqlite3*> OpenFile(const std::string& path) {
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
@@ -60,13 +110,25 @@ Result<sqlite3*> OpenFile(const std::string& path) {
 
 }  // namespace
 
-Result<std::unique_ptr<Cache>> Cache::Open(const std::string& path, std::string* warning) {
+Result<std::unique_ptr<Cache>> Cache::Open(const std::string& path, std::string* warning,
+                                           Mode mode) {
   std::error_code ec;
+  if (mode == Mode::kExisting && !std::filesystem::exists(path)) {
+    auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+      return NotFound("cache " + path + ": the folder " + parent.string() + " does not exist");
+    }
+    return NotFound("cache " + path + " does not exist");
+  }
+  TALA_RETURN_IF_ERROR(CheckIsCache(path));
   auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   auto db = OpenFile(path);
+  if (!db && mode == Mode::kExisting) {
+    return IoError("cache " + path + " is unreadable (" + db.error().message() + ")");
+  }
   if (!db && std::filesystem::exists(path)) {
-    std::string aside = path + ".corrupt";
+    std::string aside = AsideName(path);
     std::filesystem::rename(path, aside, ec);
     for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
     if (ec)

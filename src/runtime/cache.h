@@ -35,10 +35,14 @@ struct CacheStats {
 
 class Cache {
  public:
-  // Opens or creates the file (and its folder). A file that is not a tala cache or is corrupt
-  // is moved aside to PATH.corrupt and a new one is made; `warning` then says so.
-  // kIoError when the file cannot be created.
-  static Result<std::unique_ptr<Cache>> Open(const std::string& path, std::string* warning);
+  // Opens or creates the file (and its folder). A file that is not a tala cache (a results file,
+  // another SQLite database) is never touched: kInvalidArgument says what it looks like. A tala
+  // cache that is damaged is moved aside to a fresh PATH.corrupt-N (never over an earlier one)
+  // and a new one is made; `warning` then says so. kIoError when the file cannot be created.
+  // kExisting (tala cache stats/clear): the file must exist, and is never moved aside.
+  enum class Mode { kCreate, kExisting };
+  static Result<std::unique_ptr<Cache>> Open(const std::string& path, std::string* warning,
+                                             Mode mode = Mode::kCreate);
   ~Cache();
 
   std::optional<CachedReply> Get(const std::string& key);

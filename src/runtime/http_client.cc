@@ -8,6 +8,8 @@
 #include <mutex>
 #include <vector>
 
+#include "core/redact.h"
+
 namespace tala::runtime {
 
 using judges::http::HttpRequest;
@@ -21,12 +23,19 @@ struct HttpClient::Transfer {
   HttpResponse response;
   Callback done;
   char error[CURL_ERROR_SIZE] = {};
+  size_t max_body = SIZE_MAX;  // a longer reply is cut off (N2)
+  bool over = false;
 };
 
 namespace {
 
 size_t OnBody(char* data, size_t size, size_t count, void* user) {
-  static_cast<std::string*>(user)->append(data, size * count);
+  auto* t = static_cast<HttpClient::Transfer*>(user);
+  if (t->response.body.size() + size * count > t->max_body) {
+    t->over = true;
+    return 0;  // curl ends the transfer with CURLE_WRITE_ERROR
+  }
+  t->response.body.append(data, size * count);
   return size * count;
 }
 
@@ -84,6 +93,7 @@ void HttpClient::Start(const HttpRequest& request, std::chrono::milliseconds tim
   auto* t = new Transfer();
   t->done = std::move(done);
   t->body = request.body;
+  t->max_body = request.max_reply_bytes;
   t->easy = curl_easy_init();
   for (const std::string& h : request.headers)
     t->headers = curl_slist_append(t->headers, h.c_str());
@@ -97,7 +107,7 @@ void HttpClient::Start(const HttpRequest& request, std::chrono::milliseconds tim
   if (request.method != "POST") curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, &t->response.body);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, OnHeader);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, &t->response.headers);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
@@ -148,7 +158,13 @@ void HttpClient::Poll(std::chrono::milliseconds wait) {
       char* effective = nullptr;
       curl_easy_getinfo(t->easy, CURLINFO_EFFECTIVE_URL, &effective);
       if (effective) url = effective;
+      url = RedactUrl(url);
       Status error = TransportError(code, t->error, url);
+      if (t->over) {
+        error = Status(ErrorCode::kBadReply,
+                       url + ": the reply is over " + std::to_string(t->max_body >> 20) +
+                           " MiB (--max-reply-mib); it was cut off and not read");
+      }
       if (code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST ||
           code == CURLE_COULDNT_RESOLVE_PROXY) {
         // curl says "Couldn't connect to server"; the system's reason ("Connection refused")

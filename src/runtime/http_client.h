@@ -44,8 +44,10 @@ class HttpClient {
   // The first such failure's text ("http://...: Failed to connect to ... Connection refused").
   const std::string& first_unreachable() const { return first_unreachable_; }
 
+ public:
+  struct Transfer;  // one request in flight (defined in the .cc)
+
  private:
-  struct Transfer;
   HttpClient() = default;
   void Finish(Transfer* t, Result<judges::http::HttpResponse> result);
   void* multi_ = nullptr;

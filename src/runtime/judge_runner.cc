@@ -38,6 +38,7 @@ struct JudgeRunner::Impl {
   std::unique_ptr<judges::http::ChatProvider> provider;
   std::unique_ptr<HttpClient> http;
   RateLimiter limiter;
+  int64_t usable_replies = 0, unusable_replies = 0;  // the contract circuit breaker
   RetryPolicy retry;
   judges::offline::HashedEmbedder offline_embedder;
   std::unordered_map<Row*, std::unique_ptr<Row>> rows;
@@ -279,18 +280,32 @@ void JudgeRunner::OnResponse(Pending* raw, Result<HttpResponse> response) {
   CallCounts c;
   std::string text, error;
   bool cut_off = false;
+  // A server's usage counter is trusted up to a sane multiple of what was sent (F24, N8): a
+  // proxy or a broken counter must not bill a day's budget in one reply.
+  auto clamp = [this](int64_t reported, double bound) {
+    int64_t cap = static_cast<int64_t>(bound);
+    if (reported >= 0 && reported <= cap) return reported;
+    ++accounting_.usage_clamped;
+    return std::clamp<int64_t>(reported, 0, cap);
+  };
+  size_t sent_chars = 0;
+  for (const auto& m : p->messages) sent_chars += m.content.size();
+  for (const std::string& input : p->call.inputs) sent_chars += input.size();
+  const double prompt_bound = 1000.0 + 10.0 * static_cast<double>(sent_chars);
+  const double completion_bound =
+      1000.0 + 4.0 * static_cast<double>(backends_.chat.max_tokens) * std::max(1, p->call.choices);
   if (embed) {
     auto reply = judges::http::ParseEmbeddingsResponse(r, p->call.inputs.size());
     if (!reply) return RetryOrFail(std::move(p), reply.error(), std::nullopt);
-    c.prompt_tokens = reply->prompt_tokens;
+    c.prompt_tokens = clamp(reply->prompt_tokens, prompt_bound);
     text = nlohmann::json(reply->vectors).dump();
   } else {
     auto reply = impl_->provider->ParseChat(r);
     if (!reply) return RetryOrFail(std::move(p), reply.error(), std::nullopt);
-    c.prompt_tokens = reply->prompt_tokens;
-    c.completion_tokens = reply->completion_tokens;
-    impl_->limiter.AdjustTokens(
-        static_cast<double>(reply->prompt_tokens + reply->completion_tokens) - p->token_estimate);
+    c.prompt_tokens = clamp(reply->prompt_tokens, prompt_bound);
+    c.completion_tokens = clamp(reply->completion_tokens, completion_bound);
+    impl_->limiter.AdjustTokens(static_cast<double>(c.prompt_tokens + c.completion_tokens) -
+                                p->token_estimate);
     // Several choices or log-probabilities travel packed in one text, as the cache stores it.
     text = p->call.choices > 1 || p->call.logprobs ? judges::llm::PackReply(*reply)
                                                    : std::move(reply->text);
@@ -304,6 +319,7 @@ void JudgeRunner::OnResponse(Pending* raw, Result<HttpResponse> response) {
   accounting_.AddShared(p->call.tasks, p->call.question_keys, c);
   accounting_.total.Add(c);
   if (Accept(*p, text, &error)) {
+    ++impl_->usable_replies;
     CallCounts answered;
     answered.calls = 1;
     CountsFor(*p).Add(answered);
@@ -328,9 +344,20 @@ void JudgeRunner::OnResponse(Pending* raw, Result<HttpResponse> response) {
     impl_->ready.push_front(std::move(p));
     return;
   }
-  Status bad(ErrorCode::kBadReply, error);
+  // The model answered (and billed) this call, even if nothing usable came of it (F12).
   CallCounts failed;
+  failed.calls = 1;
   failed.failed = 1;
+  // A judge that breaks the reply contract on every one of its first calls will break it on
+  // the rest: stop, rather than pay for every row (a circuit breaker).
+  constexpr int64_t kContractBreaker = 20;
+  if (++impl_->unusable_replies >= kContractBreaker && impl_->usable_replies == 0 && fatal_.ok()) {
+    fatal_ = Status(ErrorCode::kBadReply,
+                    "the judge's first " + std::to_string(impl_->unusable_replies) +
+                        " replies were all unusable, even after a repair request (last: " + error +
+                        "); stopping instead of paying for every row. Try "
+                        "--no-structured-output, a larger --max-tokens, or another model");
+  }
   CountsFor(*p).Add(failed);
   accounting_.total.Add(failed);
   p->row->calls->Fail(p->call,

@@ -1,5 +1,7 @@
 #include "serve/otlp.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -14,6 +16,29 @@ Status Bad(const std::string& field, const std::string& why) {
   return DataError({"request", 0, 0, field}, why);
 }
 
+// OTLP nests values (kvlists in arrays in kvlists); real traces stay far below this. A deeper
+// body is refused while it is parsed, before anything recurses over it.
+constexpr int kMaxDepth = 64;
+struct TooDeep {};
+
+const json& Empty() {
+  static const json empty;
+  return empty;
+}
+// A member by reference (never a copy of a subtree), or null when absent or not an object.
+const json& Member(const json& holder, const char* key) {
+  if (!holder.is_object()) return Empty();
+  auto it = holder.find(key);
+  return it == holder.end() ? Empty() : *it;
+}
+// The elements of an array member; an absent member is an empty list, another type an error.
+Result<const json*> ListAt(const json& holder, const char* key, const std::string& where) {
+  const json& v = Member(holder, key);
+  if (v.is_null()) return &Empty();
+  if (!v.is_array()) return Bad(where + "." + key, "expected an array");
+  return &v;
+}
+
 // An OTLP AnyValue as plain JSON ({"stringValue": "x"} → "x", arrays and kvlists unwrapped).
 json Plain(const json& v) {
   if (!v.is_object()) return v;
@@ -22,19 +47,26 @@ json Plain(const json& v) {
   if (v.contains("doubleValue")) return v["doubleValue"];
   if (v.contains("intValue")) {
     const json& i = v["intValue"];  // int64 travels as a string in OTLP JSON
-    return i.is_string() ? json(std::stoll(i.get<std::string>())) : i;
+    if (!i.is_string()) return i;
+    const std::string& text = i.get_ref<const std::string&>();
+    char* end = nullptr;
+    long long n = std::strtoll(text.c_str(), &end, 10);
+    return end != text.c_str() && *end == '\0' ? json(n) : json(text);
   }
+  auto list = [](const json& holder) -> const json& {
+    const json& values = Member(holder, "values");
+    return values.is_array() ? values : Empty();
+  };
   if (v.contains("arrayValue")) {
     json out = json::array();
-    for (const json& item : v["arrayValue"].value("values", json::array())) {
-      out.push_back(Plain(item));
-    }
+    for (const json& item : list(v["arrayValue"])) out.push_back(Plain(item));
     return out;
   }
   if (v.contains("kvlistValue")) {
     json out = json::object();
-    for (const json& kv : v["kvlistValue"].value("values", json::array())) {
-      out[kv.value("key", "")] = Plain(kv.value("value", json()));
+    for (const json& kv : list(v["kvlistValue"])) {
+      const json& key = Member(kv, "key");
+      if (key.is_string()) out[key.get<std::string>()] = Plain(Member(kv, "value"));
     }
     return out;
   }
@@ -43,9 +75,11 @@ json Plain(const json& v) {
 
 std::map<std::string, json> Attributes(const json& holder) {
   std::map<std::string, json> out;
-  if (!holder.is_object() || !holder.contains("attributes")) return out;
-  for (const json& kv : holder["attributes"]) {
-    if (kv.is_object()) out[kv.value("key", "")] = Plain(kv.value("value", json()));
+  const json& attributes = Member(holder, "attributes");
+  if (!attributes.is_array()) return out;
+  for (const json& kv : attributes) {
+    const json& key = Member(kv, "key");
+    if (key.is_string()) out[key.get<std::string>()] = Plain(Member(kv, "value"));
   }
   return out;
 }
@@ -64,10 +98,13 @@ std::string Text(const json& message) {
     return message["content"].get<std::string>();
   }
   std::string out;
-  for (const json& part : message.value("parts", json::array())) {
-    if (part.value("type", "") == "text" && part.contains("content") &&
-        part["content"].is_string()) {
-      out += (out.empty() ? "" : "\n") + part["content"].get<std::string>();
+  const json& parts = Member(message, "parts");
+  if (!parts.is_array()) return out;
+  for (const json& part : parts) {
+    const json& type = Member(part, "type");
+    const json& content = Member(part, "content");
+    if (type.is_string() && type.get<std::string>() == "text" && content.is_string()) {
+      out += (out.empty() ? "" : "\n") + content.get<std::string>();
     }
   }
   return out;
@@ -79,7 +116,8 @@ std::string MessageOf(const json& messages, const std::string& role, bool last) 
   if (!list.is_array()) return "";
   std::string found;
   for (const json& m : list) {
-    if (m.is_object() && m.value("role", "") == role) {
+    const json& r = Member(m, "role");
+    if (r.is_string() && r.get<std::string>() == role) {
       found = Text(m);
       if (!last && !found.empty()) return found;
     }
@@ -113,9 +151,8 @@ void ReadSpan(const json& span, Trace& t) {
         std::string content = Text(d);
         if (content.empty()) continue;
         t.contexts.push_back(content);
-        t.context_ids.push_back(d.is_object() && d.contains("id") && d["id"].is_string()
-                                    ? d["id"].get<std::string>()
-                                    : "");
+        const json& id = Member(d, "id");
+        t.context_ids.push_back(id.is_string() ? id.get<std::string>() : "");
       }
     }
     return;
@@ -127,9 +164,11 @@ void ReadSpan(const json& span, Trace& t) {
   if (attrs.count("gen_ai.output.messages")) {
     t.response = MessageOf(attrs["gen_ai.output.messages"], "assistant", /*last=*/false);
   }
-  for (const json& e : span.value("events", json::array())) {
+  const json& events = Member(span, "events");
+  for (const json& e : events.is_array() ? events : Empty()) {
     auto ea = Attributes(e);
-    std::string name = e.value("name", "");
+    const json& n = Member(e, "name");
+    std::string name = n.is_string() ? n.get<std::string>() : "";
     if (name == "gen_ai.user.message" && t.user_input.empty() && ea.count("content")) {
       t.user_input = Text(ea["content"]);
     } else if (name == "gen_ai.choice" && t.response.empty()) {
@@ -141,31 +180,49 @@ void ReadSpan(const json& span, Trace& t) {
     t.user_input = Text(attrs["gen_ai.prompt"]);
   if (t.response.empty() && attrs.count("gen_ai.completion"))
     t.response = Text(attrs["gen_ai.completion"]);
-  const json& end = span.value("endTimeUnixNano", json());
-  if (end.is_string()) t.ts = std::stod(end.get<std::string>()) / 1e9;
+  const json& end = Member(span, "endTimeUnixNano");
+  if (end.is_string()) t.ts = std::strtod(end.get_ref<const std::string&>().c_str(), nullptr) / 1e9;
   if (end.is_number()) t.ts = end.get<double>() / 1e9;
+  if (!std::isfinite(t.ts) || t.ts < 0) t.ts = 0;
 }
 
 }  // namespace
 
 Result<OtlpRows> OtlpToRows(std::string_view body) {
-  json root = json::parse(body, nullptr, false);
-  if (root.is_discarded()) return Bad("", "not JSON (OTLP/HTTP JSON expected)");
-  if (!root.is_object() || !root.contains("resourceSpans") || !root["resourceSpans"].is_array()) {
-    return Bad("resourceSpans", "missing: not an OTLP traces request");
+  json root;
+  try {
+    root = json::parse(body, [](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxDepth) throw TooDeep{};
+      return true;
+    });
+  } catch (const TooDeep&) {
+    return Bad("", "nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  } catch (const json::exception&) {
+    return Bad("", "not JSON (OTLP/HTTP JSON expected)");
   }
+  const json& resource_spans = Member(root, "resourceSpans");
+  if (!resource_spans.is_array())
+    return Bad("resourceSpans", "missing: not an OTLP traces request");
   std::map<std::string, Trace> traces;
   std::vector<std::string> order;
-  for (size_t r = 0; r < root["resourceSpans"].size(); ++r) {
-    const json& rs = root["resourceSpans"][r];
-    auto resource = Attributes(rs.value("resource", json::object()));
-    for (const json& ss : rs.value("scopeSpans", json::array())) {
-      for (const json& span : ss.value("spans", json::array())) {
-        if (!span.is_object() || !span.contains("traceId") || !span["traceId"].is_string()) {
-          return Bad("resourceSpans[" + std::to_string(r) + "].scopeSpans[].spans[].traceId",
-                     "missing or not a string");
-        }
-        std::string id = span["traceId"].get<std::string>();
+  for (size_t r = 0; r < resource_spans.size(); ++r) {
+    const json& rs = resource_spans[r];
+    std::string where = "resourceSpans[" + std::to_string(r) + "]";
+    if (!rs.is_object()) return Bad(where, "expected an object");
+    auto resource = Attributes(Member(rs, "resource"));
+    TALA_ASSIGN_OR_RETURN(const json* scope_spans, ListAt(rs, "scopeSpans", where));
+    for (size_t s = 0; s < scope_spans->size(); ++s) {
+      const json& ss = (*scope_spans)[s];
+      std::string at = where + ".scopeSpans[" + std::to_string(s) + "]";
+      if (!ss.is_object()) return Bad(at, "expected an object");
+      TALA_ASSIGN_OR_RETURN(const json* spans, ListAt(ss, "spans", at));
+      for (size_t k = 0; k < spans->size(); ++k) {
+        const json& span = (*spans)[k];
+        std::string span_at = at + ".spans[" + std::to_string(k) + "]";
+        if (!span.is_object()) return Bad(span_at, "expected an object");
+        const json& trace_id = Member(span, "traceId");
+        if (!trace_id.is_string()) return Bad(span_at + ".traceId", "missing or not a string");
+        std::string id = trace_id.get<std::string>();
         auto [it, added] = traces.try_emplace(id);
         if (added) order.push_back(id);
         for (const char* key : {"service.name", "service.version"}) {
@@ -174,7 +231,11 @@ Result<OtlpRows> OtlpToRows(std::string_view body) {
                 resource[key];
           }
         }
-        ReadSpan(span, it->second);
+        try {
+          ReadSpan(span, it->second);
+        } catch (const json::exception&) {
+          return Bad(span_at, "a value of an unexpected type");
+        }
       }
     }
   }

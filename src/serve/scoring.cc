@@ -179,7 +179,7 @@ Result<int64_t> Service::ScorePending(int max_rows) {
       done[i] = Finish(batch[i], *sample, verdicts, scorer, rule);
       return OkStatus();
     };
-    Status run = runner->Run(next_row, plan, row_done, nullptr, nullptr);
+    Status run = runner->Run(next_row, plan, row_done, s.options.stop, nullptr);
     RunAccounting spent = ToRunAccounting(runner->accounting(), *s.llm, s.metrics);
     calls = spent.total.calls;
     cost = spent.total.cost_usd.value_or(0);

@@ -9,6 +9,7 @@
 
 #include "analysis/diagnosis.h"
 #include "core/hash.h"
+#include "fs/output_paths.h"
 #include "io/readers/row_parser.h"
 #include "io/writers/json_text.h"
 #include "io/writers/results_jsonl_writer.h"
@@ -35,6 +36,7 @@ constexpr const char* kSchema =
     "  state TEXT NOT NULL,"  // pending | scored | failed | unsampled
     "  diagnosis TEXT, result TEXT);"
     "CREATE INDEX IF NOT EXISTS rows_ts ON rows (ts);"
+    "CREATE INDEX IF NOT EXISTS rows_id ON rows (id);"
     "CREATE INDEX IF NOT EXISTS rows_pending ON rows (state, seq);"
     "CREATE TABLE IF NOT EXISTS scores ("
     "  seq INTEGER NOT NULL, metric TEXT NOT NULL, value REAL NOT NULL, ts REAL NOT NULL,"
@@ -82,6 +84,8 @@ Result<double> ParseTimestamp(std::string_view text) {
 Service::Service(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Service::~Service() = default;
 
+const std::vector<std::string>& Service::warnings() const { return impl_->warnings; }
+
 Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
@@ -95,12 +99,27 @@ Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
                              "between 0 and 1");
     }
   }
+  if (options.max_pending < static_cast<int64_t>(options.max_rows_per_request) &&
+      options.sample > 0) {
+    // Such a request could never be taken, however often it was retried.
+    return InvalidArgument("--max-pending (" + std::to_string(options.max_pending) +
+                           ") must be at least --max-rows-per-request (" +
+                           std::to_string(options.max_rows_per_request) + ")");
+  }
   TALA_ASSIGN_OR_RETURN(auto specs, metrics::ParseMetricSpecs(options.metrics));
   metrics::ApplyRubric(specs, options.rubrics);
   TALA_ASSIGN_OR_RETURN(impl->metrics, metrics::CreateMetrics(specs, options.user_metrics));
-  if (IsLlmJudge(options.judge)) {
-    std::vector<std::string> warnings;
-    TALA_ASSIGN_OR_RETURN(impl->llm, SetUpLlm(options.judge, options.llm, &warnings));
+  const bool llm = IsLlmJudge(options.judge);
+  if (llm && options.llm.cache != "off") {
+    TALA_RETURN_IF_ERROR(fs::CheckOutputsDistinct({}, {{"--db", options.db},
+                                                       {"--db's journal", options.db + "-wal"},
+                                                       {"--cache", options.llm.cache}}));
+  }
+  if (options.lock_db) {
+    TALA_ASSIGN_OR_RETURN(impl->db_lock, fs::FileLock::Acquire(options.db));
+  }
+  if (llm) {
+    TALA_ASSIGN_OR_RETURN(impl->llm, SetUpLlm(options.judge, options.llm, &impl->warnings));
   } else {
     TALA_ASSIGN_OR_RETURN(impl->judge, judges::CreateJudge(options.judge));
   }
@@ -143,7 +162,10 @@ Result<Incoming> ParseIncoming(simdjson::dom::element row, std::string_view line
   static const std::string kRequest = "request";
   TALA_ASSIGN_OR_RETURN(Sample sample, io::ParseRow(row, {kRequest, line_no, line_no}));
   Incoming in;
-  in.id = sample.id;
+  // A row without an id gets one from its content, before sampling: its line in the request
+  // would give every such row the same id ("1"), and so a share of 0% or 100%. A retried
+  // request then carries the same ids, and is stored once.
+  in.id = sample.id_generated ? "sha256:" + Sha256Hex(line).substr(0, 24) : sample.id;
   in.body = std::string(line);
   in.ts = now;
   simdjson::dom::element e;
@@ -239,9 +261,11 @@ Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
         "the scoring queue is full (" + std::to_string(s.pending) + " rows waiting); retry later");
   }
   TALA_RETURN_IF_ERROR(s.Exec("BEGIN IMMEDIATE"));
+  // An id already stored (a retried request, a repeated trace) is stored once: the repeat is
+  // acknowledged and counted, not stored or scored again.
   Stmt insert(s.db,
-              "INSERT INTO rows (id, ts, tags, body, sampled, state) VALUES (?1, ?2, ?3, ?4, ?5, "
-              "?6)");
+              "INSERT INTO rows (id, ts, tags, body, sampled, state) SELECT ?1, ?2, ?3, ?4, ?5, "
+              "?6 WHERE NOT EXISTS (SELECT 1 FROM rows WHERE id = ?1)");
   IngestAnswer answer;
   for (const Incoming& in : rows) {
     insert.Text(1, in.id);
@@ -257,6 +281,10 @@ Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
     }
     insert.Reset();
     answer.ids.push_back(in.id);
+    if (sqlite3_changes(s.db) == 0) {
+      ++answer.duplicates;
+      if (in.sampled) --sampled;
+    }
   }
   // Committed (and synced) before the caller acknowledges anything.
   TALA_RETURN_IF_ERROR(s.Exec("COMMIT"));

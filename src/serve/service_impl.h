@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fs/file_lock.h"
 #include "llm_setup.h"
 #include "runtime/sql_statement.h"
 #include "tala/judge.h"
@@ -24,6 +25,8 @@ using Stmt = runtime::SqlStatement;
 
 struct Service::Impl {
   ServeOptions options;
+  fs::FileLock db_lock;  // held for the Service's life (ServeOptions::lock_db)
+  std::vector<std::string> warnings;
   sqlite3* db = nullptr;
   mutable std::mutex mu;  // guards db and pending
   int64_t pending = 0;

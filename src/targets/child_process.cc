@@ -47,7 +47,9 @@ Result<ChildProcess> ChildProcess::Spawn(const std::string& command) {
   sigaddset(&defaults, SIGPIPE);
   sigaddset(&defaults, SIGINT);
   posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  // Its own process group, so that a deadline kills whatever the command started too.
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
   pid_t pid = -1;
   int rc = ::posix_spawn(&pid, "/bin/sh", &actions, &attr, const_cast<char**>(argv), environ);
@@ -61,6 +63,7 @@ Result<ChildProcess> ChildProcess::Spawn(const std::string& command) {
   }
   ChildProcess p;
   p.pid_ = pid;
+  p.pgid_ = pid;
   p.in_ = in[1];
   p.out_ = out[0];
   p.err_ = err[0];
@@ -74,6 +77,7 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& o) noexcept {
   if (this != &o) {
     Release();
     pid_ = std::exchange(o.pid_, -1);
+    pgid_ = std::exchange(o.pgid_, -1);
     in_ = std::exchange(o.in_, -1);
     out_ = std::exchange(o.out_, -1);
     err_ = std::exchange(o.err_, -1);
@@ -87,22 +91,28 @@ void ChildProcess::Release() {
   CloseFd(in_);
   CloseFd(out_);
   CloseFd(err_);
+  // What the command left running in its group (a background child) goes with it.
+  if (pgid_ > 0) ::kill(-pgid_, SIGKILL);
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
   }
   pid_ = -1;
+  pgid_ = -1;
 }
 
 void ChildProcess::CloseStdin() { CloseFd(in_); }
 
 void ChildProcess::Kill() {
+  if (pgid_ > 0) ::kill(-pgid_, SIGKILL);  // the group: children the command left running too
   if (pid_ > 0) ::kill(pid_, SIGKILL);
 }
 
-bool ChildProcess::Drain(int fd, std::string& out) {
+bool ChildProcess::Drain(int fd, std::string& out, size_t max_bytes) {
   char buf[65536];
-  while (true) {
+  // Never more than `max_bytes` held: a process that floods its output (N2) is cut off here
+  // and its caller fails the call, instead of growing memory until the process dies.
+  while (out.size() <= max_bytes) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n > 0) {
       out.append(buf, static_cast<size_t>(n));
@@ -111,6 +121,7 @@ bool ChildProcess::Drain(int fd, std::string& out) {
     if (n == 0) return false;
     return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
   }
+  return true;
 }
 
 bool ChildProcess::Feed(std::string& data) {

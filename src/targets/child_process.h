@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 
 #include "tala/status.h"
@@ -26,7 +27,7 @@ class ChildProcess {
   int stderr_fd() const { return err_; }
   void CloseStdin();
   // Reads what is available from stdout/stderr into `out`; false at end of file.
-  static bool Drain(int fd, std::string& out);
+  static bool Drain(int fd, std::string& out, size_t max_bytes = SIZE_MAX);
   // Writes as much of `data` as the pipe takes, erasing what was written; false when the
   // process has closed its stdin.
   bool Feed(std::string& data);
@@ -38,6 +39,7 @@ class ChildProcess {
   ChildProcess() = default;
   void Release();
   pid_t pid_ = -1;
+  pid_t pgid_ = -1;  // the process group the command runs in (its own)
   int in_ = -1, out_ = -1, err_ = -1;
 };
 

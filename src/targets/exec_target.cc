@@ -77,7 +77,14 @@ void ExecTarget::Poll(std::chrono::milliseconds wait) {
   ::poll(fds.data(), fds.size(), Millis(until - Now()));
   bool err_open = ChildProcess::Drain(child_->stderr_fd(), err_tail_);
   KeepTail(err_tail_);
-  bool out_open = ChildProcess::Drain(child_->stdout_fd(), out_buf_);
+  bool out_open = ChildProcess::Drain(child_->stdout_fd(), out_buf_, max_reply_);
+  if (out_buf_.size() > max_reply_ && out_buf_.find('\n') == std::string::npos) {
+    // A line that never ends: the stream cannot be read further. The process is restarted.
+    out_buf_.clear();
+    broken_reply_ = true;
+    ChildEnded();
+    return;
+  }
   size_t start = 0;
   for (size_t nl; (nl = out_buf_.find('\n', start)) != std::string::npos; start = nl + 1) {
     HandleLine(out_buf_.substr(start, nl - start));
@@ -110,6 +117,11 @@ void ExecTarget::ChildEnded() {
     ChildProcess::Drain(child_->stderr_fd(), err_tail_);
     KeepTail(err_tail_);
     for (int i = 0; i < 100 && !child_->Exited(&how); ++i) ::poll(nullptr, 0, 10);
+  }
+  if (broken_reply_) {  // stopped by us, for a reply over the cap: that is the reason
+    how = "wrote a reply line over " + std::to_string(max_reply_ >> 20) +
+          " MiB (--max-reply-mib) and was stopped";
+    broken_reply_ = false;
   }
   child_.reset();
   FailAll(Status(ErrorCode::kUnavailable, "the target process ended (" + how + ") with " +
@@ -170,16 +182,32 @@ void ExecOnceTarget::Poll(std::chrono::milliseconds wait) {
   runtime::TimePoint now = Now();
   for (auto it = running_.begin(); it != running_.end();) {
     Running& r = *it;
-    if (r.out_open) r.out_open = ChildProcess::Drain(r.child.stdout_fd(), r.out);
-    if (r.err_open) r.err_open = ChildProcess::Drain(r.child.stderr_fd(), r.err);
+    if (r.out_open) r.out_open = ChildProcess::Drain(r.child.stdout_fd(), r.out, max_reply_);
+    if (r.err_open) r.err_open = ChildProcess::Drain(r.child.stderr_fd(), r.err, max_reply_);
     KeepTail(r.err);
     if (!r.input.empty() && (!r.child.Feed(r.input) || r.input.empty())) r.child.CloseStdin();
+    if (r.out.size() > max_reply_) {
+      TargetCallback done = std::move(r.done);
+      it = running_.erase(it);  // kills the process group
+      done(Status(ErrorCode::kBadReply, "the command's reply is over " +
+                                            std::to_string(max_reply_ >> 20) +
+                                            " MiB (--max-reply-mib); it was stopped"));
+      continue;
+    }
     std::string how;
-    if (!r.out_open && !r.err_open && r.child.Exited(&how)) {
+    // The call is over when the command exits, even if something it started in the background
+    // still holds its output open: what it wrote is read, and the rest of its group killed.
+    if (r.child.Exited(&how)) {
+      if (r.out_open) ChildProcess::Drain(r.child.stdout_fd(), r.out, max_reply_);
+      if (r.err_open) ChildProcess::Drain(r.child.stderr_fd(), r.err, max_reply_);
+      KeepTail(r.err);
       TargetCallback done = std::move(r.done);
       std::string out = std::move(r.out), err = std::move(r.err);
       it = running_.erase(it);
-      if (how == "exit status 0") {
+      if (out.size() > max_reply_) {
+        done(Status(ErrorCode::kBadReply,
+                    "the command's reply is over " + std::to_string(max_reply_ >> 20) + " MiB"));
+      } else if (how == "exit status 0") {
         done(TargetReply{std::move(out), std::move(err)});
       } else {
         done(Status(ErrorCode::kUnavailable, "the command failed (" + how + ")" + Quoted(err)));
@@ -188,7 +216,7 @@ void ExecOnceTarget::Poll(std::chrono::milliseconds wait) {
     }
     if (r.deadline <= now) {
       TargetCallback done = std::move(r.done);
-      it = running_.erase(it);  // kills the process
+      it = running_.erase(it);  // kills the process group
       done(Status(ErrorCode::kDeadlineExceeded, "the command did not finish within the timeout"));
       continue;
     }

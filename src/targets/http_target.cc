@@ -24,6 +24,7 @@ Result<std::unique_ptr<HttpTarget>> HttpTarget::Create(const TargetSpec& spec, i
   TALA_ASSIGN_OR_RETURN(t->client_, runtime::HttpClient::Create(max_in_flight));
   t->request_.url = spec.target;
   t->request_.method = spec.method;
+  t->request_.max_reply_bytes = spec.max_reply_bytes;
   bool has_type = false;
   for (const std::string& h : spec.headers) {
     std::string missing;
@@ -71,10 +72,10 @@ Result<std::unique_ptr<Target>> CreateTarget(const TargetSpec& spec, int max_in_
     return std::unique_ptr<Target>(std::move(http));
   }
   if (t.rfind("exec-once:", 0) == 0 && t.size() > 10) {
-    return std::unique_ptr<Target>(new ExecOnceTarget(t.substr(10)));
+    return std::unique_ptr<Target>(new ExecOnceTarget(t.substr(10), spec.max_reply_bytes));
   }
   if (t.rfind("exec:", 0) == 0 && t.size() > 5) {
-    return std::unique_ptr<Target>(new ExecTarget(t.substr(5), max_restarts));
+    return std::unique_ptr<Target>(new ExecTarget(t.substr(5), max_restarts, spec.max_reply_bytes));
   }
   return InvalidArgument(
       "--target must be http://HOST/PATH, https://..., 'exec:COMMAND' or "

@@ -124,7 +124,8 @@ TEST(EvalCommandTest, ReadsStdin) {
   TempDir dir;
   std::string data = dir.Write(
       "d.jsonl", "{\"retrieved_context_ids\":[\"a\",\"b\"],\"reference_context_ids\":[\"a\"]}\n");
-  auto r = RunTala("eval - --judge replay --json -q -o - < " + data);
+  // With the rows on stdout, the summary goes to stderr.
+  auto r = RunTala("eval - --judge replay --json -q -o - < " + data + " 2>&1");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("\"id_based_context_precision\":0.5"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"rows_scored\":1"), std::string::npos) << r.out;
@@ -341,7 +342,11 @@ TEST(EvalCommandTest, PerMetricDiagnosisThresholdsChangeTheDiagnosis) {
   EXPECT_NE(normal.out.find("ranking noise 6"), std::string::npos) << normal.out;
   EXPECT_EQ(lenient.out.find("ranking noise"), std::string::npos) << lenient.out;
   // Relative to a baseline: half a point below the baseline's means, nothing is ranking noise.
-  auto relative = testing::RunTala(base + " --diagnose-baseline " + dir.path() +
+  // (Its own output is another file: an output that is an input is refused.)
+  auto relative = testing::RunTala("eval " + kDemo +
+                                   " --metrics faithfulness,context_recall,context_precision -q "
+                                   "-o " +
+                                   dir.path() + "/r2.jsonl --diagnose-baseline " + dir.path() +
                                    "/r.jsonl --diagnose-margin 0.5");
   EXPECT_EQ(relative.exit_code, 0) << relative.out;
   EXPECT_EQ(relative.out.find("ranking noise"), std::string::npos) << relative.out;

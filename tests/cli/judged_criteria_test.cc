@@ -68,9 +68,10 @@ class JudgedCriteriaTest : public ::testing::Test {
   }
   CommandOutput Eval(const std::string& data, const std::string& metrics,
                      const std::string& extra = "--cache off") {
+    // --overwrite: each test scores into the one results file again.
     return RunTala("eval " + data + " --judge openai:mock-model --base-url " + url_ + " -o " +
-                   dir_.path() + "/r.jsonl -q --max-in-flight 4 --metrics '" + metrics + "' " +
-                   extra + " 2>&1");
+                   dir_.path() + "/r.jsonl --overwrite -q --max-in-flight 4 --metrics '" + metrics +
+                   "' " + extra + " 2>&1");
   }
   TempDir dir_;
   std::unique_ptr<ChildProcess> mock_;

@@ -149,30 +149,32 @@ TEST(ReviewTest, JudgeDriftNamesTheRowsWhoseVerdictsFlipped) {
 TEST(ReviewTest, ServeGivesThePageAndWritesEveryCheckedSaveToTheLabelsFile) {
   TempDir dir;
   std::string results = Results(dir), labels = dir.path() + "/labels.jsonl";
-  std::string script = std::string(TALA_BINARY_DIR) + "/tala review " + results +
-                       " --n 4 --serve --port 0 " + "--labels-out " + labels + " 2> " + dir.path() +
-                       "/log & pid=$!\n" + "for i in $(seq 200); do grep -q 'label at' " +
-                       dir.path() + "/log && break; sleep 0.05; done\n" +
-                       "url=$(sed -n 's/.*label at \\(http[^ ]*\\).*/\\1/p' " + dir.path() +
-                       "/log)\n" + "/usr/bin/python3 - \"$url\" > " + dir.path() +
-                       "/out <<'PY'\n"
-                       "import sys, urllib.request, urllib.error\n"
-                       "url = sys.argv[1]\n"
-                       "page = urllib.request.urlopen(url).read().decode()\n"
-                       "print('page', 'tala review' in page and 'fetch(\"/labels\"' in page)\n"
-                       "good = "
-                       "b'{\"tala_labels\":{\"pick\":\"stratified\",\"seed\":1}}\\n{\"id\":\"demo-"
-                       "01\",\"faithfulness\":1}\\n'\n"
-                       "r = urllib.request.urlopen(urllib.request.Request(url + 'labels', "
-                       "data=good, method='POST'))\n"
-                       "print('good', r.status, r.read().decode())\n"
-                       "try:\n"
-                       "    urllib.request.urlopen(urllib.request.Request(url + 'labels', "
-                       "data=b'{\"faithfulness\":1}\\n', method='POST'))\n"
-                       "except urllib.error.HTTPError as e:\n"
-                       "    print('bad', e.code, e.read().decode())\n"
-                       "PY\n"
-                       "kill $pid\n";
+  std::string script =
+      std::string(TALA_BINARY_DIR) + "/tala review " + results + " --n 4 --serve --port 0 " +
+      "--labels-out " + labels + " 2> " + dir.path() + "/log & pid=$!\n" +
+      "for i in $(seq 200); do grep -q 'label at' " + dir.path() +
+      "/log && break; sleep 0.05; done\n" + "url=$(sed -n 's/.*label at \\(http[^ ]*\\).*/\\1/p' " +
+      dir.path() + "/log)\n" + "/usr/bin/python3 - \"$url\" > " + dir.path() +
+      "/out <<'PY'\n"
+      "import sys, urllib.request, urllib.error\n"
+      "url = sys.argv[1]\n"
+      "page = urllib.request.urlopen(url).read().decode()\n"
+      "print('page', 'tala review' in page and 'fetch(\"/labels\"' in page)\n"
+      "at = page.index('id=\"token\">\"') + 12\n"
+      "hdr = {'Content-Type': 'application/x-ndjson', 'X-Tala-Token': page[at:at + 32]}\n"
+      "good = "
+      "b'{\"tala_labels\":{\"pick\":\"stratified\",\"seed\":1}}\\n{\"id\":\"demo-"
+      "01\",\"faithfulness\":1}\\n'\n"
+      "r = urllib.request.urlopen(urllib.request.Request(url + 'labels', "
+      "data=good, headers=hdr, method='POST'))\n"
+      "print('good', r.status, r.read().decode())\n"
+      "try:\n"
+      "    urllib.request.urlopen(urllib.request.Request(url + 'labels', "
+      "data=b'{\"faithfulness\":1}\\n', headers=hdr, method='POST'))\n"
+      "except urllib.error.HTTPError as e:\n"
+      "    print('bad', e.code, e.read().decode())\n"
+      "PY\n"
+      "kill $pid\n";
   ASSERT_EQ(std::system(("bash " + dir.Write("serve.sh", script)).c_str()), 0);
   std::string out = dir.Read("out");
   EXPECT_NE(out.find("page True"), std::string::npos) << out << dir.Read("log");

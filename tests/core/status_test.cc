@@ -18,8 +18,11 @@ TEST(StatusTest, ColumnIsShownWhenKnown) {
   EXPECT_EQ(DataError({"a.csv", 3, 9, ""}, "bad").ToString(), "a.csv:3:9: bad");
 }
 
-TEST(StatusTest, OtherCodesArePrefixedWithTheirName) {
-  EXPECT_EQ(IoError("cannot open x").ToString(), "i/o error: cannot open x");
+// F13/F17: a message is shown as written, not behind a code name like "i/o error:".
+TEST(StatusTest, OnlyInternalErrorsArePrefixedWithTheirName) {
+  EXPECT_EQ(IoError("cannot open x").ToString(), "cannot open x");
+  EXPECT_EQ(InvalidArgument("bad flag").ToString(), "bad flag");
+  EXPECT_EQ(Internal("a bug").ToString(), "internal error: a bug");
   EXPECT_TRUE(OkStatus().ok());
 }
 

@@ -58,6 +58,7 @@ class MergeTest : public ::testing::Test {
   RunSummary ExpectSameAsSingle(const EvalOptions& base, Split split) {
     EvalOptions single = base;
     single.out = dir_.path() + "/single.jsonl";
+    single.overwrite = true;  // each split scores the single run again
     auto whole = Evaluate(single);
     EXPECT_TRUE(whole.has_value()) << whole.error().ToString();
     MergeOptions merge;

@@ -19,9 +19,10 @@ ResultsFile Sample() {
 TEST(MarkdownReportTest, GoldenSnapshot) {
   EXPECT_EQ(RenderMarkdown(Sample(), "run"),
             "## tala: run\n\n2 rows\n\n"
-            "| metric | mean | 95% interval | scored | undefined |\n|---|---:|---|---:|---:|\n"
-            "| faithfulness | 0.5000 | [0.0945, 0.9055] | 2 | 0 |\n"
-            "| bleu | 0.5000 | [0.5000, 0.5000] | 1 | 1 |\n"
+            "| metric | mean | 95% interval | scored | undefined | failed |\n"
+            "|---|---:|---|---:|---:|---:|\n"
+            "| faithfulness | 0.5000 | [0.0945, 0.9055] | 2 | 0 | 0 |\n"
+            "| bleu | 0.5000 | n too small | 1 | 1 | 0 |\n"
             "\n| diagnosis | rows | examples |\n|---|---:|---|\n"
             "| generator not grounded | 1 | b,\"2\" |\n| healthy | 1 | a |\n");
 }

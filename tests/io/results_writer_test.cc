@@ -27,7 +27,8 @@ TEST(ResultsWriterTest, EachRowIsOnDiskBeforeTheNextIsWritten) {
   // Read while the writer is still open: the row must already be there, whole.
   EXPECT_EQ(dir.Read(path),
             "{\"id\":\"row-\\\"1\\\"\",\"scores\":{\"faithfulness\":0.75},\"reasons\":{"
-            "\"faithfulness\":\"3 of 4\"},\"metadata\":{\"label\":\"right\",\"n\":[1,2]}}\n");
+            "\"faithfulness\":\"3 of 4\"},\"digests\":{\"inputs\":\"a03a42daa6ec046d\","
+            "\"question\":\"d8156bae0c4243d3\"},\"metadata\":{\"label\":\"right\",\"n\":[1,2]}}\n");
   ASSERT_TRUE(writer->Write(row).ok());
   std::string all = dir.Read(path);
   EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 2);
@@ -63,8 +64,7 @@ TEST(ResultsWriterTest, AppendModeKeepsEarlierRows) {
 TEST(ResultsWriterTest, RowFailureIsWrittenAsAnError) {
   Sample s = MakeSample();
   RowResult row{s, {}, Status(ErrorCode::kUnavailable, "server said 503")};
-  EXPECT_NE(FormatResultLine(row).find("\"error\":\"unavailable: server said 503\""),
-            std::string::npos);
+  EXPECT_NE(FormatResultLine(row).find("\"error\":\"server said 503\""), std::string::npos);
 }
 
 TEST(ResultsWriterTest, UnwritablePathIsAnIoError) {

@@ -63,13 +63,15 @@ TEST(CacheTest, MergeCopiesTheRepliesTheCacheLacks) {
 
 TEST(CacheTest, ACorruptFileIsMovedAsideAndRebuiltWithAWarning) {
   tala::testing::TempDir dir;
-  std::string path = dir.Write("cache.sqlite", std::string(4096, 'x'));
+  // A damaged database: SQLite's header, then garbage.
+  std::string path =
+      dir.Write("cache.sqlite", std::string("SQLite format 3", 16) + std::string(4096, 'x'));
   std::string warning;
   auto cache = Cache::Open(path, &warning);
   ASSERT_TRUE(cache.has_value()) << cache.error().ToString();
   EXPECT_NE(warning.find("unreadable"), std::string::npos) << warning;
-  EXPECT_NE(warning.find(path + ".corrupt"), std::string::npos) << warning;
-  EXPECT_TRUE(std::filesystem::exists(path + ".corrupt"));
+  EXPECT_NE(warning.find(path + ".corrupt-1"), std::string::npos) << warning;
+  EXPECT_TRUE(std::filesystem::exists(path + ".corrupt-1"));
   (*cache)->Put("k", "m", "p@1", {"v", 1, 1});
   EXPECT_EQ((*cache)->Get("k")->text, "v");
 }
@@ -82,4 +84,17 @@ TEST(CacheTest, AnUncreatableFileIsAClearError) {
 }
 
 }  // namespace
+// F10: a file that is not a cache (a results file, a dataset) is refused and never renamed.
+TEST(CacheTest, AFileThatIsNotACacheIsRefusedAndLeftAlone) {
+  tala::testing::TempDir dir;
+  std::string path = dir.Write("results.jsonl", "{\"tala_manifest\":{}}\n");
+  std::string warning;
+  auto cache = Cache::Open(path, &warning);
+  ASSERT_FALSE(cache.has_value());
+  EXPECT_EQ(cache.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(cache.error().message().find("looks like JSON"), std::string::npos);
+  EXPECT_EQ(dir.Read("results.jsonl"), "{\"tala_manifest\":{}}\n");
+  EXPECT_FALSE(std::filesystem::exists(path + ".corrupt-1"));
+}
+
 }  // namespace tala::runtime

@@ -163,13 +163,14 @@ TEST(ServiceTest, RowsLeftPendingAreScoredAfterARestart) {
 TEST(ServiceTest, AFullQueueRefusesSampledRowsUntilScored) {
   TempDir dir;
   ServeOptions o;
-  o.max_pending = 2;
+  o.max_pending = 3;
   o.max_rows_per_request = 3;
   auto s = Open(dir.path() + "/t.sqlite", o);
-  ASSERT_TRUE(s->Ingest(Row("a", kGood) + "\n" + Row("b", kGood), kNow).has_value());
+  ASSERT_TRUE(s->Ingest(Row("a", kGood) + "\n" + Row("b", kGood) + "\n" + Row("x", kGood), kNow)
+                  .has_value());
   auto full = s->Ingest(Row("c", kGood), kNow);
   EXPECT_EQ(full.error().code(), ErrorCode::kUnavailable);
-  ASSERT_EQ(*s->ScorePending(64), 2);
+  ASSERT_EQ(*s->ScorePending(64), 3);
   EXPECT_TRUE(s->Ingest(Row("c", kGood), kNow).has_value());
   std::string four =
       Row("d", kGood) + "\n" + Row("e", kGood) + "\n" + Row("f", kGood) + "\n" + Row("g", kGood);

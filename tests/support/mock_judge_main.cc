@@ -41,7 +41,8 @@ void Usage(FILE* out) {
       "  --seed N          seed of the fault draw (default 1)\n"
       "  --stall-ms N      how long a 'stall' fault waits (default 1500)\n"
       "  --always FAULT    every request gets FAULT: 429, 500, stall, drop, malformed-body,\n"
-      "                    cut-off, wrong-arity, prose or 401\n"
+      "                    cut-off, wrong-arity, prose, 401, zero-vectors (embeddings\n"
+      "                    of zeros) or huge-usage (usage.prompt_tokens 2^40)\n"
       "  --system-fingerprint FP  reported in every OpenAI reply beside the model, as\n"
       "                    OpenAI does (default fp_mock; change it to mimic a new backend)\n"
       "  --arrival-log FILE  append each request's arrival time (microseconds since the\n"
@@ -134,7 +135,8 @@ int main(int argc, char** argv) {
                    tala::testing::Fault::kStall, tala::testing::Fault::kDrop,
                    tala::testing::Fault::kMalformedBody, tala::testing::Fault::kCutOff,
                    tala::testing::Fault::kWrongArity, tala::testing::Fault::kProse,
-                   tala::testing::Fault::kUnauthorized}) {
+                   tala::testing::Fault::kUnauthorized, tala::testing::Fault::kZeroVectors,
+                   tala::testing::Fault::kHugeUsage}) {
       if (always == tala::testing::FaultName(f)) {
         server.SetStandingFault(f);
         known = true;

@@ -206,6 +206,10 @@ const char* FaultName(Fault f) {
       return "prose";
     case Fault::kUnauthorized:
       return "401";
+    case Fault::kZeroVectors:
+      return "zero-vectors";
+    case Fault::kHugeUsage:
+      return "huge-usage";
   }
   return "?";
 }
@@ -369,6 +373,7 @@ struct MockJudgeServer::Impl {
     std::string content = ApplyContentFault(f, task, MockAnswer(system, user), &finish);
     int64_t prompt = Tokens(prompt_chars), completion = Tokens(content.size());
     CountTokens(prompt, completion, false);
+    if (f == Fault::kHugeUsage) prompt = int64_t{1} << 40;
     json reply;
     if (anthropic) {
       reply = {{"id", "msg_mock"},
@@ -458,7 +463,11 @@ struct MockJudgeServer::Impl {
     for (const auto& input : body.value("input", json::array())) {
       std::string text = input.is_string() ? input.get<std::string>() : "";
       chars += text.size();
-      data.push_back({{"object", "embedding"}, {"index", index++}, {"embedding", Embed(text)}});
+      json vector = Embed(text);
+      if (f == Fault::kZeroVectors) {
+        for (auto& x : vector) x = 0.0;
+      }
+      data.push_back({{"object", "embedding"}, {"index", index++}, {"embedding", vector}});
     }
     if (f == Fault::kWrongArity && !data.empty()) data.erase(data.size() - 1);
     CountTokens(Tokens(chars), 0, true);

@@ -29,6 +29,8 @@ enum class Fault {
   kWrongArity,     // 200, one verdict too few (or prose for tasks without a list)
   kProse,          // 200, the content is prose, not JSON
   kUnauthorized,   // 401
+  kZeroVectors,    // 200, every embedding all zeros (a broken embeddings endpoint)
+  kHugeUsage,      // 200 with usage.prompt_tokens 2^40 (a broken usage counter or proxy)
 };
 const char* FaultName(Fault f);
 

@@ -21,6 +21,15 @@ Result<Sample> JsonArrayReader::Fatal(std::string what) {
   return DataError({file_, line_, 0, ""}, std::move(what));
 }
 
+// After the closing ']' only white space may follow: text there is a broken file, not rows
+// to ignore (F19).
+std::optional<Result<Sample>> JsonArrayReader::End() {
+  int c = SkipSpace();
+  if (c != EOF) return Fatal("text after the closing ']' of the JSON array");
+  done_ = true;
+  return std::nullopt;
+}
+
 std::optional<Result<Sample>> JsonArrayReader::Next() {
   if (done_) return std::nullopt;
   if (!started_) {
@@ -33,17 +42,11 @@ std::optional<Result<Sample>> JsonArrayReader::Next() {
     if (c != '[')
       return Fatal("expected a JSON array of rows ('['); for one row a line use .jsonl");
     c = SkipSpace();
-    if (c == ']') {
-      done_ = true;
-      return std::nullopt;
-    }
+    if (c == ']') return End();
     element_.assign(1, static_cast<char>(c));
   } else {
     int c = SkipSpace();
-    if (c == ']') {
-      done_ = true;
-      return std::nullopt;
-    }
+    if (c == ']') return End();
     if (c != ',') {
       return Fatal(c == EOF ? "the JSON array is not closed (truncated file?)"
                             : "expected ',' or ']' between rows");

@@ -16,6 +16,7 @@ class JsonArrayReader : public DatasetReader {
   size_t bytes_read() const override { return input_.bytes_read(); }
 
  private:
+  std::optional<Result<Sample>> End();
   int SkipSpace();  // next non-space byte (consumed), counting lines
   Result<Sample> Fatal(std::string what);
 

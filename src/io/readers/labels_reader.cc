@@ -2,6 +2,9 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include "io/readers/json_fields.h"
 #include "io/readers/json_lines.h"
 
@@ -68,6 +71,7 @@ Status ReadRow(const FieldContext& ctx, simdjson::dom::object o, LabelRow& row) 
 Result<Labels> ReadLabels(const std::string& path) {
   Labels labels;
   std::map<std::string, size_t> index;
+  std::vector<int64_t> lines;  // each kept row's line
   Status s = ForEachJsonLine(path, [&](element v, int64_t line) -> Status {
     FieldContext ctx{path, line};
     simdjson::dom::object o;
@@ -85,15 +89,38 @@ Result<Labels> ReadLabels(const std::string& path) {
     }
     TALA_RETURN_IF_ERROR(ReadRow(ctx, o, row));
     auto [it, fresh] = index.emplace(row.id, labels.rows.size());
-    if (fresh) {
-      labels.rows.push_back(std::move(row));
-    } else {
-      labels.rows[it->second] = std::move(row);
+    if (!fresh) {
+      return DataError({path, line, 0, "id"},
+                       "\"" + row.id + "\" is labelled again (first on line " +
+                           std::to_string(lines[it->second]) + "); keep one label per row");
     }
+    labels.rows.push_back(std::move(row));
+    lines.push_back(line);
     return OkStatus();
   });
   TALA_RETURN_IF_ERROR(s);
   return labels;
+}
+
+Status CheckLabelRange(const Labels& labels, const std::string& metric, const ResultsFile& results,
+                       const std::string& path) {
+  double lo = 0, hi = 1;
+  for (double v : ColumnOf(results, metric).values) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  for (const LabelRow& row : labels.rows) {
+    auto it = row.values.find(metric);
+    if (it == row.values.end()) continue;
+    if (!(it->second >= lo && it->second <= hi)) {
+      char range[64];
+      std::snprintf(range, sizeof range, "[%g, %g]", lo, hi);
+      return DataError({path, 0, 0, metric},
+                       "the label of row \"" + row.id + "\" is " + std::to_string(it->second) +
+                           ", outside the values " + metric + " takes " + range);
+    }
+  }
+  return OkStatus();
 }
 
 }  // namespace tala::io

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "io/readers/results_reader.h"
 #include "tala/status.h"
 
 namespace tala::io {
@@ -35,8 +36,15 @@ struct Labels {
   std::vector<LabelRow> rows;
 };
 
-// kDataError naming file:line and field for a wrong type or a missing id; a later label of the
-// same id replaces an earlier one (a person who changed their mind).
+// kDataError naming file:line and field for a wrong type, a missing id, or an id labelled twice
+// (naming both lines: which label stands cannot be guessed; tala review --serve merges a
+// changed mind into one line).
 Result<Labels> ReadLabels(const std::string& path);
+
+// kDataError when a label of `metric` lies outside the values the metric can take: [0, 1] for
+// a metric whose every value in `results` lies there (every built-in 0-1 metric), else the
+// range the results show. A label of 7 for faithfulness is a typo, not a judgement (N12).
+Status CheckLabelRange(const Labels& labels, const std::string& metric, const ResultsFile& results,
+                       const std::string& path);
 
 }  // namespace tala::io

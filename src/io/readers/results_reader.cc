@@ -52,6 +52,92 @@ PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
   return out;
 }
 
+Result<Pairing> PairRows(const ResultsFile& base, const ResultsFile& candidate, bool by_order) {
+  Pairing out;
+  // Rows whose ids are their row numbers (1, 2, 3, ... in order: a dataset without ids, as most
+  // Ragas datasets are) pair by what they ask, not by position.
+  bool row_numbers = true, digests = true;
+  for (const ResultsFile* f : {&base, &candidate}) {
+    for (size_t i = 0; i < f->rows.size(); ++i) {
+      row_numbers = row_numbers && f->rows[i].id == std::to_string(i + 1);
+      digests = digests && !f->rows[i].question_digest.empty();
+    }
+  }
+  if (!row_numbers || !digests) {
+    std::map<std::string_view, size_t> by_id;
+    for (size_t i = 0; i < base.rows.size(); ++i) by_id[base.rows[i].id] = i;
+    for (size_t c = 0; c < candidate.rows.size(); ++c) {
+      auto it = by_id.find(candidate.rows[c].id);
+      if (it == by_id.end()) {
+        ++out.unmatched;
+      } else {
+        out.pairs.emplace_back(c, it->second);
+      }
+    }
+    return out;
+  }
+  auto repeated = [](const ResultsFile& f) -> const ResultRow* {
+    std::map<std::string_view, const ResultRow*> seen;
+    for (const ResultRow& row : f.rows) {
+      if (!seen.emplace(row.question_digest, &row).second) return &row;
+    }
+    return nullptr;
+  };
+  const ResultRow* again = repeated(base);
+  if (again == nullptr) again = repeated(candidate);
+  if (again != nullptr && !by_order) {
+    return InvalidArgument(
+        "the rows have no ids, and a question repeats (row " + again->id +
+        "), so rows cannot be paired by their question; give the dataset an id column, or pass "
+        "--pair-by-order if both runs scored the same rows in the same order");
+  }
+  if (by_order) {
+    out.by = Pairing::By::kOrder;
+    out.note = "rows paired by position (--pair-by-order; the data has no ids)";
+    size_t n = std::min(base.rows.size(), candidate.rows.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (base.rows[i].question_digest != candidate.rows[i].question_digest) {
+        return InvalidArgument("--pair-by-order: row " + std::to_string(i + 1) +
+                               " holds another question in each run, so the runs are not in the "
+                               "same order");
+      }
+      out.pairs.emplace_back(i, i);
+    }
+    out.unmatched = static_cast<int64_t>(candidate.rows.size() - n);
+    return out;
+  }
+  out.by = Pairing::By::kQuestion;
+  out.note = "rows paired by their question and reference text (the data has no ids)";
+  std::map<std::string_view, size_t> by_question;
+  for (size_t i = 0; i < base.rows.size(); ++i) by_question[base.rows[i].question_digest] = i;
+  for (size_t c = 0; c < candidate.rows.size(); ++c) {
+    auto it = by_question.find(candidate.rows[c].question_digest);
+    if (it == by_question.end()) {
+      ++out.unmatched;
+    } else {
+      out.pairs.emplace_back(c, it->second);
+    }
+  }
+  return out;
+}
+
+PairedScores PairedColumn(const ResultsFile& base, const ResultsFile& candidate,
+                          const Pairing& pairing, const std::string& key) {
+  PairedScores out;
+  for (const auto& [c, b] : pairing.pairs) {
+    auto bs = base.rows[b].scores.find(key);
+    auto cs = candidate.rows[c].scores.find(key);
+    if (bs == base.rows[b].scores.end() || cs == candidate.rows[c].scores.end() || !bs->second ||
+        !cs->second) {
+      continue;
+    }
+    out.base.push_back(*bs->second);
+    out.candidate.push_back(*cs->second);
+    out.ids.push_back(candidate.rows[c].id);
+  }
+  return out;
+}
+
 namespace {
 
 std::string StringAt(simdjson::dom::element e, const char* key) {
@@ -78,6 +164,7 @@ RunManifest ParseManifest(simdjson::dom::element m) {
   out.tala_version = StringAt(m, "tala_version");
   out.created = StringAt(m, "created");
   out.dataset = StringAt(m, "dataset");
+  out.dataset_sha256 = StringAt(m, "dataset_sha256");
   out.judge = StringAt(m, "judge");
   out.embeddings = StringAt(m, "embeddings");
   out.prompts = StringMapAt(m, "prompts");
@@ -167,6 +254,12 @@ Result<ResultRow> ParseResultRow(simdjson::dom::element root, const std::string&
   else
     return Expected(ctx, "id", "a string or an integer", id);
   row.diagnosis = StringAt(root, "diagnosis");
+  simdjson::dom::element digests;
+  if (!root["digests"].get(digests)) {
+    row.input_digest = StringAt(digests, "inputs");
+    row.question_digest = StringAt(digests, "question");
+  }
+
   row.error = StringAt(root, "error");
   row.failed = StringsAt(root, "failed");
   row.failure_reason = row.error;
@@ -193,11 +286,14 @@ Result<ResultRow> ParseResultRow(simdjson::dom::element root, const std::string&
 
 Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty, RawLines raw) {
   ResultsFile out;
-  TALA_RETURN_IF_ERROR(
-      ForEachJsonLine(path, [&](simdjson::dom::element root, int64_t line_no) -> Status {
+  std::map<std::string, size_t> where;  // id -> position in out.rows
+  TALA_RETURN_IF_ERROR(ForEachJsonLine(
+      path,
+      [&](simdjson::dom::element root, int64_t line_no) -> Status {
         simdjson::dom::element record;
         if (!root[kManifestKey].get(record)) {
-          if (!out.manifest) out.manifest = ParseManifest(record);
+          // A resumed run of an edited dataset appends its manifest: the last one stands.
+          out.manifest = ParseManifest(record);
           return OkStatus();
         }
         if (!root[kRunRecordKey].get(record)) {
@@ -216,12 +312,26 @@ Result<ResultsFile> ReadResults(const std::string& path, EmptyResults empty, Raw
             out.metric_keys.push_back(k);
           }
         }
-        out.rows.push_back(std::move(row));
+        auto [it, fresh] = where.emplace(row.id, out.rows.size());
+        if (fresh) {
+          out.rows.push_back(std::move(row));
+        } else {
+          out.rows[it->second] = std::move(row);
+          ++out.superseded;
+        }
         return OkStatus();
-      }));
+      },
+      &out.tail));
   if (out.rows.empty() && empty == EmptyResults::kError)
     return DataError({path, 0, 0, ""}, "the results file holds no rows");
   return out;
+}
+
+std::string CutOffNotice(const ResultsFile& results, const std::string& path) {
+  if (results.tail.cut_off_line == 0) return "";
+  return path + ":" + std::to_string(results.tail.cut_off_line) +
+         ": the last row was cut off (the writing process was killed or the disk filled up) "
+         "and is left out";
 }
 
 Direction DirectionIn(const ResultsFile& results, const std::string& key) {

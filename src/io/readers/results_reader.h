@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "io/readers/json_lines.h"
 #include "io/writers/run_records.h"
 #include "tala/status.h"
 
@@ -23,17 +24,28 @@ struct ResultRow {
   std::vector<std::string> failed;  // metrics undefined because the judge failed
   std::string failure_reason;       // `error`, else the first failed metric's reason
   std::string json;                 // the whole line, minified (only with RawLines::kKeep)
+  std::string input_digest;         // InputDigest of the row scored ("" in older files)
+  std::string question_digest;      // QuestionDigest ("" in older files)
 };
 
 struct ResultsFile {
+  // In file order. A row re-scored by --resume is appended; the later row for an id replaces
+  // the earlier one in place, and `superseded` counts how many were replaced.
   std::vector<ResultRow> rows;
+  int64_t superseded = 0;
   std::vector<std::string> metric_keys;  // in first-seen order
   std::optional<RunManifest> manifest;   // absent in files from before manifests
   CallTally calls;                       // summed over the file's run records
   bool has_run_records = false;
   // What the judge's provider reported over all run records (see RunAccounting).
   std::set<std::string> models_reported, system_fingerprints;
+  // How the file ends: a last row cut off by a crash or a full disk is left out, and its line
+  // number kept here so a command can say so (CutOffNotice).
+  JsonLinesTail tail;
 };
+
+// "PATH:LINE: the last row was cut off (...) and is left out", or "" when the file ends whole.
+std::string CutOffNotice(const ResultsFile& results, const std::string& path);
 
 // The direction of a results key: the registry's for built-in metrics; for a metric defined in
 // tala.toml, what the file's manifest records (its version ends in "-lower" when lower is better).
@@ -55,6 +67,23 @@ struct PairedScores {
 };
 PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
                       const std::string& key);
+
+// How two runs' rows are matched. Rows with ids pair by id. Rows whose ids are their row numbers
+// (a dataset without ids, as most Ragas datasets are) pair by their question and reference text,
+// since a row number pairs nothing once the order changed; when a question repeats, that is
+// ambiguous and refused unless `by_order` (then rows pair by position, and each pair's questions
+// must still match).
+struct Pairing {
+  enum class By { kId, kQuestion, kOrder } by = By::kId;
+  // Candidate row index -> base row index, for the rows that pair.
+  std::vector<std::pair<size_t, size_t>> pairs;
+  int64_t unmatched = 0;  // candidate rows without a partner
+  std::string note;       // how rows were paired, when not by given ids
+};
+Result<Pairing> PairRows(const ResultsFile& base, const ResultsFile& candidate, bool by_order);
+// The paired scores of `key` under `pairing` (rows with both values defined).
+PairedScores PairedColumn(const ResultsFile& base, const ResultsFile& candidate,
+                          const Pairing& pairing, const std::string& key);
 
 enum class EmptyResults { kError, kAllowed };
 enum class RawLines { kDrop, kKeep };  // kKeep: each row's JSON too (for the HTML report)

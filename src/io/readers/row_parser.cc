@@ -45,6 +45,16 @@ Status JsonSyntaxError(simdjson::error_code code, const std::string& file, int64
     case simdjson::UNCLOSED_STRING:
       what = std::string("invalid or truncated JSON: ") + simdjson::error_message(code);
       break;
+    case simdjson::NUMBER_ERROR:
+    case simdjson::NUMBER_OUT_OF_RANGE:
+      // Valid JSON that no 64-bit number holds (F18): say so, and how to keep it.
+      what =
+          "a number too large to read (over 64 bits, or an exponent such as 1e999999); "
+          "write it as a string (\"12345678901234567890123\") to keep it as it is";
+      break;
+    case simdjson::STRING_ERROR:
+      what = "a string with an escape tala cannot read (a lone surrogate such as \\ud800?)";
+      break;
     default:
       what = std::string("invalid JSON: ") + simdjson::error_message(code);
   }
@@ -320,6 +330,7 @@ Result<Sample> ParseRow(element row, const RowContext& rc) {
   if (s.id.empty() && seen[kId].empty()) {
     s.id = std::to_string(rc.row);
     s.id_is_number = true;
+    s.id_generated = true;
   }
   // A conversation's answer is its final assistant turn: faithfulness and the other response
   // metrics score that turn, with the earlier turns as its question.

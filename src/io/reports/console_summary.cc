@@ -100,7 +100,9 @@ std::string FormatSummaryTable(const RunSummary& s) {
   out += std::string(width + 67, '-') + "\n";
   for (const MetricSummary& m : s.metrics) {
     std::string mean = m.scored > 0 ? fmt::format("{:.4f}", m.mean()) : "-";
-    std::string ci = m.scored > 0 ? fmt::format("[{:.4f}, {:.4f}]", m.ci_low, m.ci_high) : "-";
+    std::string ci = m.scored == 0          ? "-"
+                     : m.interval == "none" ? "n too small"
+                                            : fmt::format("[{:.4f}, {:.4f}]", m.ci_low, m.ci_high);
     out += fmt::format("{:<{}}  {:>7}  {:>17}  {:>7}  {:>9}  {:>6}  {}\n", m.key, width, mean, ci,
                        m.scored, m.undefined, m.failed, DirectionWord(m.direction));
   }
@@ -166,8 +168,10 @@ std::string FormatSummaryJson(const RunSummary& s) {
       out += "null";
     }
     if (m.scored > 0) {
-      out += fmt::format(",\"median\":{},\"stddev\":{},\"ci95\":[{},{}],\"interval\":\"{}\"",
-                         m.median, m.stddev, m.ci_low, m.ci_high, m.interval);
+      out += fmt::format(
+          ",\"median\":{},\"stddev\":{},\"ci95\":{},\"interval\":\"{}\"", m.median, m.stddev,
+          m.interval == "none" ? std::string("null") : fmt::format("[{},{}]", m.ci_low, m.ci_high),
+          m.interval);
     }
     if (m.repeat_means.size() > 1) {
       out += fmt::format(",\"repeats\":{},\"repeat_stddev\":{},\"suggested_gate\":{}",

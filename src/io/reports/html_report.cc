@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
+#include "analysis/diagnosis.h"
 #include "analysis/intervals.h"
 #include "io/reports/markup_escape.h"
 #include "io/writers/json_text.h"
@@ -66,10 +68,10 @@ std::string Cards(const ResultsFile& r) {
     auto st = analysis::Summarise(values);
     if (st) {
       out += fmt::format(
-          "<div class=mean>{:.3f}</div><div class=ci>95% [{:.3f}, {:.3f}]</div>"
+          "<div class=mean>{:.3f}</div><div class=ci>95% {}</div>"
           "<div class=bar><span style=\"left:{:.1f}%;width:{:.1f}%\"></span><i "
           "style=\"left:{:.1f}%\"></i></div>",
-          st->mean, st->ci_low, st->ci_high, 100 * std::clamp(st->ci_low, 0.0, 1.0),
+          st->mean, analysis::IntervalText(*st, 3), 100 * std::clamp(st->ci_low, 0.0, 1.0),
           100 * std::max(0.0, std::min(st->ci_high, 1.0) - std::max(st->ci_low, 0.0)),
           100 * std::clamp(st->mean, 0.0, 1.0));
     } else {
@@ -90,7 +92,44 @@ std::string Diagnoses(const ResultsFile& r) {
     if (!row.diagnosis.empty()) ++counts[row.diagnosis];
   }
   if (counts.empty()) return "";
-  std::string out = "<section><h2>Diagnosis</h2><div class=diag>";
+  // The headline first (F23): which stage fails most, in how many rows, and its worst rows.
+  std::string principal;
+  int64_t most = 0, diagnosed = 0;
+  for (const auto& [name, n] : counts) {
+    diagnosed += n;
+    if (name != "healthy" && name != "not diagnosed" && n > most) {
+      most = n;
+      principal = name;
+    }
+  }
+  std::string out = "<section id=diagnosis><h2>Diagnosis</h2>";
+  if (principal.empty()) {
+    out += "<p class=verdict>no stage fails: every diagnosed row is healthy</p>";
+  } else {
+    out +=
+        fmt::format("<p class=verdict>principal failure: <b>{}</b> in {} of {} rows ({:.0f}%)</p>",
+                    EscapeMarkup(principal), most, diagnosed, 100.0 * most / diagnosed);
+    std::string metric;
+    for (analysis::Diagnosis d : analysis::AllDiagnoses()) {
+      if (analysis::DiagnosisName(d) == principal) metric = analysis::DecidingMetric(d);
+    }
+    std::vector<std::pair<double, const ResultRow*>> worst;
+    for (const ResultRow& row : r.rows) {
+      if (row.diagnosis != principal) continue;
+      auto it = row.scores.find(metric);
+      worst.emplace_back(it != row.scores.end() && it->second ? *it->second : 0.0, &row);
+    }
+    std::stable_sort(worst.begin(), worst.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    out += "<ol class=worst>";
+    for (size_t i = 0; i < worst.size() && i < 5; ++i) {
+      out += fmt::format("<li><a href=\"#\" data-row=\"{}\">{}</a> {} {:.3f}</li>",
+                         EscapeMarkup(worst[i].second->id), EscapeMarkup(worst[i].second->id),
+                         EscapeMarkup(metric), worst[i].first);
+    }
+    out += "</ol>";
+  }
+  out += "<div class=diag>";
   for (const auto& [name, n] : counts) {
     out += fmt::format("<button class=\"chip{}\" data-diagnosis=\"{}\">{} <b>{}</b></button>",
                        name == "healthy" ? " ok" : "", EscapeMarkup(name), EscapeMarkup(name), n);
@@ -107,6 +146,7 @@ header dl{display:flex;flex-wrap:wrap;gap:6px 28px;margin:0}header dt{font-size:
 main{padding:20px 28px;max-width:1400px}h2{font-size:16px;margin:24px 0 10px}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:12px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px}.card h3{margin:0;font-size:13px;color:var(--muted);font-weight:600}
+.verdict{font-size:16px;margin:0 0 6px}.worst{margin:0 0 10px;padding-left:22px;color:var(--muted)}.worst a{color:var(--accent)}
 .mean{font-size:28px;font-weight:650}.ci,.counts{color:var(--muted);font-size:12px}
 .bar{position:relative;height:6px;background:var(--line);border-radius:3px;margin:8px 0}.bar span{position:absolute;top:0;height:6px;background:#a9b8f0;border-radius:3px}.bar i{position:absolute;top:-3px;width:2px;height:12px;background:var(--accent)}
 .hist{width:100%;height:50px;margin-top:6px}.hist rect{fill:#a9b8f0}
@@ -152,6 +192,7 @@ function render(){tbody.textContent='';var start=page*PAGE;view.slice(start,star
   tr.appendChild(el('td',{},r.diagnosis||''));tr.addEventListener('click',function(){open(r);});tbody.appendChild(tr);});
  document.getElementById('count').textContent=view.length+' of '+rows.length+' rows';
  document.getElementById('pageinfo').textContent='page '+(page+1)+' of '+Math.max(1,Math.ceil(view.length/PAGE));}
+document.querySelectorAll('.worst a').forEach(function(a){a.addEventListener('click',function(ev){ev.preventDefault();var id=a.getAttribute('data-row');for(var i=0;i<rows.length;i++){if(String(rows[i].id)===id){open(rows[i]);break;}}});});
 document.getElementById('prev').addEventListener('click',function(){if(page>0){page--;render();}});
 document.getElementById('next').addEventListener('click',function(){if((page+1)*PAGE<view.length){page++;render();}});
 document.getElementById('filter').addEventListener('input',function(e){filter=e.target.value;page=0;apply();});
@@ -221,7 +262,7 @@ std::string RenderHtml(const ResultsFile& r, const std::string& source) {
       "<title>tala report: " +
       EscapeMarkup(source) + "</title><style>" + kStyle + "</style></head><body>";
   out += Header(r, source);
-  out += "<main><h2>Metrics</h2>" + Cards(r) + Diagnoses(r);
+  out += "<main>" + Diagnoses(r) + "<h2>Metrics</h2>" + Cards(r);
   out +=
       "<section><h2>Rows</h2><div class=tools><input id=filter type=search placeholder=\"filter by "
       "id, "

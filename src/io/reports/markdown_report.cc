@@ -4,13 +4,19 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "analysis/intervals.h"
 
 namespace tala::io {
 
 namespace {
-std::string CsvField(const std::string& s) {
+// A text cell a spreadsheet would run as a formula (=, +, -, @, or a leading tab or CR) gets a
+// leading apostrophe, as OWASP advises against CSV injection (F36). Numbers are written apart.
+std::string CsvField(std::string s) {
+  if (!s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string_view::npos) {
+    s.insert(0, 1, '\'');
+  }
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -20,14 +26,26 @@ std::string CsvField(const std::string& s) {
 
 std::string RenderMarkdown(const ResultsFile& results, const std::string& title) {
   std::string out = fmt::format("## tala: {}\n\n{} rows\n\n", title, results.rows.size());
-  out += "| metric | mean | 95% interval | scored | undefined |\n|---|---:|---|---:|---:|\n";
+  out +=
+      "| metric | mean | 95% interval | scored | undefined | failed |\n"
+      "|---|---:|---|---:|---:|---:|\n";
   for (const std::string& key : results.metric_keys) {
-    auto [values, undefined] = ColumnOf(results, key);
+    auto [values, nulls] = ColumnOf(results, key);
+    // Nulls the judge caused (failed calls) are told apart from rows the metric does not apply
+    // to (F8), as the eval summary does.
+    int64_t failed = 0;
+    for (const ResultRow& r : results.rows) {
+      auto it = r.scores.find(key);
+      if (it == r.scores.end() || it->second) continue;
+      failed +=
+          !r.error.empty() || std::find(r.failed.begin(), r.failed.end(), key) != r.failed.end();
+    }
+    const int64_t undefined = nulls - failed;
     size_t scored = values.size();
     auto st = analysis::Summarise(std::move(values));
-    out += st ? fmt::format("| {} | {:.4f} | [{:.4f}, {:.4f}] | {} | {} |\n", key, st->mean,
-                            st->ci_low, st->ci_high, scored, undefined)
-              : fmt::format("| {} | – | – | 0 | {} |\n", key, undefined);
+    out += st ? fmt::format("| {} | {:.4f} | {} | {} | {} | {} |\n", key, st->mean,
+                            analysis::IntervalText(*st), scored, undefined, failed)
+              : fmt::format("| {} | – | – | 0 | {} | {} |\n", key, undefined, failed);
   }
   std::map<std::string, std::vector<std::string>> by_diagnosis;
   for (const ResultRow& r : results.rows) {

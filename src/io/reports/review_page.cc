@@ -187,7 +187,8 @@ constexpr const char* kServedScript = R"JS(<script>
   let pending = null;
   function push() {
     pending = null;
-    fetch("/labels", {method: "POST", body: exportText(), headers: {"Content-Type": "application/x-ndjson"}})
+    const token = JSON.parse(document.getElementById("token").textContent);
+    fetch("/labels", {method: "POST", body: exportText(), headers: {"Content-Type": "application/x-ndjson", "X-Tala-Token": token}})
       .then((r) => r.text().then((t) => { $("progress").textContent = labelled() + " labelled · " + (r.ok ? "saved" : "not saved: " + t); }))
       .catch((e) => { $("progress").textContent = labelled() + " labelled · not saved: " + e; });
   }
@@ -197,7 +198,7 @@ constexpr const char* kServedScript = R"JS(<script>
 </script>
 )JS";
 
-std::string RenderReviewPage(const ReviewQueue& q, bool served) {
+std::string RenderReviewPage(const ReviewQueue& q, bool served, const std::string& token) {
   std::string rows = "[";
   for (size_t i = 0; i < q.rows_json.size(); ++i) rows += (i ? "," : "") + q.rows_json[i];
   rows += "]";
@@ -214,7 +215,11 @@ std::string RenderReviewPage(const ReviewQueue& q, bool served) {
   page += kScript;
   if (served) {
     // Inserted before the closing tags the main script ends with.
-    page.insert(page.rfind("</body>"), kServedScript);
+    std::string token_json;
+    io::AppendJsonString(token_json, token);
+    page.insert(page.rfind("</body>"), "<script type=\"application/json\" id=\"token\">" +
+                                           io::ScriptJson(token_json) + "</script>\n" +
+                                           kServedScript);
   }
   return page;
 }

@@ -1,9 +1,14 @@
 #include "io/writers/results_jsonl_writer.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 
+#include "fs/file_lock.h"
 #include "io/writers/json_text.h"
 #include "io/writers/row_detail.h"
 
@@ -60,6 +65,9 @@ std::string FormatResultLine(const RowResult& row) {
   }
   if (!first) out += ']';
   if (row.verdicts != nullptr) AppendRowDetail(out, row.sample, *row.verdicts);
+  // What --resume checks a kept row against, and what compare pairs id-less rows by.
+  out += ",\"digests\":{\"inputs\":\"" + InputDigest(row.sample) + "\",\"question\":\"" +
+         QuestionDigest(row.sample) + "\"}";
   out += ",\"metadata\":{";
   for (size_t i = 0; i < row.sample.metadata.size(); ++i) {
     if (i > 0) out += ',';
@@ -71,24 +79,49 @@ std::string FormatResultLine(const RowResult& row) {
   return out;
 }
 
-Result<ResultsJsonlWriter> ResultsJsonlWriter::Open(const std::string& path, Mode mode) {
-  if (path == "-") return ResultsJsonlWriter(stdout, false, path);
-  std::FILE* f = std::fopen(path.c_str(), mode == Mode::kAppend ? "ab" : "wb");
-  if (f == nullptr) return IoError("cannot write " + path + ": " + std::strerror(errno));
-  return ResultsJsonlWriter(f, true, path);
+Result<ResultsJsonlWriter> ResultsJsonlWriter::Open(const std::string& path, Mode mode,
+                                                    int64_t keep_bytes, bool needs_newline) {
+  if (path == "-") return ResultsJsonlWriter(STDOUT_FILENO, false, path, 0);
+  // Opened without truncating: the lock is taken first, so a second writer never empties the
+  // file the first one is writing.
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return IoError("cannot write " + path + ": " + std::strerror(errno));
+  if (Status s = fs::LockExclusive(fd, path); !s.ok()) {
+    ::close(fd);
+    return s;
+  }
+  struct stat st;
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  int64_t size = regular ? static_cast<int64_t>(st.st_size) : 0;
+  if (mode == Mode::kTruncate) size = 0;
+  if (mode == Mode::kAppend && keep_bytes >= 0 && keep_bytes < size) size = keep_bytes;
+  // A device or a pipe (-o /dev/null) is written as it is; only a file is cut and positioned.
+  if (regular && (::ftruncate(fd, size) != 0 || ::lseek(fd, size, SEEK_SET) < 0)) {
+    Status s = IoError("cannot write " + path + ": " + std::strerror(errno));
+    ::close(fd);
+    return s;
+  }
+  ResultsJsonlWriter writer(fd, true, path, size);
+  writer.regular_ = regular;
+  if (mode == Mode::kAppend && needs_newline && size > 0) TALA_RETURN_IF_ERROR(writer.Raw("\n"));
+  return writer;
 }
 
-ResultsJsonlWriter::ResultsJsonlWriter(std::FILE* f, bool owned, std::string path)
-    : file_(f), owned_(owned), path_(std::move(path)) {}
+ResultsJsonlWriter::ResultsJsonlWriter(int fd, bool owned, std::string path, int64_t size)
+    : fd_(fd), owned_(owned), path_(std::move(path)), size_(size) {}
 
 ResultsJsonlWriter::ResultsJsonlWriter(ResultsJsonlWriter&& o) noexcept
-    : file_(o.file_), owned_(o.owned_), path_(std::move(o.path_)) {
-  o.file_ = nullptr;
+    : fd_(o.fd_),
+      owned_(o.owned_),
+      regular_(o.regular_),
+      path_(std::move(o.path_)),
+      size_(o.size_) {
+  o.fd_ = -1;
   o.owned_ = false;
 }
 
 ResultsJsonlWriter::~ResultsJsonlWriter() {
-  if (owned_ && file_ != nullptr) std::fclose(file_);
+  if (owned_ && fd_ >= 0) ::close(fd_);
 }
 
 Status ResultsJsonlWriter::Write(const RowResult& row) { return WriteLine(FormatResultLine(row)); }
@@ -96,10 +129,25 @@ Status ResultsJsonlWriter::Write(const RowResult& row) { return WriteLine(Format
 Status ResultsJsonlWriter::WriteLine(const std::string& json) {
   line_ = json;
   line_.push_back('\n');
-  if (std::fwrite(line_.data(), 1, line_.size(), file_) != line_.size() ||
-      std::fflush(file_) != 0) {
-    return IoError("writing " + path_ + ": " + std::strerror(errno));
+  return Raw(line_);
+}
+
+Status ResultsJsonlWriter::Raw(std::string_view text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : ENOSPC;
+      // Never leave half a row: cut the file back to its last whole line (stdout cannot be).
+      if (regular_ && done > 0) {
+        if (::ftruncate(fd_, size_) == 0) ::lseek(fd_, size_, SEEK_SET);
+      }
+      return IoError("writing " + path_ + ": " + std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
   }
+  size_ += static_cast<int64_t>(text.size());
   return OkStatus();
 }
 

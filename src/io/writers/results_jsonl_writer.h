@@ -1,9 +1,12 @@
 #pragma once
 // Results file: one JSON object per scored row, {"id", "scores", "reasons", "metadata"},
-// appended and flushed row by row so a crash or Ctrl-C loses nothing already computed.
-// Undefined scores are null with their reason; NaN is never written. Not thread-safe.
+// appended row by row, each row in one write, so a crash or Ctrl-C loses nothing already
+// computed. A write that fails part-way (a full disk) is cut back to the last whole row, so the
+// file always ends on a complete line and --resume continues from it. The file is locked
+// (fs/file_lock.h) while it is written: one writer per results file. Undefined scores are null
+// with their reason; NaN is never written. Not thread-safe.
 
-#include <cstdio>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,8 +36,12 @@ std::string FormatResultLine(const RowResult& row);
 class ResultsJsonlWriter {
  public:
   enum class Mode { kTruncate, kAppend };
-  // "-" writes to stdout. kIoError when the file cannot be opened.
-  static Result<ResultsJsonlWriter> Open(const std::string& path, Mode mode);
+  // "-" writes to stdout. kIoError when the file cannot be opened; kInvalidArgument when another
+  // process holds it. kAppend continues after the first `keep_bytes` bytes (the file's whole
+  // lines, JsonLinesTail::complete_bytes; -1: all of it), adding a newline first when
+  // `needs_newline`.
+  static Result<ResultsJsonlWriter> Open(const std::string& path, Mode mode,
+                                         int64_t keep_bytes = -1, bool needs_newline = false);
   ResultsJsonlWriter(ResultsJsonlWriter&& other) noexcept;
   ResultsJsonlWriter& operator=(ResultsJsonlWriter&&) = delete;
   ~ResultsJsonlWriter();
@@ -46,11 +53,14 @@ class ResultsJsonlWriter {
   const std::string& path() const { return path_; }
 
  private:
-  ResultsJsonlWriter(std::FILE* f, bool owned, std::string path);
-  std::FILE* file_;
+  Status Raw(std::string_view text);  // all of `text`, or the file cut back to size_
+  ResultsJsonlWriter(int fd, bool owned, std::string path, int64_t size);
+  int fd_;
   bool owned_;
+  bool regular_ = false;  // a regular file: a failed write is cut back (not a pipe or device)
   std::string path_;
   std::string line_;
+  int64_t size_ = 0;  // bytes of whole lines in the file (files only)
 };
 
 }  // namespace tala::io

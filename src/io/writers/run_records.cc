@@ -61,6 +61,7 @@ std::string FormatManifestLine(const RunManifest& m) {
   for (const auto& [key, value] : {std::pair{"tala_version", &m.tala_version},
                                    {"created", &m.created},
                                    {"dataset", &m.dataset},
+                                   {"dataset_sha256", &m.dataset_sha256},
                                    {"judge", &m.judge},
                                    {"embeddings", &m.embeddings}}) {
     Key(out, key);

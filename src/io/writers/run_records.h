@@ -18,6 +18,7 @@ struct RunManifest {
   std::string tala_version;
   std::string created;  // UTC, ISO 8601
   std::string dataset;
+  std::string dataset_sha256;  // the dataset file's content; "" in older files
   std::string judge;
   std::string embeddings;                      // empty when no embeddings model is used
   std::map<std::string, std::string> prompts;  // prompt name -> version (LLM judges)

@@ -2,6 +2,7 @@
 // Plain-data HTTP requests and responses, and the model settings a provider builds requests
 // from. No sockets here: the runtime's HTTP client sends what these describe.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,7 +15,8 @@ struct HttpRequest {
   std::string url;
   std::vector<std::string> headers;  // "Name: value"
   std::string body;
-  std::string method = "POST";  // POST or PUT: a body goes with either
+  std::string method = "POST";                // POST or PUT: a body goes with either
+  size_t max_reply_bytes = size_t{64} << 20;  // a longer reply fails the call, never the process
 };
 
 struct HttpResponse {

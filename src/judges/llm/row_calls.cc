@@ -329,6 +329,22 @@ Status RowCalls::AcceptEmbeddings(const ModelCall& call,
     return {ErrorCode::kBadReply, "embeddings: expected " + std::to_string(call.inputs.size()) +
                                       " vectors, got " + std::to_string(vectors.size())};
   }
+  // A zero or non-finite vector has no direction: a cosine from it would read as "off topic"
+  // (N11), so the metrics it feeds are left undefined with the reason instead.
+  for (const std::vector<double>& v : vectors) {
+    double norm = 0;
+    bool finite = true;
+    for (double x : v) {
+      finite = finite && std::isfinite(x);
+      norm += x * x;
+    }
+    if (v.empty() || !finite || !(norm > 0)) {
+      return {ErrorCode::kBadReply, std::string("the embeddings server returned ") +
+                                        (v.empty() ? "an empty vector"
+                                         : !finite ? "a vector with NaN or infinite values"
+                                                   : "a zero vector")};
+    }
+  }
   size_t next = 0;
   if (Contains(call.tasks, JudgeTask::kGenerateQuestions)) {
     const std::vector<double>& question = vectors[next++];

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <optional>
+#include <string_view>
 
 #include "core/text/normalize.h"
 #include "core/text/sentences.h"
@@ -264,11 +266,63 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
   return OkStatus();
 }
 
+namespace {
+
+// Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Myanmar):
+// the offline judge's word statistics would find no words in them, and score a verbatim answer
+// 0 (F5). Such a text is one where they make a fifth or more of the letters.
+bool UnspacedScript(std::string_view text) {
+  size_t letters = 0, unspaced = 0;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    char32_t cp = len == 1 ? c : c & (0x7f >> len);
+    for (int k = 1; k < len && i + k < text.size(); ++k) {
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
+    }
+    i += static_cast<size_t>(len);
+    if (len == 1 && !std::isalpha(c)) continue;
+    if (len > 1 && cp < 0x80) continue;
+    ++letters;
+    unspaced += (cp >= 0x3040 && cp <= 0x30ff) || (cp >= 0x3400 && cp <= 0x4dbf) ||
+                (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff) ||
+                (cp >= 0x0e00 && cp <= 0x0eff) || (cp >= 0x1000 && cp <= 0x109f) ||
+                (cp >= 0x1780 && cp <= 0x17ff) || (cp >= 0x20000 && cp <= 0x2fa1f);
+  }
+  return letters > 0 && unspaced * 5 >= letters;
+}
+
+bool RowUnspaced(const Sample& s) {
+  if (s.response && UnspacedScript(*s.response)) return true;
+  if (s.reference && UnspacedScript(*s.reference)) return true;
+  if (s.user_input && UnspacedScript(*s.user_input)) return true;
+  if (s.retrieved_contexts) {
+    for (const std::string& c : *s.retrieved_contexts) {
+      if (UnspacedScript(c)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
   const Sample& s = query.sample;
   const TaskSet tasks = query.tasks;
-  RowTexts row(s, stemmer_);
   Verdicts v;
+  if (RowUnspaced(s)) {
+    // Null with the reason, never a confident 0 that sends the user to fix a retriever that
+    // worked. (String metrics such as ROUGE need no judge and still score the row.)
+    const std::string why =
+        "offline judge: language not supported (text written without spaces between words, "
+        "such as Chinese, Japanese or Thai); use an LLM judge (--judge openai:MODEL)";
+    for (JudgeTask task : AllJudgeTasks()) {
+      if (Contains(tasks, task)) v.missing_reasons[JudgeTaskVerdictName(task)] = why;
+    }
+    for (const JudgeQuestion& q : query.questions) v.missing_reasons[QuestionVerdictName(q)] = why;
+    return v;
+  }
+  RowTexts row(s, stemmer_);
   if ((Contains(tasks, JudgeTask::kVerifyResponseClaims) ||
        Contains(tasks, JudgeTask::kCheckClaimsAgainstReference)) &&
       s.response) {

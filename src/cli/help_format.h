@@ -1,0 +1,22 @@
+#pragma once
+// `--help` that reads in an 80-100 column terminal: every description and option text wrapped
+// at 100 columns (CLI11 prints each on one line, up to 762 characters; F35).
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace tala::cli {
+
+// `text` broken at spaces into lines of at most `width` characters.
+std::string WrapText(const std::string& text, size_t width);
+
+class WrappingFormatter : public CLI::Formatter {
+ public:
+  WrappingFormatter();
+  std::string make_description(const CLI::App* app) const override;
+  std::string make_subcommand(const CLI::App* sub) const override;
+  std::string make_option_desc(const CLI::Option* opt) const override;
+  std::string make_footer(const CLI::App* app) const override;
+};
+
+}  // namespace tala::cli

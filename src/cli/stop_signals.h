@@ -1,0 +1,27 @@
+#pragma once
+// Ctrl-C and SIGTERM (CI cancelling a job, timeout(1), docker stop, Kubernetes) stop a long
+// command the same way: the first sets a flag the engine polls, so every finished row is kept
+// and the run is recorded as cancelled; a second ends the process at once. The exit code is
+// 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).
+
+#include <atomic>
+
+namespace tala::cli {
+
+class StopOnSignals {
+ public:
+  StopOnSignals();   // installs the handlers for SIGINT and SIGTERM
+  ~StopOnSignals();  // restores the previous ones
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+  const std::atomic<bool>* flag() const;
+  // 128 + the signal that stopped the command (130 when none was seen).
+  int exit_code() const;
+
+ private:
+  void (*previous_int_)(int);
+  void (*previous_term_)(int);
+};
+
+}  // namespace tala::cli
