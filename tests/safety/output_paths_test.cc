@@ -6,6 +6,7 @@
 #include <httplib.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <map>
 
 #include "safety/safety_support.h"
@@ -16,14 +17,21 @@ namespace {
 // Runs `args` after `cd dir` (so relative spellings resolve there); stderr merged.
 testing::CommandOutput InDir(const std::string& dir, const std::string& args) {
   testing::CommandOutput result;
-  std::string cmd = "cd '" + dir + "' && " + kTala + " " + args + " 2>&1";
-  std::FILE* pipe = popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) result.out.append(buf, n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const std::string out =
+      Shell("cd '" + dir + "' && " + kTala + " " + args + " 2>&1; echo \"rc=$?\"");
+  size_t rc = out.rfind("rc=");
+  result.out = out.substr(0, rc);
+  result.exit_code = std::atoi(out.c_str() + rc + 3);
   return result;
+}
+
+// The inputs the commands read: a dataset, its results, two shards and a golden file.
+void MakeInputs(const TempDir& dir) {
+  dir.Write("d.jsonl", Demo());
+  ASSERT_EQ(InDir(dir.path(), "eval d.jsonl -q -o res.jsonl").exit_code, 0);
+  ASSERT_EQ(InDir(dir.path(), "eval d.jsonl -m bleu --shard 0/2 -o p0.jsonl -q").exit_code, 0);
+  ASSERT_EQ(InDir(dir.path(), "eval d.jsonl -m bleu --shard 1/2 -o p1.jsonl -q").exit_code, 0);
+  dir.Write("g.jsonl", "{\"id\":\"g1\",\"user_input\":\"When do night buses run?\"}\n");
 }
 
 // Every file in the folder with its bytes.
@@ -70,11 +78,7 @@ TEST(OutputPathsTest, N3_ShardOutputEqualToDatasetIsRefused) {
 
 TEST(OutputPathsTest, N5_ReviewMergeRunAndGateOutputsEqualToInputsAreRefused) {
   TempDir dir;
-  dir.Write("d.jsonl", Demo());
-  ASSERT_EQ(InDir(dir.path(), "eval d.jsonl -q -o res.jsonl").exit_code, 0);
-  ASSERT_EQ(InDir(dir.path(), "eval d.jsonl -m bleu --shard 0/2 -o p0.jsonl -q").exit_code, 0);
-  ASSERT_EQ(InDir(dir.path(), "eval d.jsonl -m bleu --shard 1/2 -o p1.jsonl -q").exit_code, 0);
-  dir.Write("g.jsonl", "{\"id\":\"g1\",\"user_input\":\"When do night buses run?\"}\n");
+  ASSERT_NO_FATAL_FAILURE(MakeInputs(dir));
   const std::vector<std::string> files = {"d.jsonl", "res.jsonl", "p0.jsonl", "p1.jsonl",
                                           "g.jsonl"};
   const auto before = Snapshot(dir, files);
@@ -124,11 +128,7 @@ TEST(OutputPathsTest, N4_ExportOverItsDatabaseIsRefused) {
 // every file is left byte for byte as it was.
 TEST(OutputPathsTest, PropertyEveryOutputFlagEverySpellingOfAnInputIsRefused) {
   TempDir dir;
-  dir.Write("d.jsonl", Demo());
-  ASSERT_EQ(InDir(dir.path(), "eval d.jsonl -q -o res.jsonl").exit_code, 0);
-  ASSERT_EQ(InDir(dir.path(), "eval d.jsonl -m bleu --shard 0/2 -o p0.jsonl -q").exit_code, 0);
-  ASSERT_EQ(InDir(dir.path(), "eval d.jsonl -m bleu --shard 1/2 -o p1.jsonl -q").exit_code, 0);
-  dir.Write("g.jsonl", "{\"id\":\"g1\",\"user_input\":\"When do night buses run?\"}\n");
+  ASSERT_NO_FATAL_FAILURE(MakeInputs(dir));
   dir.Write("labels.jsonl", "{\"id\":\"demo-01\",\"faithfulness\":1}\n");
   // A command line with {} where the output goes, and the input file {} must not replace.
   struct Case {

@@ -140,12 +140,7 @@ TEST(ResultsFileTest, F28_AFullDiskCutsBackToTheLastWholeRowAndResumeFinishes) {
   // write returns EFBIG).
   std::string cmd = "trap '' XFSZ; ulimit -f 64; " + kTala + " eval " + data + " -o " + out +
                     " -q 2>&1; echo rc=$?";
-  std::FILE* pipe = popen(cmd.c_str(), "r");
-  std::string log;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) log.append(buf, n);
-  pclose(pipe);
+  const std::string log = Shell(cmd);
   EXPECT_NE(log.find("rc=2"), std::string::npos) << log;
   EXPECT_NE(log.find("finish with --resume"), std::string::npos) << log;
   const std::string partial = Slurp(out);
@@ -302,12 +297,7 @@ TEST(ResultsFileTest, F10_DamagedCachesAreSetAsideUnderFreshNames) {
     dir.Write("c.sqlite", bytes);
     ::unlink((cache + "-wal").c_str());
     ::unlink((cache + "-shm").c_str());
-    std::FILE* p = popen(eval.c_str(), "r");
-    std::string log;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) log.append(buf, n);
-    pclose(p);
+    const std::string log = Shell(eval);
     EXPECT_NE(log.find("moved to " + cache + ".corrupt-" + std::to_string(round)),
               std::string::npos)
         << log;

@@ -49,6 +49,18 @@ inline std::vector<std::string> Lines(const std::string& text) {
   return out;
 }
 
+// Runs `cmd` with /bin/sh and returns what it printed (stdout).
+inline std::string Shell(const std::string& cmd) {
+  std::string out;
+  std::FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  pclose(pipe);
+  return out;
+}
+
 inline size_t Count(const std::string& text, const std::string& needle) {
   size_t n = 0;
   for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;

@@ -52,6 +52,23 @@ PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
   return out;
 }
 
+namespace {
+// Each candidate row with the base row of the same key (the last such base row).
+void PairByKey(const ResultsFile& base, const ResultsFile& candidate,
+               std::string_view (*key)(const ResultRow&), Pairing& out) {
+  std::map<std::string_view, size_t> index;
+  for (size_t i = 0; i < base.rows.size(); ++i) index[key(base.rows[i])] = i;
+  for (size_t c = 0; c < candidate.rows.size(); ++c) {
+    auto it = index.find(key(candidate.rows[c]));
+    if (it == index.end()) {
+      ++out.unmatched;
+    } else {
+      out.pairs.emplace_back(c, it->second);
+    }
+  }
+}
+}  // namespace
+
 Result<Pairing> PairRows(const ResultsFile& base, const ResultsFile& candidate, bool by_order) {
   Pairing out;
   // Rows whose ids are their row numbers (1, 2, 3, ... in order: a dataset without ids, as most
@@ -64,16 +81,8 @@ Result<Pairing> PairRows(const ResultsFile& base, const ResultsFile& candidate, 
     }
   }
   if (!row_numbers || !digests) {
-    std::map<std::string_view, size_t> by_id;
-    for (size_t i = 0; i < base.rows.size(); ++i) by_id[base.rows[i].id] = i;
-    for (size_t c = 0; c < candidate.rows.size(); ++c) {
-      auto it = by_id.find(candidate.rows[c].id);
-      if (it == by_id.end()) {
-        ++out.unmatched;
-      } else {
-        out.pairs.emplace_back(c, it->second);
-      }
-    }
+    PairByKey(
+        base, candidate, [](const ResultRow& r) -> std::string_view { return r.id; }, out);
     return out;
   }
   auto repeated = [](const ResultsFile& f) -> const ResultRow* {
@@ -108,16 +117,9 @@ Result<Pairing> PairRows(const ResultsFile& base, const ResultsFile& candidate, 
   }
   out.by = Pairing::By::kQuestion;
   out.note = "rows paired by their question and reference text (the data has no ids)";
-  std::map<std::string_view, size_t> by_question;
-  for (size_t i = 0; i < base.rows.size(); ++i) by_question[base.rows[i].question_digest] = i;
-  for (size_t c = 0; c < candidate.rows.size(); ++c) {
-    auto it = by_question.find(candidate.rows[c].question_digest);
-    if (it == by_question.end()) {
-      ++out.unmatched;
-    } else {
-      out.pairs.emplace_back(c, it->second);
-    }
-  }
+  PairByKey(
+      base, candidate, [](const ResultRow& r) -> std::string_view { return r.question_digest; },
+      out);
   return out;
 }
 

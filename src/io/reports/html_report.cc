@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "analysis/diagnosis.h"
 #include "analysis/intervals.h"
@@ -59,30 +60,52 @@ std::string Header(const ResultsFile& r, const std::string& source) {
   return out;
 }
 
-std::string Cards(const ResultsFile& r) {
-  std::string out = "<section class=cards>";
-  for (const std::string& key : r.metric_keys) {
-    auto [values, nulls] = ColumnOf(r, key);
-    bool lower = DirectionIn(r, key) == Direction::kLowerIsBetter;
-    out += "<div class=card><h3>" + EscapeMarkup(key) + "</h3>";
-    auto st = analysis::Summarise(values);
-    if (st) {
-      out += fmt::format(
-          "<div class=mean>{:.3f}</div><div class=ci>95% {}</div>"
-          "<div class=bar><span style=\"left:{:.1f}%;width:{:.1f}%\"></span><i "
-          "style=\"left:{:.1f}%\"></i></div>",
-          st->mean, analysis::IntervalText(*st, 3), 100 * std::clamp(st->ci_low, 0.0, 1.0),
-          100 * std::max(0.0, std::min(st->ci_high, 1.0) - std::max(st->ci_low, 0.0)),
-          100 * std::clamp(st->mean, 0.0, 1.0));
-    } else {
-      out += "<div class=mean>–</div><div class=ci>no scored row</div>";
-    }
-    out += fmt::format("<div class=counts>{} scored · {} null · {} is better</div>", values.size(),
-                       nulls, lower ? "lower" : "higher");
-    out += "<svg class=hist data-metric=\"" + EscapeMarkup(key) +
-           "\" viewBox=\"0 0 200 50\"></svg></div>";
+// The metrics a report leads with (Ragas' four, and the retrieval pair by ids): the others are
+// one click away, folded, so the page opens on what says which half fails (F23).
+bool CoreMetric(const std::string& key) {
+  static const std::set<std::string> kCore = {
+      "faithfulness",   "response_relevancy",         "answer_relevancy",       "context_precision",
+      "context_recall", "id_based_context_precision", "id_based_context_recall"};
+  return kCore.count(key) > 0;
+}
+
+std::string Card(const ResultsFile& r, const std::string& key) {
+  std::string out;
+  auto [values, nulls] = ColumnOf(r, key);
+  bool lower = DirectionIn(r, key) == Direction::kLowerIsBetter;
+  out += "<div class=card><h3>" + EscapeMarkup(key) + "</h3>";
+  auto st = analysis::Summarise(values);
+  if (st) {
+    out += fmt::format(
+        "<div class=mean>{:.3f}</div><div class=ci>95% {}</div>"
+        "<div class=bar><span style=\"left:{:.1f}%;width:{:.1f}%\"></span><i "
+        "style=\"left:{:.1f}%\"></i></div>",
+        st->mean, analysis::IntervalText(*st, 3), 100 * std::clamp(st->ci_low, 0.0, 1.0),
+        100 * std::max(0.0, std::min(st->ci_high, 1.0) - std::max(st->ci_low, 0.0)),
+        100 * std::clamp(st->mean, 0.0, 1.0));
+  } else {
+    out += "<div class=mean>–</div><div class=ci>no scored row</div>";
   }
+  out += fmt::format("<div class=counts>{} scored · {} null · {} is better</div>", values.size(),
+                     nulls, lower ? "lower" : "higher");
+  out += "<svg class=hist data-metric=\"" + EscapeMarkup(key) +
+         "\" viewBox=\"0 0 200 50\"></svg></div>";
+  return out;
+}
+
+std::string Cards(const ResultsFile& r) {
+  std::vector<std::string> core, rest;
+  for (const std::string& key : r.metric_keys) (CoreMetric(key) ? core : rest).push_back(key);
+  if (core.empty()) core.swap(rest);
+  std::string out = "<section class=cards>";
+  for (const std::string& key : core) out += Card(r, key);
   out += "</section>";
+  if (!rest.empty()) {
+    out += fmt::format(
+        "<details class=more><summary>{} more metrics</summary><section class=cards>", rest.size());
+    for (const std::string& key : rest) out += Card(r, key);
+    out += "</section></details>";
+  }
   return out;
 }
 
@@ -146,6 +169,7 @@ header dl{display:flex;flex-wrap:wrap;gap:6px 28px;margin:0}header dt{font-size:
 main{padding:20px 28px;max-width:1400px}h2{font-size:16px;margin:24px 0 10px}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:12px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px}.card h3{margin:0;font-size:13px;color:var(--muted);font-weight:600}
+details.more{margin-top:12px}details.more summary{cursor:pointer;color:var(--accent);margin-bottom:10px}
 .verdict{font-size:16px;margin:0 0 6px}.worst{margin:0 0 10px;padding-left:22px;color:var(--muted)}.worst a{color:var(--accent)}
 .mean{font-size:28px;font-weight:650}.ci,.counts{color:var(--muted);font-size:12px}
 .bar{position:relative;height:6px;background:var(--line);border-radius:3px;margin:8px 0}.bar span{position:absolute;top:0;height:6px;background:#a9b8f0;border-radius:3px}.bar i{position:absolute;top:-3px;width:2px;height:12px;background:var(--accent)}
@@ -185,10 +209,16 @@ function apply(){var q=filter.toLowerCase();view=rows.filter(function(r){if(diag
   if(x===null&&y===null)return 0;if(x===null)return 1;if(y===null)return -1;return (x<y?-1:x>y?1:0)*sortDir;});}
  page=Math.min(page,Math.max(0,Math.ceil(view.length/PAGE)-1));render();}
 var thead=document.querySelector('#rows thead tr'),tbody=document.querySelector('#rows tbody');
-['id'].concat(metrics).concat(['diagnosis']).forEach(function(k){var th=el('th',{'data-key':k},k);th.addEventListener('click',function(){if(sortKey===k)sortDir=-sortDir;else{sortKey=k;sortDir=1;}
-  document.querySelectorAll('#rows th').forEach(function(h){h.className='';});th.className=sortDir>0?'asc':'desc';apply();});thead.appendChild(th);});
+var CORE=['faithfulness','response_relevancy','answer_relevancy','context_precision','context_recall','id_based_context_precision','id_based_context_recall'];
+var core=metrics.filter(function(k){return CORE.indexOf(k)>=0;});
+var cols=core.length&&core.length<metrics.length?core:metrics;
+function head(){thead.textContent='';['id'].concat(cols).concat(['diagnosis']).forEach(function(k){var th=el('th',{'data-key':k},k);th.addEventListener('click',function(){if(sortKey===k)sortDir=-sortDir;else{sortKey=k;sortDir=1;}
+  document.querySelectorAll('#rows th').forEach(function(h){h.className='';});th.className=sortDir>0?'asc':'desc';apply();});thead.appendChild(th);});}
+head();
+var allcols=document.getElementById('allcols');
+if(cols!==metrics){allcols.hidden=false;allcols.textContent='show all '+metrics.length+' metric columns';allcols.addEventListener('click',function(){cols=metrics;allcols.hidden=true;head();render();});}
 function render(){tbody.textContent='';var start=page*PAGE;view.slice(start,start+PAGE).forEach(function(r){var tr=el('tr');tr.appendChild(el('td',{},String(r.id)));
-  metrics.forEach(function(k){var v=score(r,k);var low=v!==null&&(lowerBetter.indexOf(k)>=0?v>0.3:v<0.7);tr.appendChild(el('td',{'class':'num'+(low?' low':'')},fmt(v)));});
+  cols.forEach(function(k){var v=score(r,k);var low=v!==null&&(lowerBetter.indexOf(k)>=0?v>0.3:v<0.7);tr.appendChild(el('td',{'class':'num'+(low?' low':'')},fmt(v)));});
   tr.appendChild(el('td',{},r.diagnosis||''));tr.addEventListener('click',function(){open(r);});tbody.appendChild(tr);});
  document.getElementById('count').textContent=view.length+' of '+rows.length+' rows';
  document.getElementById('pageinfo').textContent='page '+(page+1)+' of '+Math.max(1,Math.ceil(view.length/PAGE));}
@@ -226,7 +256,7 @@ function open(r){panel.textContent='';var x=el('button',{'class':'close','title'
    (a.items||[]).forEach(function(it){var t=el('div',{},'');Object.keys(it).forEach(function(f){if(f!=='text')t.appendChild(el('span',{'class':'tag '+(it[f]?'yes':'no')},(it[f]?'':'not ')+f.replace('_',' ')));});t.appendChild(document.createTextNode(it.text));d.appendChild(t);});panel.appendChild(d);});}
  panel.classList.add('open');}
 apply();
-if(location.hash==='#selftest'){var out=[];try{var key=metrics[0]||'id';var th=document.querySelector('#rows th[data-key="'+key+'"]');th.click();th.click();
+if(location.hash==='#selftest'){var out=[];try{var key=cols[0]||'id';var th=document.querySelector('#rows th[data-key="'+key+'"]');th.click();th.click();
   var cells=Array.prototype.map.call(document.querySelectorAll('#rows tbody tr'),function(tr){return tr.children[1]?tr.children[1].textContent:'';}).filter(function(t){return t!=='–';}).map(Number);
   var sorted=cells.every(function(c,i){return i===0||cells[i-1]>=c;});out.push('sorted='+(sorted&&cells.length>0?1:0));
   document.querySelector('#rows tbody tr').click();out.push('drilldown='+(panel.classList.contains('open')&&panel.querySelectorAll('h3').length>1?1:0));
@@ -266,7 +296,7 @@ std::string RenderHtml(const ResultsFile& r, const std::string& source) {
   out +=
       "<section><h2>Rows</h2><div class=tools><input id=filter type=search placeholder=\"filter by "
       "id, "
-      "diagnosis or text\"><span id=count></span></div>"
+      "diagnosis or text\"><span id=count></span><button id=allcols hidden></button></div>"
       "<table id=rows><thead><tr></tr></thead><tbody></tbody></table>"
       "<div class=pager><button id=prev>‹ prev</button><span id=pageinfo></span>"
       "<button id=next>next ›</button></div></section></main><aside id=detail></aside>";
