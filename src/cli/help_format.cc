@@ -1,5 +1,7 @@
 #include "cli/help_format.h"
 
+#include <cctype>
+
 namespace tala::cli {
 
 namespace {
@@ -44,8 +46,13 @@ std::string WrappingFormatter::make_description(const CLI::App* app) const {
 std::string WrappingFormatter::make_subcommand(const CLI::App* sub) const {
   // The first sentence is the summary; `tala COMMAND --help` has the whole text.
   std::string desc = sub->get_description();
-  size_t stop = desc.find(". ");
-  if (stop != std::string::npos) desc = desc.substr(0, stop + 1);
+  // A sentence ends at ". " before a capital ("e.g. --metric" does not end one).
+  for (size_t stop = desc.find(". "); stop != std::string::npos; stop = desc.find(". ", stop + 1)) {
+    if (stop + 2 < desc.size() && std::isupper(static_cast<unsigned char>(desc[stop + 2]))) {
+      desc = desc.substr(0, stop + 1);
+      break;
+    }
+  }
   std::string text = WrapText(desc, kWidth - kColumn);
   std::string out = "  " + sub->get_display_name();
   out += out.size() < kColumn ? std::string(kColumn - out.size(), ' ')
