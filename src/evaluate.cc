@@ -524,7 +524,7 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
       if (now == pass.digests.end()) continue;  // not in this dataset (or this shard)
       // A row whose judge calls failed is scored again (it was never really scored), and so is
       // a row whose inputs changed since; its new line supersedes the old one.
-      if (!row.error.empty() || !row.failed.empty()) {
+      if (row.has_failures()) {
         ++summary.rows_retried;
         continue;
       }

@@ -30,7 +30,7 @@ Result<std::vector<GateCheck>> Gate(const GateOptions& o) {
   // gate names them, and fails past max_failed_rows (F33).
   int64_t failed_rows = 0;
   for (const io::ResultRow& row : run.rows) {
-    failed_rows += !row.error.empty() || !row.failed.empty() ? 1 : 0;
+    failed_rows += row.has_failures() ? 1 : 0;
   }
   for (const auto& [key, bound] : o.min) {
     io::MetricColumn column = io::ColumnOf(run, key);
@@ -42,12 +42,7 @@ Result<std::vector<GateCheck>> Gate(const GateOptions& o) {
                            : std::string()));
     }
     int64_t failed = 0;
-    for (const io::ResultRow& row : run.rows) {
-      failed += std::find(row.failed.begin(), row.failed.end(), key) != row.failed.end() ||
-                        (!row.error.empty() && row.scores.count(key))
-                    ? 1
-                    : 0;
-    }
+    for (const io::ResultRow& row : run.rows) failed += row.failed_on(key) ? 1 : 0;
     const bool lower = LowerIsBetter(run, key);
     const char* op = lower ? "<=" : ">=";
     checks.push_back(

@@ -124,29 +124,31 @@ int RunCi(CiFlags& f) {
     stop_code = signals.exit_code();
   }
   auto& summary = *scored;
+  // The target's own gate: rows it failed, against [ci] max_target_errors.
+  const GateCheck target_check = {
+      "target errors <= " + std::to_string(f.ci.max_target_errors),
+      target.rows_failed <= f.ci.max_target_errors,
+      std::to_string(target.rows_failed) + " of " + std::to_string(target.rows_read) +
+          " rows failed at the target" +
+          (target.error_reasons.empty() ? std::string()
+                                        : " (" + target.error_reasons.front().first + ")")};
   if (!summary) {
     std::fprintf(stderr, "tala ci: scoring: %s\n", summary.error().ToString().c_str());
     if (summary.error().code() == ErrorCode::kCancelled) return stop_code;
     // The job still gets its summary and JUnit: what the target did, and why nothing was scored.
-    const bool target_ok = target.rows_failed <= f.ci.max_target_errors;
     std::string md =
         "# tala ci\n\n**FAILED**: nothing could be scored: " + summary.error().ToString() +
-        "\n\n- " + (target_ok ? "PASS" : "**FAIL**") + " " + std::to_string(target.rows_failed) +
-        " of " + std::to_string(target.rows_read) + " rows failed at the target" +
-        (target.error_reasons.empty() ? std::string()
-                                      : " (" + target.error_reasons.front().first + ")") +
+        "\n\n- " + (target_check.pass ? "PASS " : "**FAIL** ") + target_check.detail +
         "\n\n## The target\n\n```\n" + FormatRunReport(target) + "```\n";
-    std::vector<io::JunitCase> cases = {
-        {"target errors <= " + std::to_string(f.ci.max_target_errors), target_ok,
-         std::to_string(target.rows_failed) + " rows failed at the target"},
-        {"scoring", false, summary.error().ToString()}};
+    std::vector<io::JunitCase> cases = {{target_check.name, target_check.pass, target_check.detail},
+                                        {"scoring", false, summary.error().ToString()}};
     if (!WriteText(summary_md, md) ||
         !WriteText(junit_xml, io::RenderJunit("tala ci: " + run.golden, cases))) {
       std::fprintf(stderr, "tala ci: cannot write the reports in %s\n", f.ci.out_dir.c_str());
       return 2;
     }
     std::fprintf(stderr, "tala ci: wrote %s and %s\n", summary_md.c_str(), junit_xml.c_str());
-    return target_ok ? 3 : 1;
+    return target_check.pass ? 3 : 1;
   }
   std::string table = FormatSummary(*summary);
   std::fwrite(table.data(), 1, table.size(), stdout);
@@ -161,13 +163,7 @@ int RunCi(CiFlags& f) {
     }
     checks = std::move(*gated);
   }
-  const bool target_ok = target.rows_failed <= f.ci.max_target_errors;
-  checks.push_back(
-      {"target errors <= " + std::to_string(f.ci.max_target_errors), target_ok,
-       std::to_string(target.rows_failed) + " of " + std::to_string(target.rows_read) +
-           " rows failed at the target" +
-           (target.error_reasons.empty() ? std::string()
-                                         : " (" + target.error_reasons.front().first + ")")});
+  checks.push_back(target_check);
   // 4. Reports: the job summary leads with the verdict, then the usual Markdown report.
   auto written = WriteReports(eval.out, {.markdown = summary_md, .junit = "", .html = report_html});
   if (!written) {

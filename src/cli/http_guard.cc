@@ -2,26 +2,25 @@
 
 #include <set>
 
+#include "io/writers/json_text.h"
+
 namespace tala::cli {
 
 namespace {
 
 void Refuse(httplib::Response& res, int code, const std::string& why) {
-  std::string body = "{\"error\":\"";
-  for (char c : why) {
-    if (c == '"' || c == '\\') body += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) body += c;
-  }
+  std::string body = "{\"error\":";
+  io::AppendJsonString(body, why);
   res.status = code;
-  res.set_content(body + "\"}", "application/json");
+  res.set_content(body + "}", "application/json");
 }
 
 }  // namespace
 
 bool RefuseForeignRequest(const httplib::Request& req, httplib::Response& res,
                           const std::string& bound, int port) {
-  const std::set<std::string> names = {bound, bound == "::1" ? "[::1]" : bound, "127.0.0.1",
-                                       "localhost", "[::1]"};
+  // The bound address, and loopback by name or number ("::1" is written "[::1]" in a Host).
+  const std::set<std::string> names = {bound, "127.0.0.1", "localhost", "[::1]"};
   const std::string port_text = std::to_string(port);
   std::string host = req.get_header_value("Host");
   if (!host.empty()) {

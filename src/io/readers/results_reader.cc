@@ -32,26 +32,6 @@ MetricColumn ColumnOf(const ResultsFile& results, const std::string& key) {
   return column;
 }
 
-PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
-                      const std::string& key) {
-  std::map<std::string_view, const ResultRow*> by_id;
-  for (const ResultRow& row : base.rows) by_id[row.id] = &row;
-  PairedScores out;
-  for (const ResultRow& row : candidate.rows) {
-    auto it = by_id.find(row.id);
-    if (it == by_id.end()) continue;
-    auto bs = it->second->scores.find(key);
-    auto cs = row.scores.find(key);
-    if (bs == it->second->scores.end() || cs == row.scores.end() || !bs->second || !cs->second) {
-      continue;
-    }
-    out.base.push_back(*bs->second);
-    out.candidate.push_back(*cs->second);
-    out.ids.push_back(row.id);
-  }
-  return out;
-}
-
 namespace {
 // Each candidate row with the base row of the same key (the last such base row).
 void PairByKey(const ResultsFile& base, const ResultsFile& candidate,
@@ -67,7 +47,16 @@ void PairByKey(const ResultsFile& base, const ResultsFile& candidate,
     }
   }
 }
+std::string_view IdOf(const ResultRow& r) { return r.id; }
+std::string_view QuestionOf(const ResultRow& r) { return r.question_digest; }
 }  // namespace
+
+PairedScores PairById(const ResultsFile& base, const ResultsFile& candidate,
+                      const std::string& key) {
+  Pairing by_id;
+  PairByKey(base, candidate, IdOf, by_id);
+  return PairedColumn(base, candidate, by_id, key);
+}
 
 Result<Pairing> PairRows(const ResultsFile& base, const ResultsFile& candidate, bool by_order) {
   Pairing out;
@@ -81,8 +70,7 @@ Result<Pairing> PairRows(const ResultsFile& base, const ResultsFile& candidate, 
     }
   }
   if (!row_numbers || !digests) {
-    PairByKey(
-        base, candidate, [](const ResultRow& r) -> std::string_view { return r.id; }, out);
+    PairByKey(base, candidate, IdOf, out);
     return out;
   }
   auto repeated = [](const ResultsFile& f) -> const ResultRow* {
@@ -117,9 +105,7 @@ Result<Pairing> PairRows(const ResultsFile& base, const ResultsFile& candidate, 
   }
   out.by = Pairing::By::kQuestion;
   out.note = "rows paired by their question and reference text (the data has no ids)";
-  PairByKey(
-      base, candidate, [](const ResultRow& r) -> std::string_view { return r.question_digest; },
-      out);
+  PairByKey(base, candidate, QuestionOf, out);
   return out;
 }
 

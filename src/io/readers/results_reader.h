@@ -4,6 +4,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -26,6 +27,13 @@ struct ResultRow {
   std::string json;                 // the whole line, minified (only with RawLines::kKeep)
   std::string input_digest;         // InputDigest of the row scored ("" in older files)
   std::string question_digest;      // QuestionDigest ("" in older files)
+  // The judge failed on this row (for any metric), or on `key`'s metric: nulls the judge
+  // caused, told apart from metrics that do not apply to the row.
+  bool has_failures() const { return !error.empty() || !failed.empty(); }
+  bool failed_on(const std::string& key) const {
+    return std::find(failed.begin(), failed.end(), key) != failed.end() ||
+           (!error.empty() && scores.count(key) > 0);
+  }
 };
 
 struct ResultsFile {

@@ -37,8 +37,7 @@ std::string RenderMarkdown(const ResultsFile& results, const std::string& title)
     for (const ResultRow& r : results.rows) {
       auto it = r.scores.find(key);
       if (it == r.scores.end() || it->second) continue;
-      failed +=
-          !r.error.empty() || std::find(r.failed.begin(), r.failed.end(), key) != r.failed.end();
+      failed += r.failed_on(key) ? 1 : 0;
     }
     const int64_t undefined = nulls - failed;
     size_t scored = values.size();
