@@ -287,6 +287,9 @@ TEST(ServeSafetyTest, N7_ReviewServeNeedsItsPageTokenAndMergesLabels) {
   for (int i = 0; i < 20; ++i) {
     savers.emplace_back([&, i] {
       httplib::Client cc(url.substr(0, url.size() - 1));
+      // Saves are one at a time, each synced to disk: a loaded machine can take longer than
+      // the client's default 5 s for the last of 20.
+      cc.set_read_timeout(60, 0);
       auto rr =
           cc.Post("/labels", ok,
                   header + "{\"id\":\"demo-" + std::to_string(10 + i) + "\",\"faithfulness\":1}\n",
