@@ -1,5 +1,6 @@
 #include "row_scorer.h"
 
+#include "core/judge_questions.h"
 #include "judges/task_plan.h"
 
 namespace tala {
@@ -31,8 +32,11 @@ io::RowResult RowScorer::ScoreWith(const Sample& sample, const Result<Verdicts>&
   if (verdicts && judged_) row.verdicts = &*verdicts;
   for (const auto& metric : metrics_) {
     io::RowScore score{metric->key(), {}};
+    std::string unscorable;
     if (!judges::HasRequiredFields(sample, *metric)) {
       score.value = MetricValue::Undefined(MissingFields(sample, *metric));
+    } else if (!(unscorable = metric->Unscorable(sample)).empty()) {
+      score.value = MetricValue::Undefined(std::move(unscorable));
     } else if (!verdicts) {
       score.value = MetricValue::Undefined("judge failed: " + verdicts.error().ToString());
       score.failed = true;
@@ -54,6 +58,17 @@ io::RowResult RowScorer::ScoreWith(const Sample& sample, const Result<Verdicts>&
         score.failed = verdicts->failed.count(name) > 0;
         auto it = verdicts->missing_reasons.find(name);
         missing = it != verdicts->missing_reasons.end() ? it->second : judge_name_ + ": no " + name;
+        break;
+      }
+      // Every judge's answers are held to their question's scale here, once: an answer off it
+      // fails the metric with what was off, never a number.
+      const size_t contexts = sample.retrieved_contexts ? sample.retrieved_contexts->size() : 0;
+      for (const JudgeQuestion& q :
+           missing.empty() ? metric->questions(sample) : std::vector<JudgeQuestion>{}) {
+        std::string problem = AnswerScaleProblem(q, verdicts->answers.at(q.key), contexts);
+        if (problem.empty()) continue;
+        missing = judge_name_ + " answered " + q.key + " off its scale: " + problem;
+        score.failed = true;
         break;
       }
       score.value =

@@ -85,7 +85,12 @@ class Metric {
   virtual std::vector<JudgeQuestion> questions(const Sample& /*sample*/) const { return {}; }
   // The key its questions' answers go under (the same for every row); empty without questions.
   virtual std::string question_key() const { return {}; }
-  // REQUIRES: the sample has info().required_fields and the verdicts answer info().tasks.
+  // Why `sample` cannot be scored although it has the required fields (an empty rubric, a blank
+  // SQL query), or empty when it can. The judge is then not asked, and the score is undefined
+  // with this reason.
+  virtual std::string Unscorable(const Sample& /*sample*/) const { return {}; }
+  // REQUIRES: the sample has info().required_fields, Unscorable(sample) is empty, and the
+  // verdicts answer info().tasks.
   virtual MetricValue Score(const Sample& sample, const Verdicts& verdicts) const = 0;
 };
 

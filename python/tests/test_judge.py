@@ -118,6 +118,26 @@ def test_a_malformed_answer_fails_the_row_with_the_field_named_and_the_run_goes_
     assert "response_claims" in reason and "supported" in reason, reason
 
 
+def test_answers_off_their_scale_fail_the_metric_as_from_any_judge():
+    # The engine's one scale check holds a Python judge's answers too: a rubric level 9 on the
+    # 1..2 rubric, an answer_accuracy rating 3 (0, 2 or 4) and an aspect vote 2 (0 or 1).
+    def judge(sample, tasks):
+        return {"answers": {"rubrics_score": {"value": 9},
+                            "answer_accuracy": {"values": [3, 4]},
+                            "aspect_critic(name=rude)": {"value": 2}}}
+
+    result = tala.evaluate([ROW], metrics=["rubrics_score", "answer_accuracy",
+                                           "aspect_critic:name=rude,definition=Is it rude?"],
+                           judge=judge, progress=False, rubrics={"score1": "rude", "score2": "ok"})
+    row = result.rows[0]
+    for key, what in [("rubrics_score", "score 9 is outside the scale 1..2"),
+                      ("answer_accuracy", "rating 3 is not one of 0, 2, 4"),
+                      ("aspect_critic(name=rude)", "verdict 2 is not 0 or 1")]:
+        assert row["scores"][key] is None, key
+        assert "off its scale: " + what in row["reasons"][key], row["reasons"][key]
+        assert result.summary()[key]["failed"] == 1
+
+
 def test_chunk_verdicts_of_the_wrong_length_are_refused_like_a_replay_rows():
     result = tala.evaluate([ROW], metrics=["context_precision"],
                            judge=lambda s, t: {"chunk_relevant": [True]}, progress=False)

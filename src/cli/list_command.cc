@@ -52,6 +52,8 @@ void PrintMetricsJson() {
     out += std::string(",\"needs_embeddings\":") + (m.needs_embeddings ? "true" : "false");
     out += std::string(",\"direction\":\"") +
            (m.direction == Direction::kHigherIsBetter ? "higher" : "lower") + "\"";
+    out += ",\"version\":";
+    io::AppendJsonString(out, m.version);
     out += ",\"definition\":";
     io::AppendJsonString(out, m.summary);
     if (!m.offline_note.empty()) {

@@ -1,5 +1,8 @@
 #include "core/judge_questions.h"
 
+#include <cmath>
+#include <cstdio>
+#include <set>
 #include <string_view>
 
 namespace tala {
@@ -108,6 +111,96 @@ std::optional<double> RatingWithoutJudge(const Sample& s, const JudgeQuestion& q
   if (response.empty() || contexts.empty()) return 0.0;
   if (contexts.find(response) != std::string_view::npos) return RatingScaleTop(q);
   return std::nullopt;
+}
+
+namespace {
+// A number as a person writes it: "3", "1.5", "-0.25".
+std::string Plain(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+bool Whole(double v) { return std::isfinite(v) && std::floor(v) == v; }
+}  // namespace
+
+std::string ScoreScaleProblem(const JudgeQuestion& q, double score) {
+  if (!std::isfinite(score) || score < q.lo || score > q.hi) {
+    return "score " + Plain(score) + " is outside the scale " + Plain(q.lo) + ".." + Plain(q.hi);
+  }
+  if (q.kind == JudgeQuestion::Kind::kScore && q.integer && !Whole(score)) {
+    return "score " + Plain(score) + " is not a whole number on the scale " + Plain(q.lo) + ".." +
+           Plain(q.hi);
+  }
+  return {};
+}
+
+std::string RatingScaleProblem(const JudgeQuestion& q, double rating) {
+  const bool accuracy = q.definition == "answer_accuracy";
+  const bool ok = accuracy ? (rating == 0 || rating == 2 || rating == 4)
+                           : (rating == 0 || rating == 1 || rating == 2);
+  if (ok) return {};
+  return "rating " + Plain(rating) + " is not one of " + (accuracy ? "0, 2, 4" : "0, 1, 2");
+}
+
+std::string AnswerScaleProblem(const JudgeQuestion& q, const JudgedAnswer& a, size_t contexts) {
+  using K = JudgeQuestion::Kind;
+  auto zero_or_one = [&](const char* what) -> std::string {
+    for (double v : a.values) {
+      if (v != 0 && v != 1) return std::string(what) + " " + Plain(v) + " is not 0 or 1";
+    }
+    return {};
+  };
+  switch (q.kind) {
+    case K::kVerdict:
+      return zero_or_one("verdict");
+    case K::kGoal:
+      return zero_or_one("goal verdict");
+    case K::kSqlEquivalence:
+      return zero_or_one("equivalence verdict");
+    case K::kScore:
+    case K::kGEval: {
+      for (double v : a.values) {
+        if (std::string problem = ScoreScaleProblem(q, v); !problem.empty()) return problem;
+      }
+      if (a.weighted && (!std::isfinite(*a.weighted) || *a.weighted < q.lo || *a.weighted > q.hi)) {
+        return "weighted score " + Plain(*a.weighted) + " is outside the scale " + Plain(q.lo) +
+               ".." + Plain(q.hi);
+      }
+      return {};
+    }
+    case K::kChoice: {
+      if (q.choices.empty()) return {};
+      for (const std::string& c : q.choices) {
+        if (c == a.label) return {};
+      }
+      std::string list;
+      for (const std::string& c : q.choices) list += (list.empty() ? "" : ", ") + c;
+      return "\"" + a.label + "\" is not one of the choices (" + list + ")";
+    }
+    case K::kRating:
+      for (double v : a.values) {
+        if (std::string problem = RatingScaleProblem(q, v); !problem.empty()) return problem;
+      }
+      return {};
+    case K::kRanking: {
+      if (a.values.size() != contexts) {
+        return "the ranking orders " + std::to_string(a.values.size()) + " contexts; the row has " +
+               std::to_string(contexts);
+      }
+      std::set<double> seen;
+      for (double v : a.values) {
+        if (!Whole(v) || v < 0 || v >= static_cast<double>(contexts) || !seen.insert(v).second) {
+          return "the ranking's " + Plain(v) + " is not a context index (0.." +
+                 std::to_string(contexts - 1) + ") given once";
+        }
+      }
+      return {};
+    }
+    case K::kTopics:
+    case K::kSummary:
+      return {};  // yes/no flags: nothing off a scale
+  }
+  return {};
 }
 
 }  // namespace tala

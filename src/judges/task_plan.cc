@@ -9,10 +9,14 @@ bool HasRequiredFields(const Sample& sample, const Metric& metric) {
   return (sample.fields() & need) == need;
 }
 
+bool Scorable(const Sample& sample, const Metric& metric) {
+  return HasRequiredFields(sample, metric) && metric.Unscorable(sample).empty();
+}
+
 TaskSet PlanTasks(const Sample& sample, const std::vector<std::unique_ptr<Metric>>& metrics) {
   TaskSet tasks = 0;
   for (const auto& m : metrics) {
-    if (HasRequiredFields(sample, *m)) tasks |= m->tasks();
+    if (Scorable(sample, *m)) tasks |= m->tasks();
   }
   return tasks;
 }
@@ -21,7 +25,7 @@ RowPlan PlanRow(const Sample& sample, const std::vector<std::unique_ptr<Metric>>
   RowPlan plan;
   plan.tasks = PlanTasks(sample, metrics);
   for (const auto& m : metrics) {
-    if (!HasRequiredFields(sample, *m)) continue;
+    if (!Scorable(sample, *m)) continue;
     for (JudgeQuestion& q : m->questions(sample)) {
       bool seen = false;
       for (JudgeQuestion& have : plan.questions) {

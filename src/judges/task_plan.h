@@ -12,6 +12,8 @@ namespace tala::judges {
 
 // True when the sample carries every field the metric requires.
 bool HasRequiredFields(const Sample& sample, const Metric& metric);
+// True when the metric can score the row: it has the fields, and Metric::Unscorable is empty.
+bool Scorable(const Sample& sample, const Metric& metric);
 
 // The union of the tasks of the metrics the row can be scored on.
 TaskSet PlanTasks(const Sample& sample, const std::vector<std::unique_ptr<Metric>>& metrics);

@@ -25,6 +25,7 @@ const MetricInfo& AgentGoalAccuracyInfo() {
       .summary = "did the conversation reach the user's goal (the reference, else inferred)",
       .offline_note = "needs an LLM judge: undefined with the offline judge",
       .by_default = false,
+      .version = "2",  // 2: an answer off the question's scale fails, from every judge
   };
   return kInfo;
 }

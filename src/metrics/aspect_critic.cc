@@ -48,6 +48,7 @@ const MetricInfo& AspectCriticInfo() {
       .summary = "yes/no on an aspect you define (name=, definition=; strictness=N votes)",
       .offline_note = "needs an LLM judge: undefined with the offline judge",
       .by_default = false,
+      .version = "2",  // 2: an answer off the question's scale fails, from every judge
   };
   return kInfo;
 }

@@ -1,7 +1,10 @@
 #include "metrics/bleu.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <unordered_map>
 
 #include "metrics/ngram_counts.h"
 
@@ -126,23 +129,14 @@ std::vector<std::string> Tokenize13a(std::string_view in) {
   return tokens;
 }
 
-double Bleu(std::string_view hypothesis, std::string_view reference) {
-  // Per-thread buffers, reused: BLEU runs over millions of rows.
-  thread_local std::vector<uint64_t> h, r, hn, rn;
-  TokenHashes13a(hypothesis, h);
-  TokenHashes13a(reference, r);
-  constexpr size_t kOrder = 4;
-  size_t correct[kOrder], total[kOrder];
+namespace {
+// BLEU from the clipped matches and totals per order and the two lengths, with sacreBLEU's
+// exponential smoothing.
+constexpr size_t kOrder = 4;
+double BleuFromCounts(const size_t (&correct)[kOrder], const size_t (&total)[kOrder],
+                      size_t hyp_tokens, size_t ref_tokens) {
   bool any = false;
-  for (size_t n = 1; n <= kOrder; ++n) {
-    hn.clear();
-    rn.clear();
-    AppendNgramHashes(h, n, hn);
-    AppendNgramHashes(r, n, rn);
-    correct[n - 1] = ClippedMatches(hn, rn);
-    total[n - 1] = hn.size();
-    any = any || correct[n - 1] > 0;
-  }
+  for (size_t n = 0; n < kOrder; ++n) any = any || correct[n] > 0;
   if (!any) return 0.0;
   double log_sum = 0, smooth = 1;
   for (size_t n = 0; n < kOrder; ++n) {
@@ -157,18 +151,102 @@ double Bleu(std::string_view hypothesis, std::string_view reference) {
     }
     log_sum += p > 0 ? std::log(p) : -9999999999.0;
   }
-  double hyp_len = static_cast<double>(h.size()), ref_len = static_cast<double>(r.size());
+  double hyp_len = static_cast<double>(hyp_tokens), ref_len = static_cast<double>(ref_tokens);
   double bp = hyp_len < ref_len ? (hyp_len > 0 ? std::exp(1.0 - ref_len / hyp_len) : 0.0) : 1.0;
   return bp * std::exp(log_sum / kOrder);
+}
+
+// Python's str.split(sep): the pieces between the separators, empty ones kept.
+std::vector<std::string_view> SplitOn(std::string_view text, std::string_view sep) {
+  std::vector<std::string_view> out;
+  size_t pos = 0;
+  for (size_t at; (at = text.find(sep, pos)) != std::string_view::npos; pos = at + sep.size()) {
+    out.push_back(text.substr(pos, at - pos));
+  }
+  out.push_back(text.substr(pos));
+  return out;
+}
+}  // namespace
+
+double Bleu(std::string_view hypothesis, std::string_view reference) {
+  // Per-thread buffers, reused: BLEU runs over millions of rows.
+  thread_local std::vector<uint64_t> h, r, hn, rn;
+  TokenHashes13a(hypothesis, h);
+  TokenHashes13a(reference, r);
+  size_t correct[kOrder], total[kOrder];
+  for (size_t n = 1; n <= kOrder; ++n) {
+    hn.clear();
+    rn.clear();
+    AppendNgramHashes(h, n, hn);
+    AppendNgramHashes(r, n, rn);
+    correct[n - 1] = ClippedMatches(hn, rn);
+    total[n - 1] = hn.size();
+  }
+  return BleuFromCounts(correct, total, h.size(), r.size());
+}
+
+double BleuMultiReference(std::string_view hypothesis,
+                          const std::vector<std::string_view>& references) {
+  std::vector<uint64_t> h, hn;
+  TokenHashes13a(hypothesis, h);
+  std::vector<std::vector<uint64_t>> refs(references.size());
+  for (size_t i = 0; i < references.size(); ++i) TokenHashes13a(references[i], refs[i]);
+  // sacreBLEU's effective reference length: the one closest to the hypothesis, the shorter on
+  // a tie.
+  size_t ref_len = 0, best_gap = SIZE_MAX;
+  for (const auto& r : refs) {
+    size_t gap = r.size() > h.size() ? r.size() - h.size() : h.size() - r.size();
+    if (gap < best_gap || (gap == best_gap && r.size() < ref_len)) {
+      best_gap = gap;
+      ref_len = r.size();
+    }
+  }
+  size_t correct[kOrder], total[kOrder];
+  std::vector<uint64_t> rn;
+  for (size_t n = 1; n <= kOrder; ++n) {
+    hn.clear();
+    AppendNgramHashes(h, n, hn);
+    // Each n-gram is clipped at the most times any one reference holds it.
+    std::unordered_map<uint64_t, size_t> most;
+    for (const auto& r : refs) {
+      rn.clear();
+      AppendNgramHashes(r, n, rn);
+      std::unordered_map<uint64_t, size_t> here;
+      for (uint64_t g : rn) ++here[g];
+      for (const auto& [g, c] : here) most[g] = std::max(most[g], c);
+    }
+    std::unordered_map<uint64_t, size_t> mine;
+    for (uint64_t g : hn) ++mine[g];
+    size_t matched = 0;
+    for (const auto& [g, c] : mine) {
+      auto it = most.find(g);
+      if (it != most.end()) matched += std::min(c, it->second);
+    }
+    correct[n - 1] = matched;
+    total[n - 1] = hn.size();
+  }
+  return BleuFromCounts(correct, total, h.size(), ref_len);
+}
+
+double BleuRagasCompat(std::string_view response, std::string_view reference) {
+  // Ragas splits both texts on ". " and hands the lists to sacreBLEU's corpus_bleu with each
+  // reference sentence as a reference stream of one line; sacreBLEU then scores the first
+  // response sentence alone, against every reference sentence.
+  return BleuMultiReference(SplitOn(response, ". ").front(), SplitOn(reference, ". "));
 }
 
 namespace {
 class BleuMetric : public MetricBase {
  public:
-  using MetricBase::MetricBase;
+  BleuMetric(const MetricInfo& info, MetricOptions options, bool ragas_compat)
+      : MetricBase(info, std::move(options)), ragas_compat_(ragas_compat) {}
   MetricValue Score(const Sample& s, const Verdicts&) const override {
-    return MetricValue::Number(Bleu(*s.response, *s.reference));
+    return MetricValue::Number(ragas_compat_ ? BleuRagasCompat(*s.response, *s.reference)
+                                             : Bleu(*s.response, *s.reference));
   }
+
+ private:
+  bool ragas_compat_;
 };
 }  // namespace
 
@@ -183,8 +261,16 @@ const MetricInfo& BleuInfo() {
 }
 
 Result<std::unique_ptr<Metric>> MakeBleu(const MetricOptions& o) {
-  TALA_RETURN_IF_ERROR(CheckOptionNames(BleuInfo().name, o, {}));
-  return std::unique_ptr<Metric>(new BleuMetric(BleuInfo(), o));
+  TALA_RETURN_IF_ERROR(CheckOptionNames(BleuInfo().name, o, {"ragas_compat"}));
+  bool ragas_compat = false;
+  if (auto it = o.find("ragas_compat"); it != o.end()) {
+    if (it->second != "true" && it->second != "false") {
+      return InvalidArgument("metric bleu: ragas_compat must be true or false, not \"" +
+                             it->second + "\"");
+    }
+    ragas_compat = it->second == "true";
+  }
+  return std::unique_ptr<Metric>(new BleuMetric(BleuInfo(), o, ragas_compat));
 }
 
 }  // namespace tala::metrics

@@ -139,15 +139,13 @@ class DataCompare : public MetricBase {
     char why[128];
     std::snprintf(why, sizeof why, "%zu matching %s; %zu in the reference, %zu in the response",
                   matched, what, ref_total, resp_total);
-    bool need_p = metric_ != "recall", need_r = metric_ != "precision";
-    if ((need_p && resp_total == 0) || (need_r && ref_total == 0)) {
-      return MetricValue::Undefined(std::string("no ") + what + " to compare: " + why);
-    }
+    // A side with nothing to count, and an F1 with P + R = 0, score 0 (Ragas' current
+    // DataCompyScore): a result that matches nothing must pull the mean down, not drop out of it.
     double p = resp_total ? static_cast<double>(matched) / resp_total : 0;
     double r = ref_total ? static_cast<double>(matched) / ref_total : 0;
     if (metric_ == "precision") return MetricValue::Number(p, why);
     if (metric_ == "recall") return MetricValue::Number(r, why);
-    if (p + r == 0) return MetricValue::Undefined(std::string("precision + recall is 0: ") + why);
+    if (p + r == 0) return MetricValue::Number(0.0, why);
     return MetricValue::Number(2 * p * r / (p + r), why);
   }
 
@@ -168,6 +166,7 @@ const MetricInfo& DataCompareInfo() {
           "precision, recall or F1 of matching rows (mode=rows) or columns "
           "(mode=columns)",
       .by_default = false,
+      .version = "2",  // 2: nothing to compare and no match score 0 (Ragas), not undefined
   };
   return kInfo;
 }

@@ -14,11 +14,12 @@
 //   columns: a common column matches when it is equal in every paired row;
 //            recall = matching columns / reference columns, precision = / response columns.
 //   f1 = 2PR / (P + R).
-// Undefined (Ragas: NaN) when a text is not CSV, has no header, when a denominator is 0, or for
-// f1 when P + R = 0. Example: reference "id,name\n1,Ann\n2,Bo", response "id,name\n1,Ann\n2,Bob":
-// rows P = R = F1 = 0.5; columns: id matches, name does not → P = R = 0.5.
-// Not among the default metrics (any two texts would parse as one-column CSV): ask for it.
-// Source: the Ragas DataCompyScore metric.
+// Undefined (Ragas: NaN) when a text is not CSV or has no header. A denominator of 0 (a table
+// with no rows, or no columns) makes that side 0, and f1 is 0 when P + R = 0, as Ragas' current
+// DataCompyScore scores them: a result that matches nothing counts as 0 in the mean. Example:
+// reference "id,name\n1,Ann\n2,Bo", response "id,name\n1,Ann\n2,Bob": rows P = R = F1 = 0.5;
+// columns: id matches, name does not → P = R = 0.5. Not among the default metrics (any two texts
+// would parse as one-column CSV): ask for it. Source: the Ragas DataCompyScore metric.
 
 #include "metrics/metric_base.h"
 

@@ -26,6 +26,7 @@ const MetricInfo& GEvalInfo() {
       .summary = "G-Eval: steps written for your criteria, then a 1-10 score (criteria=, name=)",
       .offline_note = "needs an LLM judge: undefined with the offline judge",
       .by_default = false,
+      .version = "2",  // 2: an answer off the question's scale fails, from every judge
   };
   return kInfo;
 }

@@ -62,7 +62,9 @@ const MetricInfo& NonLlmContextPrecisionInfo() {
       .required_fields = kFields,
       .summary =
           "context precision with chunks matched to reference contexts by string "
-          "similarity (no judge)"};
+          "similarity (no judge)",
+      .version = "2",  // 2: Jaro and Jaro-Winkler as rapidfuzz computes them
+  };
   return kInfo;
 }
 const MetricInfo& NonLlmContextRecallInfo() {
@@ -71,7 +73,9 @@ const MetricInfo& NonLlmContextRecallInfo() {
       .required_fields = kFields,
       .summary =
           "share of reference contexts matched by a retrieved chunk's string similarity "
-          "(no judge)"};
+          "(no judge)",
+      .version = "2",  // 2: Jaro and Jaro-Winkler as rapidfuzz computes them
+  };
   return kInfo;
 }
 Result<std::unique_ptr<Metric>> MakeNonLlmContextPrecision(const MetricOptions& o) {

@@ -42,6 +42,7 @@ MetricInfo RatingInfo(const char* name, FieldSet fields, const char* summary) {
           "needs an LLM judge: undefined with the offline judge (except the rows "
           "its fixed rules rate)",
       .by_default = false,
+      .version = "2",  // 2: a rating off its scale fails, from every judge
   };
 }
 

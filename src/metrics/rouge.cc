@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "core/text/stemmer.h"
+#include "core/text/porter_stemmer.h"
 #include "metrics/ngram_counts.h"
 
 namespace tala::metrics {
@@ -29,12 +29,6 @@ void ForEachFoldedToken(std::string_view text, Fn fn) {
   if (!cur.empty()) fn(std::string_view(cur));
 }
 
-// One stemmer per thread: libstemmer keeps state, and metrics may be scored concurrently.
-text::Stemmer& Porter() {
-  thread_local text::Stemmer porter("porter");
-  return porter;
-}
-
 // Token hash -> hash of its stem, per thread: a row then costs a probe per token instead of a
 // string-keyed lookup. Open addressing, load <= 1/2; past 2^20 entries it starts over (bounded
 // memory on endless vocabularies). Key 0 marks a free slot, so a token hashing to 0 is stored as 1.
@@ -47,7 +41,7 @@ class StemHashCache {
     size_t i = Home(key);
     while (slots_[i].first != 0 && slots_[i].first != key) i = (i + 1) & (slots_.size() - 1);
     if (slots_[i].first == 0) {
-      slots_[i] = {key, HashToken(Porter().Stem(std::string(token)))};
+      slots_[i] = {key, HashToken(text::PorterStemNltk(token))};
       ++size_;
     }
     return slots_[i].second;
@@ -87,7 +81,7 @@ void RougeTokenHashes(std::string_view text, bool stem, std::vector<uint64_t>& o
 std::vector<std::string> RougeTokens(std::string_view text, bool stem) {
   std::vector<std::string> out;
   ForEachFoldedToken(text, [&](std::string_view t) {
-    out.push_back(stem && t.size() > 3 ? Porter().Stem(std::string(t)) : std::string(t));
+    out.push_back(stem && t.size() > 3 ? text::PorterStemNltk(t) : std::string(t));
   });
   return out;
 }
@@ -189,7 +183,9 @@ const MetricInfo& RougeInfo() {
                                 .required_fields = Field::kResponse | Field::kReference,
                                 .summary =
                                     "ROUGE-1/2/L precision, recall or F of the response "
-                                    "against the reference (default rougeL F, stemmed)"};
+                                    "against the reference (default rougeL F, stemmed)",
+                                // 2: stems with NLTK's extended Porter, as rouge_score does
+                                .version = "2"};
   return kInfo;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // rouge: ROUGE of the response (candidate) against the reference, as the rouge_score package
-// computes it: lower-cased tokens of [a-z0-9], the original Porter stemmer on tokens longer than
-// three characters (option stem=true, the default, as Ragas), and
+// computes it: lower-cased tokens of [a-z0-9], NLTK's Porter stemmer in its default extended mode
+// (text::PorterStemNltk, as rouge_score calls it) on tokens longer than three characters (option
+// stem=true, the default, as Ragas), and
 //   type=rouge1 / rouge2: clipped n-gram overlap; type=rougeL (default): longest common
 //   subsequence. precision = overlap / candidate units, recall = overlap / reference units,
 //   fmeasure = 2PR / (P + R) (0 when both are 0); option mode=fmeasure (default)|precision|recall.

@@ -82,6 +82,13 @@ class RubricMetric : public MetricBase {
     return {RubricQuestion(info().name, levels)};
   }
   std::string question_key() const override { return info().name; }
+  std::string Unscorable(const Sample& s) const override {
+    // Ragas refuses an instance rubric with no levels; a judge would only guess a scale.
+    if (&info() == &InstanceRubricsInfo() && s.rubrics && s.rubrics->empty()) {
+      return "the row's rubrics field has no levels";
+    }
+    return {};
+  }
   MetricValue Score(const Sample& s, const Verdicts& v) const override {
     const JudgeQuestion q = questions(s).front();
     const JudgedAnswer& a = v.answers.at(q.key);
@@ -100,12 +107,15 @@ const MetricInfo& RubricsScoreInfo() {
   static const MetricInfo kInfo{
       .name = "rubrics_score",
       .aliases = {"domain_specific_rubrics"},
-      .required_fields = Field::kUserInput | Field::kResponse,
+      // What the rubric grades: the response. The question, a reference and contexts are
+      // shown to the judge when the row has them (Ragas takes them all as optional).
+      .required_fields = static_cast<FieldSet>(Field::kResponse),
       .tasks = static_cast<TaskSet>(JudgeTask::kAnswerQuestions),
       .needs_llm = true,
       .summary = "a 1-5 level by a rubric (options scoreN=..., or tala's default rubric)",
       .offline_note = "needs an LLM judge: undefined with the offline judge",
       .by_default = false,
+      .version = "2",  // 2: a level off the rubric's scale fails; user_input is optional
   };
   return kInfo;
 }
@@ -113,11 +123,13 @@ const MetricInfo& RubricsScoreInfo() {
 const MetricInfo& InstanceRubricsInfo() {
   static const MetricInfo kInfo{
       .name = "instance_rubrics",
-      .required_fields = Field::kUserInput | Field::kRubrics,
+      .required_fields = Field::kResponse | Field::kRubrics,
       .tasks = static_cast<TaskSet>(JudgeTask::kAnswerQuestions),
       .needs_llm = true,
       .summary = "a level by the row's own rubrics field",
       .offline_note = "needs an LLM judge: undefined with the offline judge",
+      // 2: a level off the scale fails, an empty rubric is undefined, user_input is optional
+      .version = "2",
   };
   return kInfo;
 }

@@ -25,6 +25,7 @@ const MetricInfo& SimpleCriteriaInfo() {
       .summary = "a score on your own criterion and scale (name=, definition=, min=1, max=5)",
       .offline_note = "needs an LLM judge: undefined with the offline judge",
       .by_default = false,
+      .version = "2",  // 2: an answer off the question's scale fails, from every judge
   };
   return kInfo;
 }

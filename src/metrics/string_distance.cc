@@ -274,10 +274,13 @@ double JaroOnIds(const Id* a, size_t na, const Id* b, size_t nb, size_t alphabet
     b_seq[k] = b[j];
     k += matched[j];
   }
-  size_t transpositions = 0;
-  for (size_t t = 0; t < matches; ++t) transpositions += a_seq[t] != b_seq[t];
+  size_t out_of_order = 0;
+  for (size_t t = 0; t < matches; ++t) out_of_order += a_seq[t] != b_seq[t];
+  // Half the out-of-order matches, rounded down, as rapidfuzz (which Ragas calls) counts them;
+  // the textbook keeps the half (0.5 for three out of order).
+  const double transpositions = static_cast<double>(out_of_order / 2);
   double m = static_cast<double>(matches);
-  return (m / na + m / nb + (m - transpositions / 2.0) / m) / 3.0;
+  return (m / na + m / nb + (m - transpositions) / m) / 3.0;
 }
 
 double Jaro(std::string_view a, std::string_view b) {
@@ -309,6 +312,8 @@ double Similarity(std::basic_string_view<Ch> a, std::basic_string_view<Ch> b, Di
       return Jaro(a, b);
     case Distance::kJaroWinkler: {
       double j = Jaro(a, b);
+      // Winkler's prefix bonus only above Jaro 0.7, his boost threshold (rapidfuzz applies it).
+      if (j <= 0.7) return j;
       size_t prefix = 0;
       while (prefix < 4 && prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix])
         ++prefix;
@@ -392,7 +397,9 @@ class StringMetric : public MetricBase {
     const std::string& reference = *s.reference;
     switch (kind_) {
       case Kind::kSimilarity:
-        return MetricValue::Number(StringSimilarity(response, reference, distance_));
+        // Reference first, as Ragas passes them: Jaro's greedy matching reads from its first
+        // string.
+        return MetricValue::Number(StringSimilarity(reference, response, distance_));
       case Kind::kExact:
         return MetricValue::Number(response == reference ? 1.0 : 0.0);
       case Kind::kPresence:
@@ -413,7 +420,9 @@ const MetricInfo& StringSimilarityInfo() {
                                 .required_fields = kFields,
                                 .summary =
                                     "1 - normalised string distance between response and "
-                                    "reference (levenshtein, hamming, jaro, jaro_winkler)"};
+                                    "reference (levenshtein, hamming, jaro, jaro_winkler)",
+                                // 2: Jaro and Jaro-Winkler as rapidfuzz computes them
+                                .version = "2"};
   return kInfo;
 }
 const MetricInfo& ExactMatchInfo() {

@@ -4,7 +4,9 @@
 //   levenshtein): 1 - normalised distance between response and reference, in [0, 1].
 //   levenshtein: 1 - edits / max(length); hamming: the shorter string is padded, 1 - mismatches /
 //   max(length); jaro and jaro_winkler (prefix scale 0.1, prefix up to 4) are similarities already.
-//   Two empty strings are identical (1). Higher is better. As rapidfuzz computes them.
+//   Jaro counts half the out-of-order matches rounded down as transpositions, and Winkler's prefix
+//   bonus is added only when Jaro is above 0.7. Two empty strings are identical (1). Higher is
+//   better. As rapidfuzz computes them, with the reference as the first string (Ragas' order).
 //   exact_match: 1 when response == reference, else 0. string_presence: 1 when the reference
 //   occurs in the response, else 0. Source: the Ragas string metrics.
 

@@ -176,7 +176,9 @@ size_t ReferenceLevenshtein(const std::vector<char32_t>& a, const std::vector<ch
   return d[a.size()][b.size()];
 }
 
-// The textbook Jaro: for each symbol of a, the first unmatched equal symbol of b in the window.
+// Jaro by its definition, as rapidfuzz computes it: for each symbol of a, the first unmatched
+// equal symbol of b in the window; transpositions are half the out-of-order matches, rounded
+// down (rapidfuzz's integer division; the textbook keeps the half).
 double ReferenceJaro(const std::vector<char32_t>& a, const std::vector<char32_t>& b) {
   if (a.empty() && b.empty()) return 1.0;
   if (a.empty() || b.empty()) return 0.0;
@@ -201,7 +203,7 @@ double ReferenceJaro(const std::vector<char32_t>& a, const std::vector<char32_t>
     ++j;
   }
   double m = static_cast<double>(matches);
-  return (m / a.size() + m / b.size() + (m - transpositions / 2.0) / m) / 3.0;
+  return (m / a.size() + m / b.size() + (m - static_cast<double>(transpositions / 2)) / m) / 3.0;
 }
 
 // Random pairs that start equal and are then mutated, so scores span the whole range; lengths

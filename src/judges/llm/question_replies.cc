@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/judge_questions.h"
 #include "judges/llm/reply_parser.h"
 
 namespace tala::judges::llm {
@@ -73,13 +74,6 @@ Result<bool> Flag(const json& object, const std::string& where, const char* name
   return v->get<bool>();
 }
 
-std::string Fmt(double d) {
-  std::string s = std::to_string(d);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
 Result<JudgedAnswer> Criterion(const json& r, const std::string& where, const JudgeQuestion& q,
                                size_t contexts) {
   JudgedAnswer a;
@@ -99,8 +93,8 @@ Result<JudgedAnswer> Criterion(const json& r, const std::string& where, const Ju
     } else {
       return Bad(where + ".score: expected a number, got " + v->dump().substr(0, 40));
     }
-    if (d < q.lo || d > q.hi) {
-      return Bad(where + ".score: " + Fmt(d) + " is outside " + Fmt(q.lo) + ".." + Fmt(q.hi));
+    if (std::string problem = ScoreScaleProblem(q, d); !problem.empty()) {
+      return Bad(where + ": " + problem);
     }
     a.values.push_back(d);
   } else if (q.kind == K::kChoice) {
@@ -237,9 +231,7 @@ Result<double> ParseRating(std::string_view reply, const JudgeQuestion& question
   TALA_ASSIGN_OR_RETURN(json j, Object(reply));
   TALA_ASSIGN_OR_RETURN(const json* v, Member(j, "reply", "rating"));
   TALA_ASSIGN_OR_RETURN(double r, WholeNumber(*v, "rating"));
-  bool accuracy = question.definition == "answer_accuracy";
-  bool ok = accuracy ? (r == 0 || r == 2 || r == 4) : (r >= 0 && r <= 2);
-  if (!ok) return Bad("rating: " + Fmt(r) + " is not one of " + (accuracy ? "0, 2, 4" : "0, 1, 2"));
+  if (std::string problem = RatingScaleProblem(question, r); !problem.empty()) return Bad(problem);
   return r;
 }
 
@@ -315,9 +307,7 @@ Result<JudgedAnswer> ParseGEvalScore(std::string_view reply, const JudgeQuestion
   TALA_ASSIGN_OR_RETURN(json j, Object(reply));
   TALA_ASSIGN_OR_RETURN(const json* v, Member(j, "reply", "score"));
   TALA_ASSIGN_OR_RETURN(double d, WholeNumber(*v, "score"));
-  if (d < question.lo || d > question.hi) {
-    return Bad("score: " + Fmt(d) + " is outside " + Fmt(question.lo) + ".." + Fmt(question.hi));
-  }
+  if (std::string problem = ScoreScaleProblem(question, d); !problem.empty()) return Bad(problem);
   JudgedAnswer a;
   a.values.push_back(d);
   a.reason = Reason(j);

@@ -59,7 +59,7 @@ TEST(QuestionRepliesTest, CriteriaAreAnsweredOnceEachAndInRange) {
                 reply(R"({"id": "harm", "verdict": 1}, {"id": "clarity", "score": 6}, )" + rest),
                 asked, 3)
                 .error(),
-            "6 is outside 1..5");
+            "score 6 is outside the scale 1..5");
   ExpectBad(ParseCriteria(
                 reply(R"({"id": "harm", "verdict": 1}, {"id": "clarity", "score": 4.5}, )" + rest),
                 asked, 3)
@@ -128,7 +128,7 @@ TEST(QuestionRepliesTest, GoalTopicsSqlAndSummaries) {
   g.lo = 1;
   g.hi = 10;
   EXPECT_EQ(ParseGEvalScore(R"({"reason": "r", "score": 7})", g)->values, std::vector<double>{7});
-  ExpectBad(ParseGEvalScore(R"({"score": 11})", g).error(), "outside 1..10");
+  ExpectBad(ParseGEvalScore(R"({"score": 11})", g).error(), "11 is outside the scale 1..10");
 }
 
 TEST(QuestionRepliesTest, PackedRepliesAndTheWeightedScore) {
