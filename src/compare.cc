@@ -112,10 +112,45 @@ Result<Comparison> Compare(const CompareOptions& o) {
   return out;
 }
 
+namespace {
+// One line before the table: per half of the pipeline, which metrics got better or worse.
+std::string ComparisonVerdict(const Comparison& c) {
+  std::string out;
+  for (const auto& [stage, name] : metrics::PipelineStages()) {
+    std::string better, worse;
+    bool any = false;
+    for (const MetricComparison& m : c.metrics) {
+      if (metrics::PipelineStage(m.metric) != stage) continue;
+      any = true;
+      std::string item = fmt::format("{} {:+.3f}", m.metric, m.difference);
+      if (m.verdict == "better") better += (better.empty() ? "" : ", ") + item;
+      if (m.verdict == "worse") worse += (worse.empty() ? "" : ", ") + item;
+    }
+    if (!any) continue;
+    std::string said = !better.empty() && !worse.empty()
+                           ? "better on " + better + " but worse on " + worse
+                       : !better.empty() ? "better (" + better + ")"
+                       : !worse.empty()  ? "worse (" + worse + ")"
+                                         : "no detectable change";
+    out += (out.empty() ? "verdict: " : "; ") + std::string(name) + " " + said;
+  }
+  return out.empty() ? "" : out + "\n\n";
+}
+}  // namespace
+
 std::string FormatComparison(const Comparison& c) {
-  std::string s = fmt::format("{:<30} {:>6} {:>8} {:>8} {:>9} {:>21} {:>8}  {}\n", "metric",
-                              "pairs", "base", "cand", "diff", "95% interval", "p", "verdict");
-  for (const MetricComparison& m : c.metrics) {
+  std::string s = ComparisonVerdict(c);
+  s += fmt::format("{:<30} {:>6} {:>8} {:>8} {:>9} {:>21} {:>8}  {}\n", "metric", "pairs", "base",
+                   "cand", "diff", "95% interval", "p", "verdict");
+  // The table in pipeline order, as the verdict reads.
+  std::vector<const MetricComparison*> ordered;
+  for (const auto& [stage, name] : metrics::PipelineStages()) {
+    for (const MetricComparison& m : c.metrics) {
+      if (metrics::PipelineStage(m.metric) == stage) ordered.push_back(&m);
+    }
+  }
+  for (const MetricComparison* mp : ordered) {
+    const MetricComparison& m = *mp;
     s += fmt::format(
         "{:<30} {:>6} {:>8.4f} {:>8.4f} {:>+9.4f} [{:>+8.4f}, {:>+8.4f}] {:>8.4f}  {}\n", m.metric,
         m.pairs, m.base_mean, m.candidate_mean, m.difference, m.ci_low, m.ci_high, m.p_value,

@@ -102,16 +102,6 @@ Result<CheckPass> CheckRows(const std::string& path, const io::ReaderOptions& ro
   return pass;
 }
 
-std::vector<metrics::MetricSpec> DefaultSpecs(FieldSet fields) {
-  std::vector<metrics::MetricSpec> specs;
-  for (const auto& entry : metrics::MetricRegistry()) {
-    FieldSet need = entry.info().required_fields;
-    if (entry.info().by_default && (fields & need) == need)
-      specs.push_back({entry.info().name, {}});
-  }
-  return specs;
-}
-
 // Everything one run needs, set up once and shared by its repeats.
 struct Run {
   const EvalOptions& options;
@@ -470,7 +460,7 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   }
   std::vector<metrics::MetricSpec> specs;
   if (options.metrics.empty()) {
-    specs = DefaultSpecs(pass.fields);
+    specs = metrics::DefaultSpecs(pass.fields);
     for (const UserMetricDef& def : options.user_metrics) specs.push_back({def.name, {}});
     if (specs.empty()) {
       return InvalidArgument(
@@ -480,6 +470,7 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
     }
   } else {
     TALA_ASSIGN_OR_RETURN(specs, metrics::ParseMetricSpecs(options.metrics));
+    TALA_ASSIGN_OR_RETURN(specs, metrics::ExpandGroups(specs, pass.fields, options.user_metrics));
   }
   metrics::ApplyRubric(specs, options.rubrics);
   TALA_ASSIGN_OR_RETURN(
@@ -638,6 +629,9 @@ Result<RunSummary> Evaluate(const EvalOptions& options, RunSummary* partial) {
   return summary;
 }
 
-std::string FormatSummary(const RunSummary& summary) { return io::FormatSummaryTable(summary); }
+std::string FormatSummary(const RunSummary& summary, bool brief) {
+  return io::FormatSummaryTable(summary, brief);
+}
+std::string FormatSummaryHtml(const RunSummary& summary) { return io::FormatSummaryHtml(summary); }
 
 }  // namespace tala

@@ -20,13 +20,16 @@ RunTally::RunTally(RunSummary& summary, analysis::DiagnosisRule rule)
 }
 
 void RunTally::CountDiagnosis(analysis::Diagnosis d, const std::string& id,
-                              const std::map<std::string, double>& scores) {
+                              const std::map<std::string, double>& scores, std::string question,
+                              std::string reason) {
   ++diagnoses_[d];
   std::string metric = analysis::DecidingMetric(d);
   if (metric.empty()) return;
   auto it = scores.find(metric);
   failing_.push_back(
-      {d, {id, std::string(analysis::DiagnosisName(d)), it != scores.end() ? it->second : 0}});
+      {d,
+       {id, std::string(analysis::DiagnosisName(d)), it != scores.end() ? it->second : 0,
+        std::move(question), std::move(reason)}});
 }
 
 void RunTally::Diagnose(io::RowResult& row) {
@@ -37,7 +40,21 @@ void RunTally::Diagnose(io::RowResult& row) {
   }
   analysis::Diagnosis d = analysis::Diagnose(scores, rule_);
   row.diagnosis = std::string(analysis::DiagnosisName(d));
-  CountDiagnosis(d, row.sample.id, scores);
+  const std::string deciding = analysis::DecidingMetric(d);
+  if (deciding.empty()) {
+    CountDiagnosis(d, row.sample.id, scores);
+    return;
+  }
+  // The question as the user asked it: the row's user_input, or a conversation's last human turn.
+  std::string question = row.sample.user_input.value_or("");
+  for (const Message& m : row.sample.messages) {
+    if (m.type == Message::Type::kHuman) question = m.content;
+  }
+  std::string reason;
+  for (const io::RowScore& s : row.scores) {
+    if (s.key == deciding) reason = s.value.reason;
+  }
+  CountDiagnosis(d, row.sample.id, scores, std::move(question), std::move(reason));
 }
 
 void RunTally::AddValue(size_t i, double value) {
@@ -107,7 +124,9 @@ void RunTally::AddKept(const io::ResultRow& row, Kept how) {
     }
   }
   for (analysis::Diagnosis d : analysis::AllDiagnoses()) {
-    if (analysis::DiagnosisName(d) == row.diagnosis) CountDiagnosis(d, row.id, scores);
+    if (analysis::DiagnosisName(d) == row.diagnosis) {
+      CountDiagnosis(d, row.id, scores, row.question, row.diagnosis_reason);
+    }
   }
 }
 

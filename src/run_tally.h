@@ -33,8 +33,10 @@ class RunTally {
  private:
   void AddValue(size_t metric, double value);
   void CountFailure(const std::string& reason);
+  // `question` and `reason` (the deciding metric's) are shown beside a row among the worst.
   void CountDiagnosis(analysis::Diagnosis d, const std::string& id,
-                      const std::map<std::string, double>& scores);
+                      const std::map<std::string, double>& scores, std::string question = {},
+                      std::string reason = {});
   RunSummary& summary_;
   analysis::DiagnosisRule rule_;
   std::vector<std::vector<double>> values_;

@@ -158,7 +158,9 @@ struct RunAccounting {
 struct DiagnosedRow {
   std::string id;
   std::string diagnosis;
-  double score = 0;  // the value of the metric that decided the diagnosis
+  double score = 0;      // the value of the metric that decided the diagnosis
+  std::string question;  // the row's question (its last human turn), "" for rows kept by --resume
+  std::string reason;    // why that metric scored as it did, "" for rows kept by --resume
 };
 
 // A metric's mean corrected by human labels (see include/tala/estimate.h).
@@ -198,8 +200,13 @@ struct RunSummary {
 // already written stay written whatever happens.
 Result<RunSummary> Evaluate(const EvalOptions& options, RunSummary* partial = nullptr);
 
-// The summary table `tala eval` prints (metrics, intervals, accounting, diagnosis), for the faces
-// that print it too (the Python package).
-std::string FormatSummary(const RunSummary& summary);
+// The summary `tala eval` prints, for the faces that print it too (the Python package, tala ci):
+// the diagnosis verdict first, the principal failure's worst rows, then the metrics grouped by
+// the half of the pipeline they judge (at most 8 lines, the core metrics first; one line says how
+// many more the results file holds), notes last. `brief` (tala eval -q): only the verdict line
+// and the metric lines.
+std::string FormatSummary(const RunSummary& summary, bool brief = false);
+// The same summary as an HTML fragment in the same order, for a notebook's rich display.
+std::string FormatSummaryHtml(const RunSummary& summary);
 
 }  // namespace tala

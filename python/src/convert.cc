@@ -151,6 +151,7 @@ py::dict SummaryDict(const RunSummary& s) {
   for (const Status& e : s.errors) errors.append(ErrorDict(e));
   out["errors"] = errors;
   out["table"] = FormatSummary(s);
+  out["html"] = FormatSummaryHtml(s);
   return out;
 }
 

@@ -139,6 +139,11 @@ class Result:
     def __str__(self):
         return self._summary["table"]
 
+    def _repr_html_(self):
+        # A notebook shows the summary in the order `tala eval` prints it: the diagnosis verdict,
+        # the worst rows, then the metrics by the half of the pipeline they judge.
+        return self._summary["html"]
+
     def __repr__(self):
         means = ", ".join(f"{m['key']}={m['mean']:.4f}" for m in self._summary["metrics"]
                           if m["mean"] is not None)
@@ -151,8 +156,11 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
     data: a path (JSON Lines, JSON array or CSV), a list of dicts with Ragas field names
         (``user_input``, ``response``, ``retrieved_contexts``, ``reference``, ...), or a pandas
         DataFrame with those columns.
-    metrics: a list of metric names (or one comma-separated string); None: every metric the
-        data allows.
+    metrics: a list of metric names and group names (or one comma-separated string); None: the
+        core metrics the data allows (faithfulness, response_relevancy, context_precision,
+        context_recall, and the id-based pair when contexts have ids); "all": every metric the
+        data allows; groups: "retrieval", "generation", "reference", "ir", "strings", "agents",
+        "criteria", "sql", "summaries".
     judge: "offline" (default, no model), "replay", "openai:MODEL" or "anthropic:MODEL"; or a
         judge of your own: a tala.Judge, or a callable ``judge(sample, tasks) -> verdicts``.
     out: where the results file goes; None: a temporary file (``Result.save`` copies it).

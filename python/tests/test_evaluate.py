@@ -67,6 +67,24 @@ def test_a_list_of_dicts_is_scored_and_summarised():
     assert "faithfulness" in str(result)
 
 
+def test_str_and_the_notebook_view_lead_with_the_diagnosis():
+    # Without metrics: the core set. str() is `tala eval`'s summary; _repr_html_ has the same
+    # order: the verdict, the worst rows, then the metrics by the half of the pipeline they judge.
+    result = tala.evaluate(DEMO, progress=False)
+    assert sorted(result.summary()) == sorted([
+        "faithfulness", "response_relevancy", "context_precision", "context_recall",
+        "id_based_context_precision", "id_based_context_recall"])
+    text = str(result)
+    assert text.startswith("diagnosis: the retriever is the principal failure: ranking noise")
+    assert text.index("worst rows") < text.index("retriever (") < text.index("generator (")
+    html = result._repr_html_()
+    verdict = html.index("the retriever is the principal failure")
+    assert verdict < html.index("demo-08") < html.index("<table>")
+    assert html.index(">retriever<") < html.index(">generator<")
+    everything = tala.evaluate(DEMO, metrics="all", progress=False)
+    assert len(everything.summary()) == 26
+
+
 def test_save_writes_the_clis_results_format(tmp_path):
     result = tala.evaluate([ROW], metrics=["faithfulness"])
     path = result.save(tmp_path / "r.jsonl")

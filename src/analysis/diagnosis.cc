@@ -32,6 +32,35 @@ std::string_view DiagnosisName(Diagnosis d) {
   return "?";
 }
 
+std::string_view DiagnosisStage(Diagnosis d) {
+  switch (d) {
+    case Diagnosis::kRetrieverMiss:
+    case Diagnosis::kRankingNoise:
+      return "retriever";
+    case Diagnosis::kGeneratorNotGrounded:
+    case Diagnosis::kOffTopic:
+      return "generator";
+    case Diagnosis::kHealthy:
+    case Diagnosis::kNotDiagnosed:
+      return "";
+  }
+  return "";
+}
+
+std::string DecidingMetricOf(std::string_view name) {
+  for (Diagnosis d : AllDiagnoses()) {
+    if (DiagnosisName(d) == name) return DecidingMetric(d);
+  }
+  return "";
+}
+
+std::string_view DiagnosisStage(std::string_view name) {
+  for (Diagnosis d : AllDiagnoses()) {
+    if (DiagnosisName(d) == name) return DiagnosisStage(d);
+  }
+  return "";
+}
+
 std::string_view DiagnosisAdvice(Diagnosis d) {
   switch (d) {
     case Diagnosis::kRetrieverMiss:

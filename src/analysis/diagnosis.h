@@ -37,9 +37,15 @@ struct DiagnosisRule {
 const std::vector<Diagnosis>& AllDiagnoses();
 std::string_view DiagnosisName(Diagnosis d);    // "retriever miss"
 std::string_view DiagnosisAdvice(Diagnosis d);  // what to fix first
+// The half of the pipeline a diagnosis blames: "retriever", "generator", or "" (healthy, not
+// diagnosed). By name ("ranking noise") too, for diagnoses read back from a results file.
+std::string_view DiagnosisStage(Diagnosis d);
+std::string_view DiagnosisStage(std::string_view name);
 
 // The metric whose low value gives the diagnosis; empty for healthy and not diagnosed.
 std::string DecidingMetric(Diagnosis d);
+// The same for a diagnosis by name ("ranking noise"); empty for an unknown name.
+std::string DecidingMetricOf(std::string_view name);
 
 // `scores` maps metric wire names to the row's defined values.
 Diagnosis Diagnose(const std::map<std::string, double>& scores, const DiagnosisRule& rule = {});

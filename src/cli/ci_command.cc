@@ -187,10 +187,13 @@ int RunCi(CiFlags& f) {
     cases.push_back({c.name, c.pass, c.detail});
     std::printf("%s  %s\n", c.pass ? "PASS" : "FAIL", c.detail.c_str());
   }
-  md += "\n## The target\n\n```\n" + FormatRunReport(target) + "```\n\n";
+  // Then the report, which leads with the diagnosis (the verdict, the pipeline, the worst rows),
+  // and the target's run last.
   std::ifstream report(summary_md);
   std::stringstream body;
-  body << report.rdbuf();
+  body << "\n"
+       << report.rdbuf() << "\n## The target\n\n```\n"
+       << FormatRunReport(target) << "```\n";
   report.close();
   if (!WriteText(summary_md, md + body.str()) ||
       !WriteText(junit_xml, io::RenderJunit("tala ci: " + run.golden, cases))) {
@@ -228,8 +231,8 @@ void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_default
   cmd->add_option("--max-drop", f->max_drop,
                   "METRIC=DROP allowed against --baseline (repeatable; adds to [ci] max_drop)");
   cmd->add_option("--metrics", f->ci.metrics,
-                  "metrics to score (default: [ci] metrics, else "
-                  "every metric the answers allow)");
+                  "metrics or groups to score, as tala eval --metrics (default: [ci] "
+                  "metrics, else the core metrics the answers allow)");
   cmd->add_option("--judge", f->ci.judge, "judge (default: [ci] judge, else offline)");
   cmd->add_option("--out-dir", f->ci.out_dir, "where the files go")->capture_default_str();
   cmd->add_option("--max-target-errors", f->ci.max_target_errors,

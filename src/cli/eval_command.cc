@@ -33,6 +33,7 @@ struct EvalFlags {
   std::string shard, shard_by = "range";
   bool json = false;
   bool quiet = false;
+  bool no_progress = false;
 };
 
 void PrintErrors(const RunSummary& partial) {
@@ -121,7 +122,7 @@ int RunEval(EvalFlags& flags) {
   }
   const bool tty = isatty(STDERR_FILENO) != 0;
   ProgressLine line(tty);
-  if (!flags.quiet && !flags.options.dry_run) {
+  if (!flags.quiet && !flags.no_progress && !flags.options.dry_run) {
     flags.options.progress = [&line](const Progress& p) { line.Update(p); };
   }
   RunSummary partial;
@@ -167,8 +168,8 @@ int RunEval(EvalFlags& flags) {
     std::fprintf(out, "%s", io::FormatEstimateTable(*summary).c_str());
     return 0;
   } else {
-    std::fprintf(out, "%s", io::FormatSummaryTable(*summary).c_str());
-    if (summary->results_path != "-") {
+    std::fprintf(out, "%s", io::FormatSummaryTable(*summary, flags.quiet).c_str());
+    if (summary->results_path != "-" && !flags.quiet) {
       std::fprintf(out, "\nper-row results: %s\n", summary->results_path.c_str());
     }
   }
@@ -289,8 +290,12 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
                   "comma-separated metrics, options as name:key=value "
                   "(e.g. faithfulness,factual_correctness:mode=precision); quote a value "
                   "that holds commas (aspect_critic:name=rude,definition=\"Is it rude, or "
-                  "curt?\"); [metrics.NAME] tables in tala.toml define more; default: every "
-                  "metric whose fields the dataset has (see `tala metrics`)")
+                  "curt?\"); [metrics.NAME] tables in tala.toml define more. Group names "
+                  "select several: core (the default: faithfulness, response_relevancy, "
+                  "context_precision, context_recall, and the id-based pair when contexts have "
+                  "ids), all (every metric the dataset's fields allow), retrieval, generation, "
+                  "reference, ir, strings, agents, criteria, sql, summaries (e.g. core,strings; "
+                  "see `tala metrics`)")
       ->envname("TALA_METRICS");
   cmd->add_option("--k", o.ks,
                   "cut-offs for hit_rate, precision_at_k, recall_at_k and ndcg, e.g. 1,3,5,10 "
@@ -361,7 +366,11 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
                   "config file (default: $TALA_CONFIG, else ./tala.toml when present)");
   AddLlmOptions(cmd, *flags);
   cmd->add_flag("--json", flags->json, "print the summary as JSON");
-  cmd->add_flag("--quiet,-q", flags->quiet, "no progress on stderr");
+  cmd->add_flag("--quiet,-q", flags->quiet,
+                "no progress on stderr, and a short summary: the diagnosis verdict and the "
+                "metric lines");
+  cmd->add_flag("--no-progress", flags->no_progress,
+                "no progress on stderr; the summary is printed whole (for logs)");
   cmd->footer(
       "Examples:\n"
       "  tala eval data.jsonl -o results.jsonl --html report.html\n"

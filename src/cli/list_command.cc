@@ -62,6 +62,9 @@ void PrintMetricsJson() {
     }
     out += ",\"family\":";
     io::AppendJsonString(out, entry.family);
+    out += ",\"group\":";
+    io::AppendJsonString(out, entry.selector);
+    out += std::string(",\"core\":") + (metrics::IsCoreMetric(m.name) ? "true" : "false");
     out += std::string(",\"by_default\":") + (m.by_default ? "true" : "false");
     out += "}";
   }
@@ -76,8 +79,17 @@ void PrintMetricsTable() {
       families.push_back(entry.family);
     }
   }
+  std::printf(
+      "Without --metrics, tala eval scores the core metrics (marked core below) that the "
+      "data allows.\n--metrics takes metric names and group names: core, all (every metric "
+      "not marked\n\"default: no\" that the data allows), or a family's name, given after "
+      "its heading.\n\n");
   for (const std::string& family : families) {
-    std::printf("== %s ==\n\n", family.c_str());
+    const char* selector = "";
+    for (const auto& entry : metrics::MetricRegistry()) {
+      if (entry.family == family) selector = entry.selector;
+    }
+    std::printf("== %s == (--metrics %s)\n\n", family.c_str(), selector);
     for (const auto& entry : metrics::MetricRegistry()) {
       if (entry.family == family) PrintMetric(entry.info());
     }
@@ -86,7 +98,7 @@ void PrintMetricsTable() {
 
 void PrintMetric(const MetricInfo& m) {
   {
-    std::printf("%s\n", m.name.c_str());
+    std::printf("%s%s\n", m.name.c_str(), metrics::IsCoreMetric(m.name) ? "   (core)" : "");
     if (!m.aliases.empty()) std::printf("  aliases:   %s\n", Join(m.aliases).c_str());
     std::printf("  needs:     %s\n", FieldSetNames(m.required_fields).c_str());
     std::printf("  judge:     %s\n", NeedsWord(m).c_str());

@@ -36,50 +36,59 @@ namespace tala::metrics {
 
 const std::vector<RegistryEntry>& MetricRegistry() {
   static const std::vector<RegistryEntry> kRegistry = {
-      {FaithfulnessInfo, MakeFaithfulness, "generator (judged)"},
-      {ResponseRelevancyInfo, MakeResponseRelevancy, "generator (judged)"},
-      {ContextPrecisionInfo, MakeContextPrecision, "retriever (judged)"},
+      {FaithfulnessInfo, MakeFaithfulness, "generator (judged)", "generation"},
+      {ResponseRelevancyInfo, MakeResponseRelevancy, "generator (judged)", "generation"},
+      {ContextPrecisionInfo, MakeContextPrecision, "retriever (judged)", "retrieval"},
       {ContextPrecisionWithoutReferenceInfo, MakeContextPrecisionWithoutReference,
-       "retriever (judged)"},
-      {ContextRecallInfo, MakeContextRecall, "retriever (judged)"},
-      {NoiseSensitivityInfo, MakeNoiseSensitivity, "generator (judged)"},
-      {NoiseSensitivityIrrelevantInfo, MakeNoiseSensitivityIrrelevant, "generator (judged)"},
-      {FactualCorrectnessInfo, MakeFactualCorrectness, "answer against a reference (judged)"},
-      {ContextEntityRecallInfo, MakeContextEntityRecall, "retriever (judged)"},
-      {AnswerCorrectnessInfo, MakeAnswerCorrectness, "answer against a reference (judged)"},
-      {SemanticSimilarityInfo, MakeSemanticSimilarity, "answer against a reference (judged)"},
-      {IdBasedContextPrecisionInfo, MakeIdBasedContextPrecision, "retriever by ids (no judge)"},
-      {IdBasedContextRecallInfo, MakeIdBasedContextRecall, "retriever by ids (no judge)"},
-      {HitRateInfo, MakeHitRate, "retriever by ids (no judge)"},
-      {PrecisionAtKInfo, MakePrecisionAtK, "retriever by ids (no judge)"},
-      {RecallAtKInfo, MakeRecallAtK, "retriever by ids (no judge)"},
-      {MrrInfo, MakeMrr, "retriever by ids (no judge)"},
-      {AveragePrecisionInfo, MakeAveragePrecision, "retriever by ids (no judge)"},
-      {NdcgInfo, MakeNdcg, "retriever by ids (no judge)"},
-      {RPrecisionInfo, MakeRPrecision, "retriever by ids (no judge)"},
-      {NonLlmContextPrecisionInfo, MakeNonLlmContextPrecision, "retriever by text (no judge)"},
-      {NonLlmContextRecallInfo, MakeNonLlmContextRecall, "retriever by text (no judge)"},
-      {BleuInfo, MakeBleu, "answer text overlap (no judge)"},
-      {RougeInfo, MakeRouge, "answer text overlap (no judge)"},
-      {ChrfInfo, MakeChrf, "answer text overlap (no judge)"},
-      {ExactMatchInfo, MakeExactMatch, "answer text overlap (no judge)"},
-      {StringPresenceInfo, MakeStringPresence, "answer text overlap (no judge)"},
-      {StringSimilarityInfo, MakeStringSimilarity, "answer text overlap (no judge)"},
-      {ToolCallAccuracyInfo, MakeToolCallAccuracy, "agents and tools (no judge)"},
-      {ToolCallF1Info, MakeToolCallF1, "agents and tools (no judge)"},
-      {DataCompareInfo, MakeDataCompare, "SQL and data (no judge)"},
-      {AnswerAccuracyInfo, MakeAnswerAccuracy, "NVIDIA single-rating metrics (judged)"},
-      {ContextRelevanceInfo, MakeContextRelevance, "NVIDIA single-rating metrics (judged)"},
-      {ResponseGroundednessInfo, MakeResponseGroundedness, "NVIDIA single-rating metrics (judged)"},
-      {AspectCriticInfo, MakeAspectCritic, "your own criteria (judged)"},
-      {SimpleCriteriaInfo, MakeSimpleCriteria, "your own criteria (judged)"},
-      {RubricsScoreInfo, MakeRubricsScore, "your own criteria (judged)"},
-      {InstanceRubricsInfo, MakeInstanceRubrics, "your own criteria (judged)"},
-      {GEvalInfo, MakeGEval, "your own criteria (judged)"},
-      {SummarizationScoreInfo, MakeSummarizationScore, "summaries (judged)"},
-      {AgentGoalAccuracyInfo, MakeAgentGoalAccuracy, "agents and tools (judged)"},
-      {TopicAdherenceInfo, MakeTopicAdherence, "agents and tools (judged)"},
-      {SqlEquivalenceInfo, MakeSqlEquivalence, "SQL and data (judged)"},
+       "retriever (judged)", "retrieval"},
+      {ContextRecallInfo, MakeContextRecall, "retriever (judged)", "retrieval"},
+      {NoiseSensitivityInfo, MakeNoiseSensitivity, "generator (judged)", "generation"},
+      {NoiseSensitivityIrrelevantInfo, MakeNoiseSensitivityIrrelevant, "generator (judged)",
+       "generation"},
+      {FactualCorrectnessInfo, MakeFactualCorrectness, "answer against a reference (judged)",
+       "reference"},
+      {ContextEntityRecallInfo, MakeContextEntityRecall, "retriever (judged)", "retrieval"},
+      {AnswerCorrectnessInfo, MakeAnswerCorrectness, "answer against a reference (judged)",
+       "reference"},
+      {SemanticSimilarityInfo, MakeSemanticSimilarity, "answer against a reference (judged)",
+       "reference"},
+      {IdBasedContextPrecisionInfo, MakeIdBasedContextPrecision, "retriever by ids (no judge)",
+       "ir"},
+      {IdBasedContextRecallInfo, MakeIdBasedContextRecall, "retriever by ids (no judge)", "ir"},
+      {HitRateInfo, MakeHitRate, "retriever by ids (no judge)", "ir"},
+      {PrecisionAtKInfo, MakePrecisionAtK, "retriever by ids (no judge)", "ir"},
+      {RecallAtKInfo, MakeRecallAtK, "retriever by ids (no judge)", "ir"},
+      {MrrInfo, MakeMrr, "retriever by ids (no judge)", "ir"},
+      {AveragePrecisionInfo, MakeAveragePrecision, "retriever by ids (no judge)", "ir"},
+      {NdcgInfo, MakeNdcg, "retriever by ids (no judge)", "ir"},
+      {RPrecisionInfo, MakeRPrecision, "retriever by ids (no judge)", "ir"},
+      {NonLlmContextPrecisionInfo, MakeNonLlmContextPrecision, "retriever by text (no judge)",
+       "retrieval"},
+      {NonLlmContextRecallInfo, MakeNonLlmContextRecall, "retriever by text (no judge)",
+       "retrieval"},
+      {BleuInfo, MakeBleu, "answer text overlap (no judge)", "strings"},
+      {RougeInfo, MakeRouge, "answer text overlap (no judge)", "strings"},
+      {ChrfInfo, MakeChrf, "answer text overlap (no judge)", "strings"},
+      {ExactMatchInfo, MakeExactMatch, "answer text overlap (no judge)", "strings"},
+      {StringPresenceInfo, MakeStringPresence, "answer text overlap (no judge)", "strings"},
+      {StringSimilarityInfo, MakeStringSimilarity, "answer text overlap (no judge)", "strings"},
+      {ToolCallAccuracyInfo, MakeToolCallAccuracy, "agents and tools (no judge)", "agents"},
+      {ToolCallF1Info, MakeToolCallF1, "agents and tools (no judge)", "agents"},
+      {DataCompareInfo, MakeDataCompare, "SQL and data (no judge)", "sql"},
+      {AnswerAccuracyInfo, MakeAnswerAccuracy, "NVIDIA single-rating metrics (judged)", "criteria"},
+      {ContextRelevanceInfo, MakeContextRelevance, "NVIDIA single-rating metrics (judged)",
+       "criteria"},
+      {ResponseGroundednessInfo, MakeResponseGroundedness, "NVIDIA single-rating metrics (judged)",
+       "criteria"},
+      {AspectCriticInfo, MakeAspectCritic, "your own criteria (judged)", "criteria"},
+      {SimpleCriteriaInfo, MakeSimpleCriteria, "your own criteria (judged)", "criteria"},
+      {RubricsScoreInfo, MakeRubricsScore, "your own criteria (judged)", "criteria"},
+      {InstanceRubricsInfo, MakeInstanceRubrics, "your own criteria (judged)", "criteria"},
+      {GEvalInfo, MakeGEval, "your own criteria (judged)", "criteria"},
+      {SummarizationScoreInfo, MakeSummarizationScore, "summaries (judged)", "summaries"},
+      {AgentGoalAccuracyInfo, MakeAgentGoalAccuracy, "agents and tools (judged)", "agents"},
+      {TopicAdherenceInfo, MakeTopicAdherence, "agents and tools (judged)", "agents"},
+      {SqlEquivalenceInfo, MakeSqlEquivalence, "SQL and data (judged)", "sql"},
   };
   return kRegistry;
 }
@@ -93,6 +102,107 @@ const RegistryEntry* FindMetric(const std::string& name) {
     }
   }
   return nullptr;
+}
+
+bool IsCoreMetric(const std::string& name) {
+  const RegistryEntry* e = FindMetric(name);
+  if (e == nullptr) return false;
+  const MetricInfo& info = e->info();
+  return &info == &FaithfulnessInfo() || &info == &ResponseRelevancyInfo() ||
+         &info == &ContextPrecisionInfo() || &info == &ContextRecallInfo() ||
+         &info == &IdBasedContextPrecisionInfo() || &info == &IdBasedContextRecallInfo();
+}
+
+std::string PipelineStage(const std::string& key) {
+  const RegistryEntry* e = FindMetric(key.substr(0, key.find_first_of("(@")));
+  if (e == nullptr) return "";
+  const std::string selector = e->selector;
+  if (selector == "retrieval" || selector == "ir") return "retriever";
+  if (selector == "generation") return "generator";
+  if (selector == "reference" || selector == "strings") return "reference";
+  // The NVIDIA ratings each judge one stage.
+  if (&e->info() == &ContextRelevanceInfo()) return "retriever";
+  if (&e->info() == &ResponseGroundednessInfo()) return "generator";
+  if (&e->info() == &AnswerAccuracyInfo()) return "reference";
+  return "";
+}
+
+const std::vector<StageHeading>& PipelineStages() {
+  static const std::vector<StageHeading> kStages = {{"retriever", "retriever"},
+                                                    {"generator", "generator"},
+                                                    {"reference", "against the reference"},
+                                                    {"", "other"}};
+  return kStages;
+}
+
+std::vector<std::string> MetricGroupNames() {
+  std::vector<std::string> out = {"core", "all"};
+  for (const RegistryEntry& e : MetricRegistry()) {
+    if (std::find(out.begin(), out.end(), e.selector) == out.end()) out.push_back(e.selector);
+  }
+  return out;
+}
+
+namespace {
+bool HasFields(const MetricInfo& info, FieldSet fields) {
+  return (fields & info.required_fields) == info.required_fields;
+}
+
+// The metrics a group selects for rows with `fields`.
+std::vector<MetricSpec> GroupSpecs(const std::string& group, FieldSet fields) {
+  std::vector<MetricSpec> out;
+  for (const RegistryEntry& e : MetricRegistry()) {
+    const MetricInfo& info = e.info();
+    if (!HasFields(info, fields)) continue;
+    bool in = group == "all"    ? info.by_default
+              : group == "core" ? IsCoreMetric(info.name)
+                                : group == e.selector && e.make({}).has_value();  // no options
+    if (in) out.push_back({info.name, {}});
+  }
+  return out;
+}
+}  // namespace
+
+Result<std::vector<MetricSpec>> ExpandGroups(const std::vector<MetricSpec>& specs, FieldSet fields,
+                                             const std::vector<UserMetricDef>& user) {
+  const std::vector<std::string> groups = MetricGroupNames();
+  std::vector<MetricSpec> out;
+  std::set<std::string> named;  // metric names already in `out` without options
+  auto add = [&](const MetricSpec& spec) {
+    if (!spec.options.empty() || named.insert(spec.name).second) out.push_back(spec);
+  };
+  for (const MetricSpec& spec : specs) {
+    bool user_named = std::any_of(user.begin(), user.end(),
+                                  [&](const UserMetricDef& d) { return d.name == spec.name; });
+    if (user_named || !spec.options.empty() ||
+        std::find(groups.begin(), groups.end(), spec.name) == groups.end()) {
+      add(spec);
+      continue;
+    }
+    std::vector<MetricSpec> members = GroupSpecs(spec.name, fields);
+    if (members.empty()) {
+      std::string needs;
+      for (const RegistryEntry& e : MetricRegistry()) {
+        if (spec.name != e.selector && !(spec.name == "core" && IsCoreMetric(e.info().name))) {
+          continue;
+        }
+        needs += (needs.empty() ? "" : "; ") + e.info().name + " needs " +
+                 FieldSetNames(e.info().required_fields);
+      }
+      return InvalidArgument("--metrics " + spec.name +
+                             ": no metric of the group can be scored on " +
+                             "the dataset's fields (" +
+                             (fields ? FieldSetNames(fields) : std::string("none tala knows")) +
+                             ")" + (needs.empty() ? "" : ": " + needs));
+    }
+    for (const MetricSpec& m : members) add(m);
+  }
+  return out;
+}
+
+std::vector<MetricSpec> DefaultSpecs(FieldSet fields) {
+  std::vector<MetricSpec> core = GroupSpecs("core", fields);
+  return core.empty() ? GroupSpecs("all", fields) : core;
 }
 
 namespace {

@@ -15,6 +15,9 @@ struct RegistryEntry {
   const MetricInfo& (*info)();
   MetricFactory make;
   const char* family;  // the group `tala metrics` lists it under, in registry order
+  // The name that selects the family in --metrics: retrieval, generation, reference, ir,
+  // strings, agents, criteria, sql, summaries.
+  const char* selector;
 };
 
 const std::vector<RegistryEntry>& MetricRegistry();
@@ -26,6 +29,33 @@ struct MetricSpec {
   std::string name;
   MetricOptions options;
 };
+
+// The core metrics, scored when --metrics is not given: Ragas' four (faithfulness,
+// response_relevancy, context_precision, context_recall) and the retrieval pair by ids. `name`
+// may be an alias.
+bool IsCoreMetric(const std::string& name);
+// Which half of the pipeline a results key ("context_precision", "rouge(type=rouge1)") judges:
+// "retriever", "generator", "reference" (the answer against a reference), or "" for the rest.
+std::string PipelineStage(const std::string& results_key);
+// Every value PipelineStage gives, in pipeline order, with the heading the summaries and
+// reports print over its metrics: retriever, generator, against the reference, other ("").
+struct StageHeading {
+  const char* stage;
+  const char* heading;
+};
+const std::vector<StageHeading>& PipelineStages();
+// The names --metrics takes for a group of metrics: "core", "all" (every default metric the data
+// allows) and the family selectors, in that order.
+std::vector<std::string> MetricGroupNames();
+// `specs` with each group name replaced by the group's metrics that rows with `fields` can be
+// scored on and that need no options; other specs pass through, and a metric named twice is kept
+// once. A name that `user` defines is never a group. kInvalidArgument naming the group, the
+// dataset's fields and what its metrics need when a group the user named selects nothing.
+Result<std::vector<MetricSpec>> ExpandGroups(const std::vector<MetricSpec>& specs, FieldSet fields,
+                                             const std::vector<UserMetricDef>& user = {});
+// What is scored when --metrics is not given: the core metrics the data allows, or, when the
+// data allows none of them (string metrics over response and reference only), "all".
+std::vector<MetricSpec> DefaultSpecs(FieldSet fields);
 
 // Splits a --metrics list. A comma-separated piece with '=' and no ':' continues the options of
 // the metric before it; "name@k" is short for "name:k=k"; a value in double quotes may hold

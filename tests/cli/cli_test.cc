@@ -57,31 +57,37 @@ TEST(MetricsCommandTest, JsonListsEveryMetricWithItsDirection) {
   EXPECT_NE(r.out.find("\"name\":\"noise_sensitivity\""), std::string::npos);
   EXPECT_NE(r.out.find("\"direction\":\"lower\""), std::string::npos);
   EXPECT_NE(r.out.find("\"aliases\":[\"answer_relevancy\"]"), std::string::npos);
-  EXPECT_NE(r.out.find("\"family\":\"retriever by ids (no judge)\",\"by_default\":true"),
+  EXPECT_NE(r.out.find("\"family\":\"retriever by ids (no judge)\",\"group\":\"ir\",\"core\":"
+                       "false,\"by_default\":true"),
             std::string::npos);
-  EXPECT_NE(r.out.find("\"family\":\"SQL and data (no judge)\",\"by_default\":false"),
+  EXPECT_NE(r.out.find("\"family\":\"SQL and data (no judge)\",\"group\":\"sql\",\"core\":false,"
+                       "\"by_default\":false"),
             std::string::npos);
+  EXPECT_NE(r.out.find("\"name\":\"context_recall\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"group\":\"retrieval\",\"core\":true"), std::string::npos);
 }
 
 TEST(MetricsCommandTest, TheTableGroupsMetricsByFamily) {
   auto r = RunTala("metrics");
   EXPECT_EQ(r.exit_code, 0);
-  size_t ids = r.out.find("== retriever by ids (no judge) ==");
+  size_t ids = r.out.find("== retriever by ids (no judge) == (--metrics ir)");
   ASSERT_NE(ids, std::string::npos);
   // Every IR metric under its heading, before the next one.
-  size_t next = r.out.find("== ", ids + 3);
+  size_t next = r.out.find("\n== ", ids + 3);
   for (const char* m : {"\nhit_rate\n", "\nmrr\n", "\nndcg\n"}) {
     size_t at = r.out.find(m);
     EXPECT_TRUE(at > ids && at < next) << m;
   }
   EXPECT_NE(r.out.find("default:   no (name it in --metrics)"), std::string::npos);
+  EXPECT_NE(r.out.find("\nfaithfulness   (core)\n"), std::string::npos);
 }
 
 TEST(EvalCommandTest, ReplayRunWritesOneResultPerRowAndASummary) {
   TempDir dir;
   std::string out = dir.path() + "/r.jsonl";
-  auto r = RunTala("eval " + kGolden +
-                   " --judge replay --metrics faithfulness,context_precision -q -o " + out);
+  auto r =
+      RunTala("eval " + kGolden +
+              " --judge replay --metrics faithfulness,context_precision --no-progress -o " + out);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("judge: replay"), std::string::npos);
   EXPECT_NE(r.out.find("context_precision"), std::string::npos);
@@ -101,7 +107,7 @@ TEST(EvalCommandTest, BadRowsStopTheRunBeforeAnyScoring) {
   TempDir dir;
   std::string data = dir.Write("d.jsonl", "{\"response\":\"a\"}\n{\"response\":5}\n");
   std::string out = dir.path() + "/r.jsonl";
-  auto r = RunTala("eval " + data + " --judge replay -q -o " + out + " 2>&1");
+  auto r = RunTala("eval " + data + " --judge replay --no-progress -o " + out + " 2>&1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find(":2: field \"response\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--on-error skip"), std::string::npos);
@@ -114,7 +120,8 @@ TEST(EvalCommandTest, SkipPolicyScoresTheGoodRowsAndCountsTheBad) {
       "d.jsonl",
       "{\"retrieved_context_ids\":[\"a\"],\"reference_context_ids\":[\"a\"]}\n{\"response\":5}\n");
   std::string out = dir.path() + "/r.jsonl";
-  auto r = RunTala("eval " + data + " --judge replay --on-error skip -q -o " + out + " 2>&1");
+  auto r =
+      RunTala("eval " + data + " --judge replay --on-error skip --no-progress -o " + out + " 2>&1");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("1 skipped"), std::string::npos) << r.out;
   EXPECT_NE(dir.Read(out).find("\"id_based_context_precision\":1"), std::string::npos);
@@ -125,15 +132,15 @@ TEST(EvalCommandTest, ReadsStdin) {
   std::string data = dir.Write(
       "d.jsonl", "{\"retrieved_context_ids\":[\"a\",\"b\"],\"reference_context_ids\":[\"a\"]}\n");
   // With the rows on stdout, the summary goes to stderr.
-  auto r = RunTala("eval - --judge replay --json -q -o - < " + data + " 2>&1");
+  auto r = RunTala("eval - --judge replay --json --no-progress -o - < " + data + " 2>&1");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("\"id_based_context_precision\":0.5"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"rows_scored\":1"), std::string::npos) << r.out;
 }
 
 TEST(EvalCommandTest, UnknownMetricIsAUsageError) {
-  auto r =
-      RunTala("eval " + kGolden + " --judge replay --metrics faithfullness -q -o /dev/null 2>&1");
+  auto r = RunTala("eval " + kGolden +
+                   " --judge replay --metrics faithfullness --no-progress -o /dev/null 2>&1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("unknown metric \"faithfullness\""), std::string::npos);
 }
@@ -146,7 +153,8 @@ TEST(EvalCommandTest, Issue6_IrCheckMeansOverARun) {
       "\n"
       "{\"retrieved_context_ids\":[\"c3\",\"c6\"],\"reference_context_ids\":[\"c3\"]}\n"
       "{\"retrieved_context_ids\":[\"c2\",\"c5\",\"c4\"],\"reference_context_ids\":[\"c5\"]}\n");
-  auto r = RunTala("eval " + data + " --metrics recall,mrr --k 1,3 --json -q -o /dev/null");
+  auto r =
+      RunTala("eval " + data + " --metrics recall,mrr --k 1,3 --json --no-progress -o /dev/null");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("{\"metric\":\"recall@3\",\"mean\":0.8333333333333334"), std::string::npos)
       << r.out;
@@ -159,10 +167,11 @@ TEST(EvalCommandTest, Issue6_IrCheckMeansOverARun) {
 TEST(EvalCommandTest, DemoRunDiagnosesRowsAndReportsIntervals) {
   TempDir dir;
   std::string out = dir.path() + "/r.jsonl";
-  auto r = RunTala("eval " + std::string(TALA_SOURCE_DIR) +
-                   "/examples/data/interactions.jsonl "
-                   "--metrics faithfulness,context_recall,context_precision --json -q -o " +
-                   out);
+  auto r =
+      RunTala("eval " + std::string(TALA_SOURCE_DIR) +
+              "/examples/data/interactions.jsonl "
+              "--metrics faithfulness,context_recall,context_precision --json --no-progress -o " +
+              out);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("\"ci95\":["), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"principal_failure\":\"ranking noise\""), std::string::npos) << r.out;
@@ -208,6 +217,15 @@ TEST(CompareCommandTest, ARealDropIsCaughtAndNoiseIsNot) {
   EXPECT_EQ(n.out.find("\"verdict\":\"worse\""), std::string::npos) << n.out;
   EXPECT_EQ(n.out.find("\"verdict\":\"better\""), std::string::npos) << n.out;
   EXPECT_EQ(RunTala("compare " + base + " /nonexistent.jsonl 2>&1").exit_code, 2);
+  // The table leads with the verdict by half of the pipeline (issue 33): faithfulness fell and
+  // noise_sensitivity fell (lower is better), both generator metrics.
+  auto table = RunTala("compare " + base + " " + drop);
+  EXPECT_EQ(table.out.rfind("verdict: generator better on noise_sensitivity -0.200 but worse on "
+                            "faithfulness -0.250",
+                            0),
+            0u)
+      << table.out;
+  EXPECT_LT(table.out.find("verdict:"), table.out.find("metric "));
 }
 
 TEST(GateCommandTest, ExitCodesForMinimumsAndDrops) {
@@ -293,13 +311,13 @@ const std::string kDemo = std::string(TALA_SOURCE_DIR) + "/examples/data/interac
 TEST(MergeCommandTest, ShardsRunAsCommandsMergeIntoTheSingleRunsSummary) {
   testing::TempDir dir;
   const std::string d = dir.path();
-  auto single =
-      testing::RunTala("eval " + kDemo + " -m faithfulness,hit_rate -q -o " + d + "/one.jsonl");
+  auto single = testing::RunTala("eval " + kDemo + " -m faithfulness,hit_rate --no-progress -o " +
+                                 d + "/one.jsonl");
   ASSERT_EQ(single.exit_code, 0) << single.out;
   for (int i = 0; i < 3; ++i) {
-    auto part = testing::RunTala("eval " + kDemo + " -m faithfulness,hit_rate -q --shard " +
-                                 std::to_string(i) + "/3 --shard-by hash -o " + d + "/p" +
-                                 std::to_string(i) + ".jsonl 2>&1");
+    auto part = testing::RunTala(
+        "eval " + kDemo + " -m faithfulness,hit_rate --no-progress --shard " + std::to_string(i) +
+        "/3 --shard-by hash -o " + d + "/p" + std::to_string(i) + ".jsonl 2>&1");
     ASSERT_EQ(part.exit_code, 0) << part.out;
   }
   auto merged = testing::RunTala("merge " + d + "/p2.jsonl " + d + "/p0.jsonl " + d +
@@ -319,9 +337,9 @@ TEST(MergeCommandTest, ShardsRunAsCommandsMergeIntoTheSingleRunsSummary) {
 
 TEST(EvalCommandTest, RepeatsReportJudgeNoiseAndASuggestedGate) {
   testing::TempDir dir;
-  auto r = testing::RunTala("eval " + kDemo +
-                            " --metrics faithfulness,noise_sensitivity --repeats 3 -q -o " +
-                            dir.path() + "/r.jsonl");
+  auto r = testing::RunTala(
+      "eval " + kDemo + " --metrics faithfulness,noise_sensitivity --repeats 3 --no-progress -o " +
+      dir.path() + "/r.jsonl");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   // The offline judge is deterministic: no run-to-run noise, the gate sits at the mean.
   EXPECT_NE(r.out.find("faithfulness       runs 3  sd 0.0000  suggested gate >= 0.7168"),
@@ -335,7 +353,7 @@ TEST(EvalCommandTest, RepeatsReportJudgeNoiseAndASuggestedGate) {
 TEST(EvalCommandTest, PerMetricDiagnosisThresholdsChangeTheDiagnosis) {
   testing::TempDir dir;
   std::string base = "eval " + kDemo +
-                     " --metrics faithfulness,context_recall,context_precision -q -o " +
+                     " --metrics faithfulness,context_recall,context_precision --no-progress -o " +
                      dir.path() + "/r.jsonl";
   auto normal = testing::RunTala(base);
   auto lenient = testing::RunTala(base + " --diagnose context_precision=0.1");
@@ -343,11 +361,12 @@ TEST(EvalCommandTest, PerMetricDiagnosisThresholdsChangeTheDiagnosis) {
   EXPECT_EQ(lenient.out.find("ranking noise"), std::string::npos) << lenient.out;
   // Relative to a baseline: half a point below the baseline's means, nothing is ranking noise.
   // (Its own output is another file: an output that is an input is refused.)
-  auto relative = testing::RunTala("eval " + kDemo +
-                                   " --metrics faithfulness,context_recall,context_precision -q "
-                                   "-o " +
-                                   dir.path() + "/r2.jsonl --diagnose-baseline " + dir.path() +
-                                   "/r.jsonl --diagnose-margin 0.5");
+  auto relative =
+      testing::RunTala("eval " + kDemo +
+                       " --metrics faithfulness,context_recall,context_precision --no-progress "
+                       "-o " +
+                       dir.path() + "/r2.jsonl --diagnose-baseline " + dir.path() +
+                       "/r.jsonl --diagnose-margin 0.5");
   EXPECT_EQ(relative.exit_code, 0) << relative.out;
   EXPECT_EQ(relative.out.find("ranking noise"), std::string::npos) << relative.out;
   auto bad = testing::RunTala(base + " --diagnose context_precision=2 2>&1");

@@ -12,10 +12,10 @@ inline constexpr const char* kChromiumFlags =
     " --headless --no-sandbox --disable-gpu --disable-background-networking --disable-extensions"
     " --no-first-run --disable-dev-shm-usage --hide-scrollbars --virtual-time-budget=10000";
 
-// `url` such as "file:///tmp/x/report.html#selftest".
-inline std::string DumpDom(const std::string& url) {
+// `url` such as "file:///tmp/x/report.html#selftest"; `flags` such as " --window-size=1400,900".
+inline std::string DumpDom(const std::string& url, const std::string& flags = "") {
   std::string cmd =
-      std::string(kChromium) + kChromiumFlags + " --dump-dom '" + url + "' 2>/dev/null";
+      std::string(kChromium) + kChromiumFlags + flags + " --dump-dom '" + url + "' 2>/dev/null";
   std::FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return "";
   std::string dom;

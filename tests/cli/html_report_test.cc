@@ -69,6 +69,34 @@ TEST(HtmlReportTest, TenThousandRowsSortFilterAndDrillDownInHeadlessChromium) {
   EXPECT_TRUE(std::filesystem::exists(artifacts + "/html-report.png"));
 }
 
+// The demo's report at 1400x900, before any scrolling: the pipeline picture is the first
+// section, and the principal failure with its worst rows is on the first screen (issue 33).
+TEST(HtmlReportTest, ThePrincipalFailureIsVisibleWithoutScrollingAt1400x900) {
+  if (!std::filesystem::exists(kChromium)) {
+    GTEST_SKIP() << "chromium is not installed (make test-deps installs it)";
+  }
+  TempDir dir;
+  std::string results = dir.path() + "/r.jsonl", html = dir.path() + "/report.html";
+  CommandOutput eval =
+      RunTala("eval " + std::string(TALA_SOURCE_DIR) + "/examples/data/interactions.jsonl -q -o " +
+              results + " --html " + html + " 2>&1");
+  ASSERT_EQ(eval.exit_code, 0) << eval.out;
+  std::string dom = DumpDom("file://" + html + "#foldtest", " --window-size=1400,900");
+  size_t at = dom.find("FOLDTEST first");
+  ASSERT_NE(at, std::string::npos) << "the fold test did not run";
+  EXPECT_EQ(dom.substr(at, dom.find('<', at) - at),
+            "FOLDTEST first=pipeline pipeline=1 diagnosisverdict=1 diagnosisworst=1 errors=0");
+  EXPECT_NE(dom.find("the <b>retriever</b> is the principal failure: <b>ranking noise</b> in 6 "
+                     "of 22 rows"),
+            std::string::npos);
+  std::string artifacts = std::string(TALA_BINARY_DIR) + "/test-artifacts";
+  std::filesystem::create_directories(artifacts);
+  std::string shot = std::string(kChromium) + kFlags +
+                     " --window-size=1400,900 --screenshot=" + artifacts +
+                     "/html-report-first-screen.png 'file://" + html + "' >/dev/null 2>&1";
+  EXPECT_EQ(std::system(shot.c_str()), 0);
+}
+
 TEST(HtmlReportTest, TheDrillDownShowsTheJudgedCriteria) {
   if (!std::filesystem::exists(kChromium)) {
     GTEST_SKIP() << "chromium is not installed (make test-deps installs it)";

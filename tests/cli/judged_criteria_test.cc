@@ -70,7 +70,8 @@ class JudgedCriteriaTest : public ::testing::Test {
                      const std::string& extra = "--cache off") {
     // --overwrite: each test scores into the one results file again.
     return RunTala("eval " + data + " --judge openai:mock-model --base-url " + url_ + " -o " +
-                   dir_.path() + "/r.jsonl --overwrite -q --max-in-flight 4 --metrics '" + metrics +
+                   dir_.path() +
+                   "/r.jsonl --overwrite --no-progress --max-in-flight 4 --metrics '" + metrics +
                    "' " + extra + " 2>&1");
   }
   TempDir dir_;
@@ -130,8 +131,8 @@ TEST_F(JudgedCriteriaTest, EveryCriterionIsScoredWithTheCallsDocumented) {
     replay += again.dump() + "\n";
   }
   std::string replay_path = dir_.Write("replay.jsonl", replay);
-  CommandOutput replayed = RunTala("eval " + replay_path + " --judge replay -q -o " + dir_.path() +
-                                   "/again.jsonl --metrics '" + kCriteria + "' 2>&1");
+  CommandOutput replayed = RunTala("eval " + replay_path + " --judge replay --no-progress -o " +
+                                   dir_.path() + "/again.jsonl --metrics '" + kCriteria + "' 2>&1");
   ASSERT_EQ(replayed.exit_code, 0) << replayed.out;
   std::vector<json> again = Rows(dir_.Read("again.jsonl"));
   ASSERT_EQ(again.size(), rows.size());
@@ -217,8 +218,9 @@ TEST_F(JudgedCriteriaTest, FaultsAreRecoveredAndEveryNullSaysWhy) {
 
 TEST_F(JudgedCriteriaTest, TheOfflineJudgeSaysTheyNeedAnLlmJudge) {
   std::string data = dir_.Write("d.jsonl", SingleTurnRows(1));
-  CommandOutput r = RunTala("eval " + data + " -o " + dir_.path() + "/r.jsonl -q --metrics '" +
-                            std::string(kCriteria) + "' 2>&1");
+  CommandOutput r =
+      RunTala("eval " + data + " -o " + dir_.path() + "/r.jsonl --no-progress --metrics '" +
+              std::string(kCriteria) + "' 2>&1");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   std::vector<json> rows = Rows(dir_.Read("r.jsonl"));
   ASSERT_EQ(rows.size(), 1u);

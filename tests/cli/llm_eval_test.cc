@@ -80,7 +80,8 @@ class LlmEvalTest : public ::testing::Test {
     auto tala = std::make_unique<ChildProcess>(
         std::vector<std::string>{std::string(TALA_BINARY_DIR) + "/tala", "eval", data, "--judge",
                                  "openai:mock-model", "--base-url", url_, "--cache", "off", "-o",
-                                 out, "--max-in-flight", "2", "--metrics", metrics, "-q"},
+                                 out, "--max-in-flight", "2", "--metrics", metrics,
+                                 "--no-progress"},
         /*pipe_stdout=*/false);
     for (int i = 0; i < 400 && RowLines(dir_.Read("r.jsonl")).size() < rows; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
@@ -91,8 +92,8 @@ class LlmEvalTest : public ::testing::Test {
     std::string cache = extra.find("--cache") == std::string::npos
                             ? " --cache " + dir_.path() + "/cache.sqlite"
                             : "";
-    return data + " --judge openai:mock-model --base-url " + url_ + cache + " -o " + out + " -q " +
-           extra + " 2>&1";
+    return data + " --judge openai:mock-model --base-url " + url_ + cache + " -o " + out +
+           " --no-progress " + extra + " 2>&1";
   }
   TempDir dir_;
   std::unique_ptr<ChildProcess> mock_;
@@ -190,9 +191,9 @@ TEST_F(LlmEvalTest, AKilledRunFinishesWithResume) {
   size_t before = RowLines(dir_.Read("r.jsonl")).size();
   ASSERT_GE(before, 10u);
   ASSERT_LT(before, 60u) << "the run finished before it could be killed";
-  CommandOutput r =
-      RunTala("eval " + data + " --judge openai:mock-model --base-url " + url_ +
-              " --cache off -o " + out + " --metrics faithfulness,context_recall --resume -q 2>&1");
+  CommandOutput r = RunTala("eval " + data + " --judge openai:mock-model --base-url " + url_ +
+                            " --cache off -o " + out +
+                            " --metrics faithfulness,context_recall --resume --no-progress 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("kept from the results file"), std::string::npos) << r.out;
   std::set<std::string> ids;

@@ -34,8 +34,8 @@ std::string Unescape(std::string s) {
 
 std::string Results(const TempDir& dir) {
   std::string results = dir.path() + "/results.jsonl";
-  auto eval = RunTala("eval " + kDemo + " --metrics faithfulness,context_recall -q -o " + results +
-                      " 2>&1");
+  auto eval = RunTala("eval " + kDemo + " --metrics faithfulness,context_recall --no-progress -o " +
+                      results + " 2>&1");
   EXPECT_EQ(eval.exit_code, 0) << eval.out;
   return results;
 }
@@ -152,7 +152,7 @@ TEST(ReviewTest, ServeGivesThePageAndWritesEveryCheckedSaveToTheLabelsFile) {
   std::string script =
       std::string(TALA_BINARY_DIR) + "/tala review " + results + " --n 4 --serve --port 0 " +
       "--labels-out " + labels + " 2> " + dir.path() + "/log & pid=$!\n" +
-      "for i in $(seq 200); do grep -q 'label at' " + dir.path() +
+      "for i in $(seq 200); do grep --no-progress 'label at' " + dir.path() +
       "/log && break; sleep 0.05; done\n" + "url=$(sed -n 's/.*label at \\(http[^ ]*\\).*/\\1/p' " +
       dir.path() + "/log)\n" + "/usr/bin/python3 - \"$url\" > " + dir.path() +
       "/out <<'PY'\n"
@@ -190,7 +190,7 @@ TEST(ReviewTest, EvalWithLabelsPrintsTheCorrectedMean) {
                                  "{\"id\":\"demo-01\",\"faithfulness\":1}\n"
                                  "{\"id\":\"demo-05\",\"faithfulness\":0}\n"
                                  "{\"id\":\"demo-09\",\"faithfulness\":1}\n");
-  auto eval = RunTala("eval " + kDemo + " --metrics faithfulness -q -o " + dir.path() +
+  auto eval = RunTala("eval " + kDemo + " --metrics faithfulness --no-progress -o " + dir.path() +
                       "/r.jsonl --labels " + labels);
   ASSERT_EQ(eval.exit_code, 0) << eval.out;
   EXPECT_NE(eval.out.find("corrected by human labels (prediction-powered"), std::string::npos)

@@ -81,7 +81,7 @@ TEST(ServeCommandTest, ScoresTwoThousandRowsAndExposesTheSameMeans) {
   // tala eval's means on the same rows.
   auto eval = testing::RunTala("eval " + std::string(TALA_SOURCE_DIR) +
                                "/examples/data/interactions.jsonl -m "
-                               "faithfulness,response_relevancy --json -q -o " +
+                               "faithfulness,response_relevancy --json --no-progress -o " +
                                dir.path() + "/r.jsonl");
   simdjson::dom::parser p, q;
   simdjson::dom::element served = p.parse(summary)["metrics"];
@@ -240,8 +240,8 @@ TEST(ServeCommandTest, FailingRowsComeBackOverHttpAndAsADatasetFile) {
                                    out + " 2>&1");
   ASSERT_EQ(exported.exit_code, 0) << exported.out;
   EXPECT_NE(exported.out.find("3 rows written"), std::string::npos) << exported.out;
-  auto eval =
-      testing::RunTala("eval " + out + " -m faithfulness -q -o " + dir.path() + "/r.jsonl 2>&1");
+  auto eval = testing::RunTala("eval " + out + " -m faithfulness --no-progress -o " + dir.path() +
+                               "/r.jsonl 2>&1");
   EXPECT_EQ(eval.exit_code, 0) << eval.out;
   EXPECT_NE(eval.out.find("rows: 3 scored"), std::string::npos) << eval.out;
 }

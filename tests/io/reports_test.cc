@@ -19,9 +19,16 @@ ResultsFile Sample() {
 TEST(MarkdownReportTest, GoldenSnapshot) {
   EXPECT_EQ(RenderMarkdown(Sample(), "run"),
             "## tala: run\n\n2 rows\n\n"
+            "**Diagnosis: the generator is the principal failure: generator not grounded in 1 of "
+            "2 rows (50%).**\n\n"
+            "question → retriever: 0 of 2 rows fail (0%) → generator: 1 of 2 rows fail (50%) → "
+            "answer: healthy in 1 of 2 rows\n\n"
+            "Worst rows (faithfulness):\n- `b,\"2\"` 0.000\n\n"
             "| metric | mean | 95% interval | scored | undefined | failed |\n"
             "|---|---:|---|---:|---:|---:|\n"
+            "| *generator* | | | | | |\n"
             "| faithfulness | 0.5000 | [0.0945, 0.9055] | 2 | 0 | 0 |\n"
+            "| *against the reference* | | | | | |\n"
             "| bleu | 0.5000 | n too small | 1 | 1 | 0 |\n"
             "\n| diagnosis | rows | examples |\n|---|---:|---|\n"
             "| generator not grounded | 1 | b,\"2\" |\n| healthy | 1 | a |\n");

@@ -61,7 +61,7 @@ TEST(ResultsFileTest, F9_SecondWriterOnOneResultsFileIsRefusedWithThePid) {
             std::string::npos)
       << r.out;
   ::close(fd);
-  r = RunTala("eval " + data + " -m bleu -q -o " + out);
+  r = RunTala("eval " + data + " -m bleu --no-progress -o " + out);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(RowCount(Slurp(out)), 22u);
 }
@@ -72,9 +72,10 @@ TEST(ResultsFileTest, F9_TwoEvalsAtOnceNeverInterleave) {
   auto mock = testing::StartMockJudge({"--latency-ms", "150"}, &url);
   const std::string data = dir.Write("d.jsonl", Rows(30));
   const std::string out = dir.path() + "/same.jsonl";
-  std::string cmd =
-      "OPENAI_API_KEY=x " + kTala + " eval " + data + " --judge openai:gpt-4o-mini --base-url " +
-      url + " -m faithfulness --cache off --max-in-flight 1 -q -o " + out + " > /dev/null 2>&1";
+  std::string cmd = "OPENAI_API_KEY=x " + kTala + " eval " + data +
+                    " --judge openai:gpt-4o-mini --base-url " + url +
+                    " -m faithfulness --cache off --max-in-flight 1 --no-progress -o " + out +
+                    " > /dev/null 2>&1";
   ChildProcess first({"/bin/sh", "-c", cmd + "; echo $?"});
   // The first writer has the file once its manifest is there (30 rows take it 4.5 s more).
   for (int i = 0; i < 200 && Slurp(out).find("tala_manifest") == std::string::npos; ++i) {
@@ -103,11 +104,11 @@ TEST(ResultsFileTest, F37_ResultsOfAnLlmJudgeAreReplacedOnlyWithOverwrite) {
   r = RunTala("eval " + data + " -m bleu -o " + other + " 2>&1");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_EQ(Slurp(other), Demo());
-  r = RunTala("eval " + data + " -m bleu -q --overwrite -o " + prev);
+  r = RunTala("eval " + data + " -m bleu --no-progress --overwrite -o " + prev);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(RowCount(Slurp(prev)), 22u);
   // Offline results cost nothing to make again: replaced without a flag.
-  r = RunTala("eval " + data + " -m bleu -q -o " + prev);
+  r = RunTala("eval " + data + " -m bleu --no-progress -o " + prev);
   EXPECT_EQ(r.exit_code, 0) << r.out;
 }
 
@@ -115,7 +116,7 @@ TEST(ResultsFileTest, F11_CutOffLastLineIsDroppedAndResumeContinues) {
   TempDir dir;
   const std::string data = dir.Write("d.jsonl", Demo());
   const std::string full = dir.path() + "/full.jsonl";
-  ASSERT_EQ(RunTala("eval " + data + " -q -o " + full).exit_code, 0);
+  ASSERT_EQ(RunTala("eval " + data + " --no-progress -o " + full).exit_code, 0);
   std::vector<std::string> lines = Lines(Slurp(full));
   std::string cut;
   for (size_t i = 0; i < 11; ++i) cut += lines[i] + "\n";
@@ -139,7 +140,7 @@ TEST(ResultsFileTest, F28_AFullDiskCutsBackToTheLastWholeRowAndResumeFinishes) {
   // A file size limit makes writes fail part-way, as a full disk does (SIGXFSZ ignored, so the
   // write returns EFBIG).
   std::string cmd = "trap '' XFSZ; ulimit -f 64; " + kTala + " eval " + data + " -o " + out +
-                    " -q 2>&1; echo rc=$?";
+                    " --no-progress 2>&1; echo rc=$?";
   const std::string log = Shell(cmd);
   EXPECT_NE(log.find("rc=2"), std::string::npos) << log;
   EXPECT_NE(log.find("finish with --resume"), std::string::npos) << log;
@@ -147,7 +148,7 @@ TEST(ResultsFileTest, F28_AFullDiskCutsBackToTheLastWholeRowAndResumeFinishes) {
   ExpectWholeLines(partial);
   EXPECT_GT(RowCount(partial), 0u);
   EXPECT_LT(RowCount(partial), 200u);
-  auto r = RunTala("eval " + data + " -o " + out + " --resume -q 2>&1");
+  auto r = RunTala("eval " + data + " -o " + out + " --resume --no-progress 2>&1");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   const std::string text = Slurp(out);
   ExpectWholeLines(text);
@@ -158,7 +159,8 @@ TEST(ResultsFileTest, F7_ResumeRetriesTheRowsWhoseJudgeCallsFailed) {
   TempDir dir;
   const std::string data = dir.Write("d.jsonl", Rows(10));
   const std::string out = dir.path() + "/five.jsonl";
-  const std::string llm = " --judge openai:gpt-4o-mini -m faithfulness --cache off -q -o " + out;
+  const std::string llm =
+      " --judge openai:gpt-4o-mini -m faithfulness --cache off --no-progress -o " + out;
   {
     std::string url;
     auto broken = testing::StartMockJudge({"--always", "500"}, &url);
@@ -181,7 +183,7 @@ TEST(ResultsFileTest, N20_ResumeRefusesAnotherDatasetAndScoresEditedRowsAgain) {
   TempDir dir;
   const std::string data = dir.Write("u10.jsonl", Rows(10));
   const std::string out = dir.path() + "/mix.jsonl";
-  ASSERT_EQ(RunTala("eval " + data + " -m bleu -q -o " + out).exit_code, 0);
+  ASSERT_EQ(RunTala("eval " + data + " -m bleu --no-progress -o " + out).exit_code, 0);
   const std::string before = Slurp(out);
   const std::string other = dir.Write("other.jsonl", Demo());
   auto r = RunTala("eval " + other + " -m bleu -o " + out + " --resume 2>&1");
@@ -210,13 +212,15 @@ TEST(ResultsFileTest, N17_MergeRefusesShardsOfADatasetEditedBetweenThem) {
   TempDir dir;
   const std::string data = dir.Write("data.jsonl", Demo());
   ASSERT_EQ(
-      RunTala("eval " + data + " -m bleu --shard 0/2 -q -o " + dir.path() + "/p0.jsonl").exit_code,
+      RunTala("eval " + data + " -m bleu --shard 0/2 --no-progress -o " + dir.path() + "/p0.jsonl")
+          .exit_code,
       0);
   std::string edited = Demo();
   edited.replace(edited.find("Larkspur"), 8, "Larkspar");  // same size, other content
   dir.Write("data.jsonl", edited);
   ASSERT_EQ(
-      RunTala("eval " + data + " -m bleu --shard 1/2 -q -o " + dir.path() + "/p1.jsonl").exit_code,
+      RunTala("eval " + data + " -m bleu --shard 1/2 --no-progress -o " + dir.path() + "/p1.jsonl")
+          .exit_code,
       0);
   auto r = RunTala("merge " + dir.path() + "/p0.jsonl " + dir.path() + "/p1.jsonl -o " +
                    dir.path() + "/m.jsonl 2>&1");
@@ -224,10 +228,11 @@ TEST(ResultsFileTest, N17_MergeRefusesShardsOfADatasetEditedBetweenThem) {
   EXPECT_NE(r.out.find("edited between the shards"), std::string::npos) << r.out;
   // Shards diagnosed with other thresholds are not one run either.
   dir.Write("data.jsonl", Demo());
-  ASSERT_EQ(RunTala("eval " + data + " -m bleu --shard 1/2 -q --diagnosis-threshold 0.5 -o " +
-                    dir.path() + "/p1.jsonl")
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      RunTala("eval " + data + " -m bleu --shard 1/2 --no-progress --diagnosis-threshold 0.5 -o " +
+              dir.path() + "/p1.jsonl")
+          .exit_code,
+      0);
   r = RunTala("merge " + dir.path() + "/p0.jsonl " + dir.path() + "/p1.jsonl -o " + dir.path() +
               "/m.jsonl 2>&1");
   EXPECT_EQ(r.exit_code, 2) << r.out;
@@ -287,8 +292,9 @@ TEST(ResultsFileTest, F10_DamagedCachesAreSetAsideUnderFreshNames) {
   const std::string data = dir.Write("d.jsonl", Rows(2));
   const std::string cache = dir.path() + "/c.sqlite";
   const std::string eval = "OPENAI_API_KEY=x " + kTala + " eval " + data +
-                           " --judge openai:m --base-url " + url + " -m faithfulness -q " +
-                           "--overwrite -o " + dir.path() + "/r.jsonl --cache " + cache + " 2>&1";
+                           " --judge openai:m --base-url " + url +
+                           " -m faithfulness --no-progress " + "--overwrite -o " + dir.path() +
+                           "/r.jsonl --cache " + cache + " 2>&1";
   for (int round = 1; round <= 2; ++round) {
     ASSERT_EQ(std::system(eval.c_str()), 0);
     // Damage the database past its header: still "SQLite format 3", unreadable.
@@ -321,8 +327,8 @@ TEST(ResultsFileTest, F29_SigtermKeepsTheRowsRecordsTheRunAndExits143) {
   ChildProcess eval(
       {"/bin/sh", "-c",
        "OPENAI_API_KEY=x exec " + kTala + " eval " + data + " --judge openai:m --base-url " + url +
-           " -m faithfulness --cache off --max-in-flight 2 -q -o " + out + " 2>" + dir.path() +
-           "/err.txt"},
+           " -m faithfulness --cache off --max-in-flight 2 --no-progress -o " + out + " 2>" +
+           dir.path() + "/err.txt"},
       false);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_EQ(eval.Stop(SIGTERM), 143);
@@ -332,7 +338,7 @@ TEST(ResultsFileTest, F29_SigtermKeepsTheRowsRecordsTheRunAndExits143) {
   ExpectWholeLines(text);
   EXPECT_NE(text.find("\"status\":\"cancelled\""), std::string::npos);
   auto r = RunTala("eval " + data + " --judge openai:m --base-url " + url +
-                   " -m faithfulness --cache off -q --resume -o " + out + " 2>&1");
+                   " -m faithfulness --cache off --no-progress --resume -o " + out + " 2>&1");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(RowCount(Slurp(out)), 40u);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/diagnosis.h"
 #include "io/readers/json_fields.h"
 #include "io/readers/json_lines.h"
 #include "io/readers/row_parser.h"
@@ -248,6 +249,27 @@ Result<ResultRow> ParseResultRow(simdjson::dom::element root, const std::string&
     row.question_digest = StringAt(digests, "question");
   }
 
+  if (std::string metric = analysis::DecidingMetricOf(row.diagnosis); !metric.empty()) {
+    simdjson::dom::element question, reasons;
+    std::string_view text;
+    if (!root["inputs"]["user_input"].get(question)) {
+      simdjson::dom::array turns;
+      if (!question.get_string().get(text)) {
+        row.question = std::string(text);
+      } else if (!question.get_array().get(turns)) {
+        for (simdjson::dom::element turn : turns) {
+          std::string_view type;
+          if (!turn["type"].get_string().get(type) && type == "human" &&
+              !turn["content"].get_string().get(text)) {
+            row.question = std::string(text);
+          }
+        }
+      }
+    }
+    if (!root["reasons"].get(reasons) && !reasons[metric].get_string().get(text)) {
+      row.diagnosis_reason = std::string(text);
+    }
+  }
   row.error = StringAt(root, "error");
   row.failed = StringsAt(root, "failed");
   row.failure_reason = row.error;

@@ -27,6 +27,9 @@ struct ResultRow {
   std::string json;                 // the whole line, minified (only with RawLines::kKeep)
   std::string input_digest;         // InputDigest of the row scored ("" in older files)
   std::string question_digest;      // QuestionDigest ("" in older files)
+  // For a row the diagnosis blames on a stage: its question (a conversation's last human turn)
+  // and the reason of the metric that decided the diagnosis, for the summary's worst rows.
+  std::string question, diagnosis_reason;
   // The judge failed on this row (for any metric), or on `key`'s metric: nulls the judge
   // caused, told apart from metrics that do not apply to the row.
   bool has_failures() const { return !error.empty() || !failed.empty(); }

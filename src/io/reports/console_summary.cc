@@ -4,7 +4,11 @@
 
 #include <algorithm>
 
+#include "analysis/diagnosis.h"
+#include "analysis/intervals.h"
+#include "io/reports/markup_escape.h"
 #include "io/writers/json_text.h"
+#include "metrics/registry.h"
 
 namespace tala::io {
 
@@ -76,37 +80,169 @@ std::string FormatEstimateTable(const RunSummary& s) {
   return out;
 }
 
-std::string FormatSummaryTable(const RunSummary& s) {
-  size_t width = 6;
-  for (const MetricSummary& m : s.metrics) width = std::max(width, m.key.size());
-  // A row whose judge calls failed is finished but not scored: say so, and say why up front.
-  std::string out =
-      s.rows_failed > 0
-          ? fmt::format("judge: {}   rows: {} finished: {} scored, {} with judge failures", s.judge,
-                        s.rows_scored, s.rows_scored - s.rows_failed, s.rows_failed)
-          : fmt::format("judge: {}   rows: {} scored", s.judge, s.rows_scored);
-  if (s.rows_skipped > 0) out += fmt::format(", {} skipped (invalid)", s.rows_skipped);
-  if (s.rows_resumed > 0) out += fmt::format(" ({} kept from the results file)", s.rows_resumed);
-  out += "\n";
-  if (!s.failure_reasons.empty()) {
-    out += "judge failures, first distinct reasons (rows):\n";
-    for (const auto& [reason, rows] : s.failure_reasons) {
-      out += fmt::format("  {:>6}  {}\n", rows, reason);
+namespace {
+// `text` on one line, cut to `width` code points with an ellipsis.
+std::string OneLine(const std::string& text, size_t width) {
+  std::string out;
+  size_t points = 0;
+  bool space = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if ((c & 0xC0) != 0x80) {  // the first byte of a code point
+      if (points + (space ? 1 : 0) >= width) return out + "…";
+      if (space) {
+        out += ' ';
+        ++points;
+        space = false;
+      }
+      ++points;
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+constexpr size_t kMetricLines = 8;  // metric lines the summary shows; the rest are in the file
+
+std::string MetricLine(const MetricSummary& m, size_t width) {
+  std::string mean = m.scored > 0 ? fmt::format("{:.4f}", m.mean()) : "-";
+  std::string ci = m.scored == 0          ? "-"
+                   : m.interval == "none" ? "n too small"
+                                          : fmt::format("[{:.4f}, {:.4f}]", m.ci_low, m.ci_high);
+  return fmt::format("  {:<{}}  {:>7}  {:>17}  {:>7}  {:>9}  {:>6}  {}\n", m.key, width, mean, ci,
+                     m.scored, m.undefined, m.failed, DirectionWord(m.direction));
+}
+
+// The metric table: the lines shown (core metrics first, then in run order, at most
+// kMetricLines) under the heading of the half they judge, and how many were left out.
+std::string MetricTable(const RunSummary& s, size_t* left_out) {
+  std::vector<const MetricSummary*> shown;
+  for (bool core : {true, false}) {
+    for (const MetricSummary& m : s.metrics) {
+      std::string name = m.key.substr(0, m.key.find_first_of("(@"));
+      if (metrics::IsCoreMetric(name) == core && shown.size() < kMetricLines) shown.push_back(&m);
     }
   }
-  out += "\n";
-  out += fmt::format("{:<{}}  {:>7}  {:>17}  {:>7}  {:>9}  {:>6}  {}\n", "metric", width, "mean",
-                     "95% interval", "scored", "undefined", "failed", "better");
-  out += std::string(width + 67, '-') + "\n";
-  for (const MetricSummary& m : s.metrics) {
-    std::string mean = m.scored > 0 ? fmt::format("{:.4f}", m.mean()) : "-";
-    std::string ci = m.scored == 0          ? "-"
-                     : m.interval == "none" ? "n too small"
-                                            : fmt::format("[{:.4f}, {:.4f}]", m.ci_low, m.ci_high);
-    out += fmt::format("{:<{}}  {:>7}  {:>17}  {:>7}  {:>9}  {:>6}  {}\n", m.key, width, mean, ci,
-                       m.scored, m.undefined, m.failed, DirectionWord(m.direction));
+  *left_out = s.metrics.size() - shown.size();
+  size_t width = 6;
+  for (const MetricSummary* m : shown) width = std::max(width, m->key.size());
+  std::string out =
+      fmt::format("{:<{}}  {:>7}  {:>17}  {:>7}  {:>9}  {:>6}  {}\n", "metric", width + 2, "mean",
+                  "95% interval", "scored", "undefined", "failed", "better");
+  out += std::string(width + 69, '-') + "\n";
+  // The terminal says what each half's metrics ask.
+  auto described = [](const std::string& stage, const char* heading) -> std::string {
+    if (stage == "retriever") return "retriever (did the right chunks come back, ranked first?)";
+    if (stage == "generator") {
+      return "generator (is the answer grounded in the chunks, and on the question?)";
+    }
+    if (stage == "reference") return "against the reference answer";
+    return heading;
+  };
+  for (const auto& [stage, heading] : metrics::PipelineStages()) {
+    std::string lines;
+    for (const MetricSummary* m : shown) {
+      if (metrics::PipelineStage(m->key) == stage) lines += MetricLine(*m, width);
+    }
+    if (!lines.empty()) out += described(stage, heading) + "\n" + lines;
   }
-  for (const std::string& note : s.notes) out += "note: " + note + "\n";
+  return out;
+}
+}  // namespace
+
+std::string DiagnosisVerdict(const RunSummary& s) {
+  int64_t diagnosed = 0;
+  for (const auto& [name, n] : s.diagnoses) diagnosed += name == "not diagnosed" ? 0 : n;
+  if (diagnosed == 0) {
+    if (s.diagnoses.empty()) return "";
+    return "diagnosis: none: it reads context_recall, context_precision, faithfulness and "
+           "response_relevancy, and no row has them scored";
+  }
+  if (s.principal_failure.empty()) {
+    return fmt::format("diagnosis: healthy: no stage fails in any of the {} rows diagnosed",
+                       diagnosed);
+  }
+  int64_t count = 0;
+  for (const auto& [name, n] : s.diagnoses) count = name == s.principal_failure ? n : count;
+  const std::string half(analysis::DiagnosisStage(s.principal_failure));
+  auto [low, high] =
+      analysis::WilsonInterval(static_cast<double>(count), static_cast<double>(diagnosed), 0.95);
+  std::string out = fmt::format(
+      "diagnosis: the {} is the principal failure: {} in {} of {} rows ({:.0f}%, 95% [{:.0f}%, "
+      "{:.0f}%])",
+      half, s.principal_failure, count, diagnosed, 100.0 * count / diagnosed, 100 * low,
+      100 * high);
+  // The largest failure of the other half, so a reader sees both halves at once.
+  std::string other;
+  int64_t most = 0;
+  for (const auto& [name, n] : s.diagnoses) {
+    std::string h(analysis::DiagnosisStage(name));
+    if (!h.empty() && h != half && n > most) {
+      most = n;
+      other = name;
+    }
+  }
+  if (!other.empty()) out += fmt::format("; {} in {}", other, most);
+  return out;
+}
+
+std::string FormatSummaryTable(const RunSummary& s, bool brief) {
+  std::string out;
+  if (std::string verdict = DiagnosisVerdict(s); !verdict.empty()) out += verdict + "\n";
+  if (!brief && !s.worst_rows.empty()) {
+    std::string metric;
+    for (analysis::Diagnosis d : analysis::AllDiagnoses()) {
+      if (analysis::DiagnosisName(d) == s.principal_failure) metric = analysis::DecidingMetric(d);
+    }
+    out += fmt::format("worst rows ({}):\n", metric);
+    size_t id_width = 2;
+    for (const DiagnosedRow& r : s.worst_rows) id_width = std::max(id_width, r.id.size());
+    for (const DiagnosedRow& r : s.worst_rows) {
+      out += fmt::format("  {:<{}}  {:.2f}", r.id, id_width, r.score);
+      if (!r.question.empty()) out += "  " + OneLine(r.question, 60);
+      out += "\n";
+      if (!r.reason.empty())
+        out += fmt::format("  {:<{}}        {}\n", "", id_width, OneLine(r.reason, 90));
+    }
+  }
+  if (!brief && !s.diagnoses.empty()) {
+    out += "rows by diagnosis:";
+    for (const auto& [name, count] : s.diagnoses) out += fmt::format("  {} {}", name, count);
+    out += "\n";
+  }
+  if (!brief) {
+    if (!out.empty()) out += "\n";
+    // A row whose judge calls failed is finished but not scored: say so, and say why up front.
+    out += s.rows_failed > 0
+               ? fmt::format("judge: {}   rows: {} finished: {} scored, {} with judge failures",
+                             s.judge, s.rows_scored, s.rows_scored - s.rows_failed, s.rows_failed)
+               : fmt::format("judge: {}   rows: {} scored", s.judge, s.rows_scored);
+    if (s.rows_skipped > 0) out += fmt::format(", {} skipped (invalid)", s.rows_skipped);
+    if (s.rows_resumed > 0) out += fmt::format(" ({} kept from the results file)", s.rows_resumed);
+    out += "\n";
+    if (!s.failure_reasons.empty()) {
+      out += "judge failures, first distinct reasons (rows):\n";
+      for (const auto& [reason, rows] : s.failure_reasons) {
+        out += fmt::format("  {:>6}  {}\n", rows, reason);
+      }
+    }
+    out += "\n";
+  }
+  size_t left_out = 0;
+  out += MetricTable(s, &left_out);
+  if (left_out > 0) {
+    const bool file = !s.results_path.empty() && s.results_path != "-";
+    out += fmt::format("+ {} more metric{} in the results{} (all of them: {})\n", left_out,
+                       left_out == 1 ? "" : "s", file ? " file " + s.results_path : "",
+                       file ? "tala report " + s.results_path + " --markdown -" : "--json");
+  }
+  if (brief) return out;
+  size_t width = 6;
+  for (const MetricSummary& m : s.metrics) width = std::max(width, m.key.size());
   if (!s.estimates.empty()) {
     out += "\ncorrected by human labels (prediction-powered; tala estimate):\n";
     for (const LabelledEstimate& e : s.estimates) {
@@ -129,17 +265,54 @@ std::string FormatSummaryTable(const RunSummary& s) {
     }
   }
   if (s.accounting.used) out += "\n" + AccountingTable(s.accounting);
-  if (!s.diagnoses.empty()) {
-    out += "\ndiagnosis (rows):";
-    for (const auto& [name, count] : s.diagnoses) out += fmt::format("  {} {}", name, count);
-    out += "\n";
-  }
-  if (!s.principal_failure.empty()) {
-    out += fmt::format("principal failure: {}; worst rows:", s.principal_failure);
-    for (const DiagnosedRow& r : s.worst_rows) out += fmt::format(" {} ({:.2f})", r.id, r.score);
-    out += "\n";
-  }
+  if (!s.notes.empty()) out += "\n";
+  for (const std::string& note : s.notes) out += "note: " + note + "\n";
   return out;
+}
+
+std::string FormatSummaryHtml(const RunSummary& s) {
+  std::string out = "<div class=\"tala-summary\">";
+  if (std::string verdict = DiagnosisVerdict(s); !verdict.empty()) {
+    out += "<p><b>" + EscapeMarkup(verdict) + "</b></p>";
+  }
+  if (!s.worst_rows.empty()) {
+    out += "<ol>";
+    for (const DiagnosedRow& r : s.worst_rows) {
+      out += fmt::format("<li><code>{}</code> {:.2f} {}<br><small>{}</small></li>",
+                         EscapeMarkup(r.id), r.score, EscapeMarkup(OneLine(r.question, 80)),
+                         EscapeMarkup(OneLine(r.reason, 120)));
+    }
+    out += "</ol>";
+  }
+  out +=
+      "<table><thead><tr><th>metric</th><th>mean</th><th>95% interval</th><th>scored</th>"
+      "<th>undefined</th><th>failed</th><th>better</th></tr></thead><tbody>";
+  for (bool core : {true, false}) {
+    for (const auto& [stage, heading] : metrics::PipelineStages()) {
+      std::string rows;
+      for (const MetricSummary& m : s.metrics) {
+        std::string name = m.key.substr(0, m.key.find_first_of("(@"));
+        if (metrics::IsCoreMetric(name) != core || metrics::PipelineStage(m.key) != stage) continue;
+        rows += fmt::format(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+            "</tr>",
+            EscapeMarkup(m.key), m.scored > 0 ? fmt::format("{:.4f}", m.mean()) : "-",
+            m.scored == 0 || m.interval == "none"
+                ? "-"
+                : fmt::format("[{:.4f}, {:.4f}]", m.ci_low, m.ci_high),
+            m.scored, m.undefined, m.failed, DirectionWord(m.direction));
+      }
+      if (!rows.empty()) {
+        out += fmt::format("<tr><th colspan=7 style=\"text-align:left\">{}{}</th></tr>", heading,
+                           core ? "" : " (more)");
+        out += rows;
+      }
+    }
+  }
+  out += "</tbody></table>";
+  for (const std::string& note : s.notes)
+    out += "<p><small>note: " + EscapeMarkup(note) + "</small></p>";
+  return out + "</div>";
 }
 
 std::string FormatSummaryJson(const RunSummary& s) {

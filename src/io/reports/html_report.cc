@@ -8,6 +8,7 @@
 
 #include "analysis/diagnosis.h"
 #include "analysis/intervals.h"
+#include "io/reports/diagnosis_overview.h"
 #include "io/reports/markup_escape.h"
 #include "io/writers/json_text.h"
 #include "metrics/registry.h"
@@ -60,13 +61,10 @@ std::string Header(const ResultsFile& r, const std::string& source) {
   return out;
 }
 
-// The metrics a report leads with (Ragas' four, and the retrieval pair by ids): the others are
-// one click away, folded, so the page opens on what says which half fails (F23).
+// The metrics a report leads with (the core metrics: Ragas' four, and the retrieval pair by
+// ids): the others are one click away, folded, so the page opens on what says which half fails.
 bool CoreMetric(const std::string& key) {
-  static const std::set<std::string> kCore = {
-      "faithfulness",   "response_relevancy",         "answer_relevancy",       "context_precision",
-      "context_recall", "id_based_context_precision", "id_based_context_recall"};
-  return kCore.count(key) > 0;
+  return metrics::IsCoreMetric(key.substr(0, key.find_first_of("(@")));
 }
 
 std::string Card(const ResultsFile& r, const std::string& key) {
@@ -109,51 +107,55 @@ std::string Cards(const ResultsFile& r) {
   return out;
 }
 
+// The pipeline as a picture: question → retriever → generator → answer, each stage coloured by
+// the share of diagnosed rows failing there, with the counts, so the half to fix shows first.
+std::string Pipeline(const DiagnosisOverview& o) {
+  if (o.diagnosed == 0) return "";
+  auto stage = [&](const char* title, const char* a, const char* b) {
+    const int64_t failing = o.FailingAt(title);
+    const double share = static_cast<double>(failing) / o.diagnosed;
+    const char* level = failing == 0 ? "ok" : share < 0.25 ? "warn" : "bad";
+    return fmt::format(
+        "<div class=\"stage {}\"><b>{}</b><span class=share>{} of {} rows fail ({:.0f}%)</span>"
+        "<small>{} {} · {} {}</small></div>",
+        level, title, failing, o.diagnosed, 100 * share, a, o.Count(a), b, o.Count(b));
+  };
+  std::string out = "<section id=pipeline aria-label=\"which stage fails\"><div class=flow>";
+  out += fmt::format(
+      "<div class=\"stage end\"><b>question</b><small>{} rows diagnosed</small></div><i>→</i>",
+      o.diagnosed);
+  out += stage("retriever", "retriever miss", "ranking noise") + "<i>→</i>";
+  out += stage("generator", "generator not grounded", "off-topic answer") + "<i>→</i>";
+  out += fmt::format(
+      "<div class=\"stage end\"><b>answer</b><small>healthy in {} of {} rows</small></div>",
+      o.Count("healthy"), o.diagnosed);
+  return out + "</div></section>";
+}
+
+// The picture of the pipeline, then the headline (F23): which stage fails most, in how many
+// rows, and its worst rows, then a chip per diagnosis to filter the table.
 std::string Diagnoses(const ResultsFile& r) {
-  std::map<std::string, int64_t> counts;
-  for (const ResultRow& row : r.rows) {
-    if (!row.diagnosis.empty()) ++counts[row.diagnosis];
-  }
-  if (counts.empty()) return "";
-  // The headline first (F23): which stage fails most, in how many rows, and its worst rows.
-  std::string principal;
-  int64_t most = 0, diagnosed = 0;
-  for (const auto& [name, n] : counts) {
-    diagnosed += n;
-    if (name != "healthy" && name != "not diagnosed" && n > most) {
-      most = n;
-      principal = name;
-    }
-  }
-  std::string out = "<section id=diagnosis><h2>Diagnosis</h2>";
-  if (principal.empty()) {
+  const DiagnosisOverview o = OverviewOf(r);
+  if (o.counts.empty()) return "";
+  std::string out = Pipeline(o) + "<section id=diagnosis><h2>Diagnosis</h2>";
+  if (o.principal.empty()) {
     out += "<p class=verdict>no stage fails: every diagnosed row is healthy</p>";
   } else {
-    out +=
-        fmt::format("<p class=verdict>principal failure: <b>{}</b> in {} of {} rows ({:.0f}%)</p>",
-                    EscapeMarkup(principal), most, diagnosed, 100.0 * most / diagnosed);
-    std::string metric;
-    for (analysis::Diagnosis d : analysis::AllDiagnoses()) {
-      if (analysis::DiagnosisName(d) == principal) metric = analysis::DecidingMetric(d);
-    }
-    std::vector<std::pair<double, const ResultRow*>> worst;
-    for (const ResultRow& row : r.rows) {
-      if (row.diagnosis != principal) continue;
-      auto it = row.scores.find(metric);
-      worst.emplace_back(it != row.scores.end() && it->second ? *it->second : 0.0, &row);
-    }
-    std::stable_sort(worst.begin(), worst.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    out += fmt::format(
+        "<p class=verdict>the <b>{}</b> is the principal failure: <b>{}</b> in {} of {} rows "
+        "({:.0f}%)</p>",
+        o.stage, EscapeMarkup(o.principal), o.principal_rows, o.diagnosed,
+        100.0 * o.principal_rows / o.diagnosed);
     out += "<ol class=worst>";
-    for (size_t i = 0; i < worst.size() && i < 5; ++i) {
-      out += fmt::format("<li><a href=\"#\" data-row=\"{}\">{}</a> {} {:.3f}</li>",
-                         EscapeMarkup(worst[i].second->id), EscapeMarkup(worst[i].second->id),
-                         EscapeMarkup(metric), worst[i].first);
+    for (const auto& [value, row] : o.worst) {
+      out +=
+          fmt::format("<li><a href=\"#\" data-row=\"{}\">{}</a> {} {:.3f}</li>",
+                      EscapeMarkup(row->id), EscapeMarkup(row->id), EscapeMarkup(o.metric), value);
     }
     out += "</ol>";
   }
   out += "<div class=diag>";
-  for (const auto& [name, n] : counts) {
+  for (const auto& [name, n] : o.counts) {
     out += fmt::format("<button class=\"chip{}\" data-diagnosis=\"{}\">{} <b>{}</b></button>",
                        name == "healthy" ? " ok" : "", EscapeMarkup(name), EscapeMarkup(name), n);
   }
@@ -170,6 +172,10 @@ main{padding:20px 28px;max-width:1400px}h2{font-size:16px;margin:24px 0 10px}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:12px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px}.card h3{margin:0;font-size:13px;color:var(--muted);font-weight:600}
 details.more{margin-top:12px}details.more summary{cursor:pointer;color:var(--accent);margin-bottom:10px}
+#pipeline .flow{display:flex;align-items:stretch;gap:8px;margin:4px 0 8px}#pipeline i{align-self:center;font-style:normal;font-size:20px;color:var(--muted)}
+.stage{flex:1;border:1px solid var(--line);border-radius:10px;padding:10px 12px;background:var(--card);display:flex;flex-direction:column;gap:2px}
+.stage.end{flex:.6;background:#fafbfc}.stage small{color:var(--muted)}.stage .share{font-size:15px;font-weight:650}
+.stage.ok{border-color:#a6e3c4;background:#ecfdf3}.stage.warn{border-color:#fec84b;background:#fffaeb}.stage.bad{border-color:#fda29b;background:#fef3f2}
 .verdict{font-size:16px;margin:0 0 6px}.worst{margin:0 0 10px;padding-left:22px;color:var(--muted)}.worst a{color:var(--accent)}
 .mean{font-size:28px;font-weight:650}.ci,.counts{color:var(--muted);font-size:12px}
 .bar{position:relative;height:6px;background:var(--line);border-radius:3px;margin:8px 0}.bar span{position:absolute;top:0;height:6px;background:#a9b8f0;border-radius:3px}.bar i{position:absolute;top:-3px;width:2px;height:12px;background:var(--accent)}
@@ -209,7 +215,7 @@ function apply(){var q=filter.toLowerCase();view=rows.filter(function(r){if(diag
   if(x===null&&y===null)return 0;if(x===null)return 1;if(y===null)return -1;return (x<y?-1:x>y?1:0)*sortDir;});}
  page=Math.min(page,Math.max(0,Math.ceil(view.length/PAGE)-1));render();}
 var thead=document.querySelector('#rows thead tr'),tbody=document.querySelector('#rows tbody');
-var CORE=['faithfulness','response_relevancy','answer_relevancy','context_precision','context_recall','id_based_context_precision','id_based_context_recall'];
+var CORE=JSON.parse(document.getElementById('tala-core').textContent);
 var core=metrics.filter(function(k){return CORE.indexOf(k)>=0;});
 var cols=core.length&&core.length<metrics.length?core:metrics;
 function head(){thead.textContent='';['id'].concat(cols).concat(['diagnosis']).forEach(function(k){var th=el('th',{'data-key':k},k);th.addEventListener('click',function(){if(sortKey===k)sortDir=-sortDir;else{sortKey=k;sortDir=1;}
@@ -263,6 +269,13 @@ if(location.hash==='#selftest'){var out=[];try{var key=cols[0]||'id';var th=docu
   var f=document.getElementById('filter');f.value=String(rows[0].id);f.dispatchEvent(new Event('input'));out.push('filtered='+(view.length>=1&&view.length<=rows.length?1:0));
  }catch(e){errors.push(String(e));}out.push('errors='+errors.length);if(errors.length)out.push(errors.join(' | '));
  var res=el('pre',{'id':'selftest-result'},'SELFTEST '+out.join(' '));document.body.appendChild(res);}
+// #foldtest: what the page shows before any scrolling, at the window's size: the pipeline picture
+// first, then the principal failure and its worst rows, all inside the first screen.
+if(location.hash==='#foldtest'){var f=[];var main=document.querySelector('main');
+ f.push('first='+(main.firstElementChild?main.firstElementChild.id:''));
+ ['#pipeline','#diagnosis .verdict','#diagnosis .worst'].forEach(function(sel){var e=document.querySelector(sel);var b=e?e.getBoundingClientRect():null;
+  f.push(sel.replace(/[^a-z]/g,'')+'='+(b&&b.height>0&&b.top>=0&&b.bottom<=window.innerHeight?1:0));});
+ f.push('errors='+errors.length);document.body.appendChild(el('pre',{'id':'foldtest-result'},'FOLDTEST '+f.join(' ')));}
 })();
 )JS";
 
@@ -275,10 +288,14 @@ std::string RenderHtml(const ResultsFile& r, const std::string& source) {
     rows += r.rows[i].json.empty() ? "{}" : r.rows[i].json;
   }
   rows += ']';
-  std::string metrics = "[", lower = "[";
+  std::string metrics = "[", lower = "[", core = "[";
   for (size_t i = 0; i < r.metric_keys.size(); ++i) {
     if (i) metrics += ',';
     AppendJsonString(metrics, r.metric_keys[i]);
+    if (CoreMetric(r.metric_keys[i])) {
+      if (core.size() > 1) core += ',';
+      AppendJsonString(core, r.metric_keys[i]);
+    }
     if (DirectionIn(r, r.metric_keys[i]) == Direction::kLowerIsBetter) {
       if (lower.size() > 1) lower += ',';
       AppendJsonString(lower, r.metric_keys[i]);
@@ -286,6 +303,7 @@ std::string RenderHtml(const ResultsFile& r, const std::string& source) {
   }
   metrics += ']';
   lower += ']';
+  core += ']';
   std::string out =
       "<!doctype html><html lang=en><head><meta charset=utf-8>"
       "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
@@ -303,6 +321,7 @@ std::string RenderHtml(const ResultsFile& r, const std::string& source) {
   out += "<script id=tala-rows type=application/json>" + ScriptSafe(rows) + "</script>";
   out += "<script id=tala-metrics type=application/json>" + ScriptSafe(metrics) + "</script>";
   out += "<script id=tala-lower type=application/json>" + ScriptSafe(lower) + "</script>";
+  out += "<script id=tala-core type=application/json>" + ScriptSafe(core) + "</script>";
   out += std::string("<script>") + kScript + "</script></body></html>\n";
   return out;
 }

@@ -7,6 +7,8 @@
 #include <string_view>
 
 #include "analysis/intervals.h"
+#include "io/reports/diagnosis_overview.h"
+#include "metrics/registry.h"
 
 namespace tala::io {
 
@@ -26,25 +28,50 @@ std::string CsvField(std::string s) {
 
 std::string RenderMarkdown(const ResultsFile& results, const std::string& title) {
   std::string out = fmt::format("## tala: {}\n\n{} rows\n\n", title, results.rows.size());
+  // The diagnosis first: the pipeline, which half fails most, and the rows to read first.
+  const DiagnosisOverview overview = OverviewOf(results);
+  if (std::string verdict = VerdictText(overview); !verdict.empty()) {
+    out += "**Diagnosis: " + verdict + ".**\n\n" + PipelineText(overview) + "\n\n";
+    if (!overview.worst.empty()) {
+      out += fmt::format("Worst rows ({}):\n", overview.metric);
+      for (const auto& [value, row] : overview.worst) {
+        out += fmt::format("- `{}` {:.3f}\n", row->id, value);
+      }
+      out += "\n";
+    }
+  }
   out +=
       "| metric | mean | 95% interval | scored | undefined | failed |\n"
       "|---|---:|---|---:|---:|---:|\n";
-  for (const std::string& key : results.metric_keys) {
-    auto [values, nulls] = ColumnOf(results, key);
-    // Nulls the judge caused (failed calls) are told apart from rows the metric does not apply
-    // to (F8), as the eval summary does.
-    int64_t failed = 0;
-    for (const ResultRow& r : results.rows) {
-      auto it = r.scores.find(key);
-      if (it == r.scores.end() || it->second) continue;
-      failed += r.failed_on(key) ? 1 : 0;
+  // By the half of the pipeline each metric judges, core metrics first within each.
+  for (const auto& [stage, heading] : metrics::PipelineStages()) {
+    std::vector<std::string> keys;
+    for (bool core : {true, false}) {
+      for (const std::string& key : results.metric_keys) {
+        if (metrics::PipelineStage(key) == stage &&
+            metrics::IsCoreMetric(key.substr(0, key.find_first_of("(@"))) == core) {
+          keys.push_back(key);
+        }
+      }
     }
-    const int64_t undefined = nulls - failed;
-    size_t scored = values.size();
-    auto st = analysis::Summarise(std::move(values));
-    out += st ? fmt::format("| {} | {:.4f} | {} | {} | {} | {} |\n", key, st->mean,
-                            analysis::IntervalText(*st), scored, undefined, failed)
-              : fmt::format("| {} | – | – | 0 | {} | {} |\n", key, undefined, failed);
+    if (!keys.empty()) out += fmt::format("| *{}* | | | | | |\n", heading);
+    for (const std::string& key : keys) {
+      auto [values, nulls] = ColumnOf(results, key);
+      // Nulls the judge caused (failed calls) are told apart from rows the metric does not apply
+      // to (F8), as the eval summary does.
+      int64_t failed = 0;
+      for (const ResultRow& r : results.rows) {
+        auto it = r.scores.find(key);
+        if (it == r.scores.end() || it->second) continue;
+        failed += r.failed_on(key) ? 1 : 0;
+      }
+      const int64_t undefined = nulls - failed;
+      size_t scored = values.size();
+      auto st = analysis::Summarise(std::move(values));
+      out += st ? fmt::format("| {} | {:.4f} | {} | {} | {} | {} |\n", key, st->mean,
+                              analysis::IntervalText(*st), scored, undefined, failed)
+                : fmt::format("| {} | – | – | 0 | {} | {} |\n", key, undefined, failed);
+    }
   }
   std::map<std::string, std::vector<std::string>> by_diagnosis;
   for (const ResultRow& r : results.rows) {
