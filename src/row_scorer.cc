@@ -51,20 +51,19 @@ io::RowResult RowScorer::ScoreWith(const Sample& sample, const Result<Verdicts>&
                       : judge_name_ + ": no " + JudgeTaskVerdictName(task);
         break;
       }
-      for (const JudgeQuestion& q :
-           missing.empty() ? metric->questions(sample) : std::vector<JudgeQuestion>{}) {
-        if (HasAnswer(*verdicts, q)) continue;
-        std::string name = QuestionVerdictName(q);
-        score.failed = verdicts->failed.count(name) > 0;
-        auto it = verdicts->missing_reasons.find(name);
-        missing = it != verdicts->missing_reasons.end() ? it->second : judge_name_ + ": no " + name;
-        break;
-      }
-      // Every judge's answers are held to their question's scale here, once: an answer off it
-      // fails the metric with what was off, never a number.
+      // Each question must be answered, and every judge's answer is held to its question's scale
+      // here, once: an answer off it fails the metric with what was off, never a number.
       const size_t contexts = sample.retrieved_contexts ? sample.retrieved_contexts->size() : 0;
       for (const JudgeQuestion& q :
            missing.empty() ? metric->questions(sample) : std::vector<JudgeQuestion>{}) {
+        if (!HasAnswer(*verdicts, q)) {
+          std::string name = QuestionVerdictName(q);
+          score.failed = verdicts->failed.count(name) > 0;
+          auto it = verdicts->missing_reasons.find(name);
+          missing =
+              it != verdicts->missing_reasons.end() ? it->second : judge_name_ + ": no " + name;
+          break;
+        }
         std::string problem = AnswerScaleProblem(q, verdicts->answers.at(q.key), contexts);
         if (problem.empty()) continue;
         missing = judge_name_ + " answered " + q.key + " off its scale: " + problem;

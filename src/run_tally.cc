@@ -149,18 +149,14 @@ void RunTally::Finish() {
                  : st->method == analysis::MetricStatistics::Method::kNone   ? "none"
                                                                              : "bootstrap";
   }
-  int64_t most = 0;
-  analysis::Diagnosis principal = analysis::Diagnosis::kHealthy;
   for (analysis::Diagnosis d : analysis::AllDiagnoses()) {
     auto it = diagnoses_.find(d);
-    if (it == diagnoses_.end()) continue;
-    summary_.diagnoses.emplace_back(std::string(analysis::DiagnosisName(d)), it->second);
-    if (!analysis::DecidingMetric(d).empty() && it->second > most) {
-      most = it->second;
-      principal = d;
+    if (it != diagnoses_.end()) {
+      summary_.diagnoses.emplace_back(std::string(analysis::DiagnosisName(d)), it->second);
     }
   }
-  if (most == 0) return;
+  const analysis::Diagnosis principal = analysis::PrincipalFailure(diagnoses_);
+  if (principal == analysis::Diagnosis::kHealthy) return;
   summary_.principal_failure = std::string(analysis::DiagnosisName(principal));
   std::vector<DiagnosedRow> rows;
   for (auto& [d, row] : failing_) {

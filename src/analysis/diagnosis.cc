@@ -47,6 +47,18 @@ std::string_view DiagnosisStage(Diagnosis d) {
   return "";
 }
 
+Diagnosis PrincipalFailure(const std::map<Diagnosis, int64_t>& rows) {
+  int64_t most = 0;
+  Diagnosis principal = Diagnosis::kHealthy;
+  for (Diagnosis d : AllDiagnoses()) {
+    auto it = rows.find(d);
+    if (it == rows.end() || DecidingMetric(d).empty() || it->second <= most) continue;
+    most = it->second;
+    principal = d;
+  }
+  return principal;
+}
+
 std::string DecidingMetricOf(std::string_view name) {
   for (Diagnosis d : AllDiagnoses()) {
     if (DiagnosisName(d) == name) return DecidingMetric(d);

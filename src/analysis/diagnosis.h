@@ -47,6 +47,10 @@ std::string DecidingMetric(Diagnosis d);
 // The same for a diagnosis by name ("ranking noise"); empty for an unknown name.
 std::string DecidingMetricOf(std::string_view name);
 
+// The most frequent failure among `rows` (diagnosis -> rows), the earlier stage on a tie (fix
+// retrieval first); kHealthy when no row fails.
+Diagnosis PrincipalFailure(const std::map<Diagnosis, int64_t>& rows);
+
 // `scores` maps metric wire names to the row's defined values.
 Diagnosis Diagnose(const std::map<std::string, double>& scores, const DiagnosisRule& rule = {});
 

@@ -104,8 +104,8 @@ const RegistryEntry* FindMetric(const std::string& name) {
   return nullptr;
 }
 
-bool IsCoreMetric(const std::string& name) {
-  const RegistryEntry* e = FindMetric(name);
+bool IsCoreMetric(const std::string& key) {
+  const RegistryEntry* e = FindMetric(key.substr(0, key.find_first_of("(@")));
   if (e == nullptr) return false;
   const MetricInfo& info = e->info();
   return &info == &FaithfulnessInfo() || &info == &ResponseRelevancyInfo() ||

@@ -31,9 +31,9 @@ struct MetricSpec {
 };
 
 // The core metrics, scored when --metrics is not given: Ragas' four (faithfulness,
-// response_relevancy, context_precision, context_recall) and the retrieval pair by ids. `name`
-// may be an alias.
-bool IsCoreMetric(const std::string& name);
+// response_relevancy, context_precision, context_recall) and the retrieval pair by ids. `key` is
+// a metric name, an alias, or a results key ("context_precision(mode=x)", "precision@5").
+bool IsCoreMetric(const std::string& key);
 // Which half of the pipeline a results key ("context_precision", "rouge(type=rouge1)") judges:
 // "retriever", "generator", "reference" (the answer against a reference), or "" for the rest.
 std::string PipelineStage(const std::string& results_key);

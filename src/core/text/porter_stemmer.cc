@@ -32,10 +32,6 @@ bool ContainsVowel(std::string_view stem) {
   return false;
 }
 
-bool EndsWith(std::string_view w, std::string_view suffix) {
-  return w.size() >= suffix.size() && w.substr(w.size() - suffix.size()) == suffix;
-}
-
 bool EndsDoubleConsonant(std::string_view w) {
   size_t n = w.size();
   return n >= 2 && w[n - 1] == w[n - 2] && IsConsonant(w, n - 1);
@@ -67,7 +63,7 @@ struct Rule {
 template <size_t N>
 std::string Apply(std::string w, const std::array<Rule, N>& rules) {
   for (const Rule& r : rules) {
-    if (!EndsWith(w, r.suffix)) continue;
+    if (!w.ends_with(r.suffix)) continue;
     std::string_view stem(w.data(), w.size() - r.suffix.size());
     if (r.condition && !r.condition(stem)) return w;
     w.resize(stem.size());
@@ -78,7 +74,7 @@ std::string Apply(std::string w, const std::array<Rule, N>& rules) {
 }
 
 std::string Step1a(std::string w) {
-  if (w.size() == 4 && EndsWith(w, "ies")) return w.substr(0, 1) + "ie";
+  if (w.size() == 4 && w.ends_with("ies")) return w.substr(0, 1) + "ie";
   static constexpr std::array<Rule, 4> kRules{{
       {"sses", "ss", nullptr},
       {"ies", "i", nullptr},
@@ -89,21 +85,21 @@ std::string Step1a(std::string w) {
 }
 
 std::string Step1b(std::string w) {
-  if (EndsWith(w, "ied")) return w.substr(0, w.size() - 3) + (w.size() == 4 ? "ie" : "i");
-  if (EndsWith(w, "eed")) {
+  if (w.ends_with("ied")) return w.substr(0, w.size() - 3) + (w.size() == 4 ? "ie" : "i");
+  if (w.ends_with("eed")) {
     std::string_view stem(w.data(), w.size() - 3);
     return PositiveMeasure(stem) ? std::string(stem) + "ee" : w;
   }
   std::string stem;
   for (std::string_view suffix : {std::string_view("ed"), std::string_view("ing")}) {
-    if (EndsWith(w, suffix) &&
+    if (w.ends_with(suffix) &&
         ContainsVowel(std::string_view(w).substr(0, w.size() - suffix.size()))) {
       stem = w.substr(0, w.size() - suffix.size());
       break;
     }
   }
   if (stem.empty()) return w;
-  if (EndsWith(stem, "at") || EndsWith(stem, "bl") || EndsWith(stem, "iz")) return stem + "e";
+  if (stem.ends_with("at") || stem.ends_with("bl") || stem.ends_with("iz")) return stem + "e";
   if (EndsDoubleConsonant(stem)) {
     char last = stem.back();
     if (last != 'l' && last != 's' && last != 'z') stem.pop_back();
@@ -125,7 +121,7 @@ bool LogiCondition(std::string_view stem) {
 }
 
 std::string Step2(std::string w) {
-  if (EndsWith(w, "alli") && PositiveMeasure(std::string_view(w).substr(0, w.size() - 4))) {
+  if (w.ends_with("alli") && PositiveMeasure(std::string_view(w).substr(0, w.size() - 4))) {
     w.resize(w.size() - 2);  // alli -> al, then step 2 again
     return Step2(std::move(w));
   }
@@ -184,7 +180,7 @@ std::string Step5a(std::string w) {
 }
 
 std::string Step5b(std::string w) {
-  if (EndsWith(w, "ll") && MeasureAboveOne(std::string_view(w).substr(0, w.size() - 1))) {
+  if (w.ends_with("ll") && MeasureAboveOne(std::string_view(w).substr(0, w.size() - 1))) {
     w.pop_back();
   }
   return w;

@@ -123,8 +123,7 @@ std::string MetricTable(const RunSummary& s, size_t* left_out) {
   std::vector<const MetricSummary*> shown;
   for (bool core : {true, false}) {
     for (const MetricSummary& m : s.metrics) {
-      std::string name = m.key.substr(0, m.key.find_first_of("(@"));
-      if (metrics::IsCoreMetric(name) == core && shown.size() < kMetricLines) shown.push_back(&m);
+      if (metrics::IsCoreMetric(m.key) == core && shown.size() < kMetricLines) shown.push_back(&m);
     }
   }
   *left_out = s.metrics.size() - shown.size();
@@ -291,8 +290,8 @@ std::string FormatSummaryHtml(const RunSummary& s) {
     for (const auto& [stage, heading] : metrics::PipelineStages()) {
       std::string rows;
       for (const MetricSummary& m : s.metrics) {
-        std::string name = m.key.substr(0, m.key.find_first_of("(@"));
-        if (metrics::IsCoreMetric(name) != core || metrics::PipelineStage(m.key) != stage) continue;
+        if (metrics::IsCoreMetric(m.key) != core || metrics::PipelineStage(m.key) != stage)
+          continue;
         rows += fmt::format(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
             "</tr>",

@@ -24,19 +24,17 @@ DiagnosisOverview OverviewOf(const ResultsFile& r) {
   for (const ResultRow& row : r.rows) {
     if (!row.diagnosis.empty()) ++o.counts[row.diagnosis];
   }
+  std::map<analysis::Diagnosis, int64_t> rows;
   for (analysis::Diagnosis d : analysis::AllDiagnoses()) {
-    const std::string name(analysis::DiagnosisName(d));
-    const int64_t n = o.Count(name);
-    if (d != analysis::Diagnosis::kNotDiagnosed) o.diagnosed += n;
-    // In pipeline order, so a tie goes to the earlier stage (fix retrieval first).
-    if (!analysis::DecidingMetric(d).empty() && n > o.principal_rows) {
-      o.principal_rows = n;
-      o.principal = name;
-      o.stage = std::string(analysis::DiagnosisStage(d));
-      o.metric = analysis::DecidingMetric(d);
-    }
+    rows[d] = o.Count(std::string(analysis::DiagnosisName(d)));
+    if (d != analysis::Diagnosis::kNotDiagnosed) o.diagnosed += rows[d];
   }
-  if (o.principal.empty()) return o;
+  const analysis::Diagnosis principal = analysis::PrincipalFailure(rows);
+  if (principal == analysis::Diagnosis::kHealthy) return o;
+  o.principal = std::string(analysis::DiagnosisName(principal));
+  o.principal_rows = rows[principal];
+  o.stage = std::string(analysis::DiagnosisStage(principal));
+  o.metric = analysis::DecidingMetric(principal);
   for (const ResultRow& row : r.rows) {
     if (row.diagnosis != o.principal) continue;
     auto it = row.scores.find(o.metric);

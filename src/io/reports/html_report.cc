@@ -61,12 +61,6 @@ std::string Header(const ResultsFile& r, const std::string& source) {
   return out;
 }
 
-// The metrics a report leads with (the core metrics: Ragas' four, and the retrieval pair by
-// ids): the others are one click away, folded, so the page opens on what says which half fails.
-bool CoreMetric(const std::string& key) {
-  return metrics::IsCoreMetric(key.substr(0, key.find_first_of("(@")));
-}
-
 std::string Card(const ResultsFile& r, const std::string& key) {
   std::string out;
   auto [values, nulls] = ColumnOf(r, key);
@@ -93,7 +87,8 @@ std::string Card(const ResultsFile& r, const std::string& key) {
 
 std::string Cards(const ResultsFile& r) {
   std::vector<std::string> core, rest;
-  for (const std::string& key : r.metric_keys) (CoreMetric(key) ? core : rest).push_back(key);
+  for (const std::string& key : r.metric_keys)
+    (metrics::IsCoreMetric(key) ? core : rest).push_back(key);
   if (core.empty()) core.swap(rest);
   std::string out = "<section class=cards>";
   for (const std::string& key : core) out += Card(r, key);
@@ -292,7 +287,7 @@ std::string RenderHtml(const ResultsFile& r, const std::string& source) {
   for (size_t i = 0; i < r.metric_keys.size(); ++i) {
     if (i) metrics += ',';
     AppendJsonString(metrics, r.metric_keys[i]);
-    if (CoreMetric(r.metric_keys[i])) {
+    if (metrics::IsCoreMetric(r.metric_keys[i])) {
       if (core.size() > 1) core += ',';
       AppendJsonString(core, r.metric_keys[i]);
     }

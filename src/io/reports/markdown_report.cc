@@ -48,8 +48,7 @@ std::string RenderMarkdown(const ResultsFile& results, const std::string& title)
     std::vector<std::string> keys;
     for (bool core : {true, false}) {
       for (const std::string& key : results.metric_keys) {
-        if (metrics::PipelineStage(key) == stage &&
-            metrics::IsCoreMetric(key.substr(0, key.find_first_of("(@"))) == core) {
+        if (metrics::PipelineStage(key) == stage && metrics::IsCoreMetric(key) == core) {
           keys.push_back(key);
         }
       }
