@@ -1,6 +1,7 @@
 #include "run_tally.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "analysis/intervals.h"
@@ -11,6 +12,26 @@ namespace {
 // At most this many values per metric are kept for the median, sd and interval: beyond it a
 // seeded reservoir sample stands in, so memory stays bounded however many rows a run has.
 constexpr size_t kValuesKept = 100000;
+
+// A failure reason without the row's place in it: "judge python:fn:7: field ..." and the same
+// failure on row 8 are one reason. A place is a run of digits between colons (file:LINE: or
+// file:LINE:COL:), which is how every located error prints.
+std::string WithoutPlace(const std::string& reason) {
+  std::string out;
+  out.reserve(reason.size());
+  for (size_t i = 0; i < reason.size(); ++i) {
+    if (reason[i] == ':') {
+      size_t j = i + 1;
+      while (j < reason.size() && std::isdigit(static_cast<unsigned char>(reason[j]))) ++j;
+      if (j > i + 1 && j < reason.size() && reason[j] == ':') {
+        i = j - 1;  // drop ":digits", keep the closing colon
+        continue;
+      }
+    }
+    out += reason[i];
+  }
+  return out;
+}
 }  // namespace
 
 RunTally::RunTally(RunSummary& summary, analysis::DiagnosisRule rule)
@@ -70,9 +91,10 @@ void RunTally::AddValue(size_t i, double value) {
   }
 }
 
-void RunTally::CountFailure(const std::string& reason) {
+void RunTally::CountFailure(const std::string& row_reason) {
   ++summary_.rows_failed;
   auto& reasons = summary_.failure_reasons;
+  const std::string reason = WithoutPlace(row_reason);
   for (auto& [known, rows] : reasons) {
     if (known == reason) {
       ++rows;

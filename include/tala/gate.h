@@ -29,9 +29,11 @@ struct GateCheck {
   std::string detail;  // "faithfulness >= 0.8000: mean 0.7384, 95% interval [0.56, 0.89]"
 };
 
-// One check per gate, minimums first. kInvalidArgument when no gate is given or a drop gate
-// has no baseline; kIoError or kDataError for an unreadable results file; kNotFound when a
-// gated metric has no scored row (or, for drops, no row scored in both runs).
+// One check per gate, minimums first. A gate names a metric by its results key or an alias
+// ("answer_relevancy"). A gated metric with no scored row (for drops: none scored in both runs)
+// is a failing check. kInvalidArgument when no gate is given or a drop gate has no baseline;
+// kIoError or kDataError for an unreadable results file; kNotFound when the run does not have
+// the gated metric at all.
 Result<std::vector<GateCheck>> Gate(const GateOptions& options);
 
 }  // namespace tala

@@ -73,6 +73,9 @@ EvalOptions ToOptions(const py::dict& d) {
   Take(d, "out", o.out);
   std::string on_error = "fail";
   Take(d, "on_error", on_error);
+  if (on_error != "fail" && on_error != "skip") {
+    throw py::value_error("on_error must be \"fail\" or \"skip\", not \"" + on_error + "\"");
+  }
   o.on_error = on_error == "skip" ? OnError::kSkip : OnError::kFail;
   Take(d, "diagnosis_threshold", o.diagnosis_threshold);
   Take(d, "diagnosis_thresholds", o.diagnosis_thresholds);

@@ -13,6 +13,7 @@
 
 #include "analysis_bindings.h"
 #include "convert.h"
+#include "io/readers/field_names.h"
 #include "python_judge.h"
 #include "rows_jsonl.h"
 #include "tala/evaluate.h"
@@ -174,6 +175,12 @@ PYBIND11_MODULE(_tala, m) {
   m.def("metrics", &tala::python::Metrics);
   m.def("merge", &tala::python::Merge, py::arg("shards"), py::arg("out"),
         py::arg("dataset_label") = "");
+  m.attr("__version__") = TALA_VERSION;  // the engine's, as results manifests record it
+  m.def("dataset_fields", [] {
+    py::dict out;
+    for (const auto& [name, field] : tala::io::DatasetFieldNames()) out[py::str(name)] = field;
+    return out;
+  });
   m.def("write_rows_jsonl", &tala::python::WriteRowsJsonl, py::arg("rows"), py::arg("path"));
   tala::python::BindAnalyses(m);
 }

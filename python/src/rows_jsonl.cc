@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string_view>
 
 #include "io/writers/json_text.h"  // the engine's own escaping, shared with its results writer
 
@@ -14,6 +15,13 @@ namespace {
 [[noreturn]] void RaiseOsError(const std::string& path) {
   PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
   throw py::error_already_set();
+}
+
+// pandas' missing values (pd.NA, pd.NaT), known by their types' names: pandas need not be loaded.
+bool IsPandasMissing(PyObject* v) {
+  std::string_view type = Py_TYPE(v)->tp_name;  // "pandas._libs.missing.NAType"
+  type = type.substr(type.rfind('.') + 1);
+  return type == "NAType" || type == "NaTType";
 }
 
 class JsonlWriter {
@@ -52,6 +60,9 @@ class JsonlWriter {
         Value(item.ptr(), depth + 1);
       }
       out_ += ']';
+    } else if (IsPandasMissing(v)) {
+      // pandas' missing value (pd.NA, pd.NaT) is no value, as None is: never the text "<NA>".
+      out_ += "null";
     } else if (py::hasattr(v, "tolist")) {
       // numpy scalars and arrays: their plain Python value.
       py::object plain = py::handle(v).attr("tolist")();

@@ -17,12 +17,13 @@ Past one process: ``tala.evaluate(path, shard=(i, n), out=...)`` per part and ``
 or ``tala.dask.evaluate`` on a Dask cluster (docs/scale.md).
 """
 
-from ._errors import (DatasetError, InvalidArgumentError, JudgeError, NotFoundError,
+from ._errors import (DatasetError, InvalidArgumentError, IoError, JudgeError, NotFoundError,
                       TalaError, error_for)
 from ._analysis import Comparison, calibrate, compare, power
 from ._evaluate import Result, evaluate, merge
 from ._gate import GateVerdict, gate
 from ._judge import Judge
+from ._tala import __version__
 from ._tala import metrics as _metrics
 
 
@@ -35,5 +36,5 @@ def metrics():
 __all__ = [
     "evaluate", "merge", "Result", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate",
     "power", "metrics", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
-    "NotFoundError",
+    "NotFoundError", "IoError", "__version__",
 ]

@@ -1,6 +1,7 @@
 # Type stubs for editors and type checkers: the public API of the tala package.
 import os
-from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, TypedDict, Union
+from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence, TypedDict,
+                    Union)
 
 PathLike = Union[str, os.PathLike[str]]
 Rows = Union[PathLike, Iterable[Mapping[str, Any]], Any]  # a path, dicts, or a pandas DataFrame
@@ -35,10 +36,14 @@ class TalaError(Exception):
     field: str
     errors: list[str]
 
-class DatasetError(TalaError): ...
+__version__: str
+
+class DatasetError(TalaError, ValueError):
+    index: Any  # the DataFrame index label of the first bad row; None for files and lists
 class InvalidArgumentError(TalaError, ValueError): ...
 class NotFoundError(TalaError, FileNotFoundError): ...
-class JudgeError(TalaError): ...
+class JudgeError(TalaError, RuntimeError): ...
+class IoError(TalaError, OSError): ...
 
 class Judge:
     name: str
@@ -46,9 +51,13 @@ class Judge:
 
 JudgeLike = Union[str, Judge, Callable[[dict[str, Any], list[str]], Union[Verdicts, str]]]
 
-class Result:
+class Result(Mapping[str, float | None]):
     results_path: str
     def __getitem__(self, metric: str) -> float | None: ...
+    def __contains__(self, metric: object) -> bool: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __len__(self) -> int: ...
+    def _repr_html_(self) -> str: ...
     def summary(self) -> dict[str, MetricSummary]: ...
     @property
     def judge(self) -> str: ...
@@ -66,7 +75,7 @@ class Result:
 
 def evaluate(
     data: Rows,
-    metrics: Sequence[str] | str | None = ...,
+    metrics: Sequence[str | Any] | str | None = ...,  # names, or objects with a .name
     judge: JudgeLike = ...,
     out: PathLike | None = ...,
     progress: Union[bool, Literal["auto"], Callable[[int, int], None]] = ...,

@@ -12,9 +12,12 @@ class TalaError(Exception):
         self.field = field
 
 
-class DatasetError(TalaError):
+class DatasetError(TalaError, ValueError):
     """A bad input row: ``line`` (1-based; for a list of rows, the row's index + 1) and
-    ``field`` name it, as the CLI's ``file:line: field "x": ...`` message does."""
+    ``field`` name it, as the CLI's ``file:line: field "x": ...`` message does; for a DataFrame,
+    ``index`` is the row's index label."""
+
+    index = None
 
 
 class InvalidArgumentError(TalaError, ValueError):
@@ -25,8 +28,12 @@ class NotFoundError(TalaError, FileNotFoundError):
     """A file, metric or judge that does not exist."""
 
 
-class JudgeError(TalaError):
+class JudgeError(TalaError, RuntimeError):
     """The judge failed for good: unreachable, rejected the key, or broke its contract."""
+
+
+class IoError(TalaError, OSError):
+    """A file that exists but cannot be read or written (permissions, a full disk)."""
 
 
 _BY_CODE = {
@@ -37,20 +44,25 @@ _BY_CODE = {
     "rate limited": JudgeError,
     "deadline exceeded": JudgeError,
     "bad reply": JudgeError,
+    "io error": IoError,
 }
 
 
-def error_for(error, rows_file=None, rows_label="rows", row_errors=()):
+def error_for(error, rows_file=None, rows_label="rows", row_errors=(), index=None):
     """The exception for an engine error dict; a temporary rows file is named as the list.
 
     For bad rows the engine reports a count; the first bad row's line and field go on the
-    exception, every row's message into its text and ``errors``."""
+    exception, every row's message into its text and ``errors``. ``index`` (a DataFrame's
+    index) turns a row's line into its index label: "dataframe[index='q7']: field ..."."""
 
     def named(e):
         # An error about a file reads "file:line: field ...: message"; the others, the bare
         # message (their kind is the exception's class).
         text, file = (e["text"] if e["file"] else e["message"]), e["file"]
         if rows_file is not None and file == rows_file:
+            place = f"{rows_file}:{e['line']}:"
+            if index is not None and 0 < e["line"] <= len(index) and text.startswith(place):
+                text = f"{rows_label}[index={index[e['line'] - 1]!r}]:" + text[len(place):]
             text, file = text.replace(rows_file, rows_label, 1), rows_label
         return text, file
 
@@ -64,4 +76,6 @@ def error_for(error, rows_file=None, rows_label="rows", row_errors=()):
     cls = _BY_CODE.get(error["code"], TalaError)
     exc = cls(text, code=error["code"], file=file, line=line, field=field)
     exc.errors = details
+    if index is not None and 0 < line <= len(index):
+        exc.index = index[line - 1]
     return exc

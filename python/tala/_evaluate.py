@@ -1,13 +1,15 @@
 """tala.evaluate and its Result."""
 
+import collections.abc
 import json
 import os
 import shutil
 import sys
 import tempfile
+import warnings
 
-from . import _tala
-from ._errors import error_for
+from . import _names, _tala
+from ._errors import DatasetError, error_for
 from ._judge import engine_judge
 
 # tala eval's options, by their long names with underscores (python/src/convert.cc reads them).
@@ -36,6 +38,58 @@ def _is_dataframe(data):
     return type(data).__name__ == "DataFrame" and hasattr(data, "to_dict")
 
 
+# The core metrics' fields: what a run without metrics= reads (docs/metrics.md, "core").
+_CORE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")
+
+
+def _check_columns(columns, metrics, label):
+    """A table's columns against what the metrics read, before any row is scored: a column a
+    requested metric needs that is absent, or misspelt ("Response"), is a DatasetError naming it.
+    A misspelt field no metric needs is a warning with a "did you mean" (tala keeps it as
+    metadata, not as the field); other columns are metadata, as in a dataset file."""
+    fields = _names.dataset_fields()
+    present = {fields[c] for c in columns if c in fields}
+    if metrics is None:
+        needed = {f: "the core metrics" for f in _CORE_FIELDS}
+    else:
+        needed = {}
+        for spec in (m.strip() for m in metrics.split(",")):
+            for field in _names.required_fields(spec) or ():
+                needed.setdefault(field, spec)
+    for column in columns:
+        if not isinstance(column, str) or column in fields:
+            continue
+        meant = _names.near_field(column)
+        if meant is not None and fields[meant] not in present and fields[meant] in needed:
+            who = needed[fields[meant]]
+            raise DatasetError(
+                f'{label}: column "{column}" is not a field tala reads; did you mean "{meant}"? '
+                f"({who} {'need' if who == 'the core metrics' else 'needs'} {fields[meant]})",
+                code="data error", file=label, field=column)
+        if meant is not None:
+            warnings.warn(f'{label}: column "{column}" is not a field tala reads (did you mean '
+                          f'"{meant}"?): it is kept as metadata', stacklevel=4)
+    if metrics is not None:
+        missing = sorted(f for f in needed if f not in present)
+        if missing:
+            have = ", ".join(str(c) for c in columns) or "none"
+            who = sorted({needed[f] for f in missing})
+            raise DatasetError(
+                f"{label}: no column {' or '.join(missing)}, which {', '.join(who)} "
+                f"{'needs' if len(who) == 1 else 'need'} (the columns: {have})",
+                code="data error", file=label, field=missing[0])
+
+
+def _columns_of_rows(rows):
+    """Every key of a list of dicts, in first-seen order (None when rows is not such a list)."""
+    if not isinstance(rows, (list, tuple)) or not all(isinstance(r, dict) for r in rows):
+        return None
+    seen = {}
+    for r in rows:
+        seen.update(dict.fromkeys(r))
+    return list(seen)
+
+
 def _progress_for(progress):
     """The engine's progress callback: a callable as given, a tqdm bar when progress is True,
     or "auto" with tqdm importable and a terminal on stderr; None for no progress."""
@@ -60,31 +114,58 @@ def _progress_for(progress):
     return update, bar
 
 
-class Result:
-    """The outcome of tala.evaluate: the run summary and the per-row results file."""
+class Result(collections.abc.Mapping):
+    """The outcome of tala.evaluate: the run summary and the per-row results file.
 
-    def __init__(self, summary, results_path, keep_dir=None):
+    A read-only mapping of metric -> mean, as Ragas' result is: ``result["faithfulness"]``,
+    ``"faithfulness" in result``, ``dict(result)``, ``result.keys()``. A metric may be named by
+    its alias ("answer_relevancy") wherever a name is taken."""
+
+    def __init__(self, summary, results_path, keep_dir=None, asked=None):
         self._summary = summary
         self.results_path = results_path
         self._keep_dir = keep_dir  # a temporary folder holding the results file, removed with us
         self._rows = None
+        # Results key -> the name the caller asked for it by, where that was an alias: the
+        # columns of to_pandas() carry the caller's names.
+        self._asked = dict(asked or {})
 
     def __del__(self):
         if self._keep_dir is not None:
             shutil.rmtree(self._keep_dir, ignore_errors=True)
 
+    def _key(self, metric):
+        keys = [m["key"] for m in self._summary["metrics"]]
+        if metric in keys:
+            return metric
+        key = _names.canonical(metric)
+        if key in keys:
+            return key
+        raise KeyError(f"{metric!r} was not evaluated (this run has: {', '.join(keys)})")
+
     def __getitem__(self, metric):
         """The metric's mean over its defined values (None when no row was scored)."""
-        for m in self._summary["metrics"]:
-            if m["key"] == metric:
-                return m["mean"]
-        known = ", ".join(m["key"] for m in self._summary["metrics"])
-        raise KeyError(f"{metric!r} was not evaluated (this run has: {known})")
+        key = self._key(metric)
+        return next(m["mean"] for m in self._summary["metrics"] if m["key"] == key)
+
+    def __contains__(self, metric):
+        try:
+            self._key(metric)
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self):
+        return iter([m["key"] for m in self._summary["metrics"]])
+
+    def __len__(self):
+        return len(self._summary["metrics"])
 
     def summary(self):
-        """Per metric: mean, ci (lo, hi), median, stddev, scored, undefined, failed, direction."""
-        return {m["key"]: {k: v for k, v in m.items() if k != "key"}
-                for m in self._summary["metrics"]}
+        """Per metric: mean, ci (lo, hi), median, stddev, scored, undefined, failed, direction;
+        keyed by results key, and answering to aliases."""
+        return _names.AliasDict((m["key"], {k: v for k, v in m.items() if k != "key"})
+                                for m in self._summary["metrics"])
 
     @property
     def judge(self):
@@ -109,13 +190,25 @@ class Result:
         return self._rows
 
     def to_pandas(self):
-        """One row per result: id, each metric's score, diagnosis (needs pandas)."""
+        """One row per result, as Ragas' to_pandas gives it: id, the inputs (user_input,
+        response, retrieved_contexts, reference, ...), each metric's score, then each metric's
+        reason as ``METRIC_reason`` and the diagnosis (needs pandas). A metric asked for by an
+        alias has that name as its column."""
         import pandas
 
         keys = [m["key"] for m in self._summary["metrics"]]
-        return pandas.DataFrame(
-            [dict({"id": r["id"]}, **{k: r["scores"].get(k) for k in keys},
-                  diagnosis=r.get("diagnosis")) for r in self.rows])
+        names = [self._asked.get(k, k) for k in keys]
+        inputs = list(dict.fromkeys(f for r in self.rows for f in r.get("inputs", {})))
+        records = []
+        for r in self.rows:
+            record = {"id": r["id"]}
+            record.update((f, r.get("inputs", {}).get(f)) for f in inputs)
+            record.update((n, r["scores"].get(k)) for k, n in zip(keys, names))
+            record.update((n + "_reason", r.get("reasons", {}).get(k)) for k, n in zip(keys, names))
+            record["diagnosis"] = r.get("diagnosis")
+            records.append(record)
+        columns = ["id", *inputs, *names, *(n + "_reason" for n in names), "diagnosis"]
+        return pandas.DataFrame.from_records(records, columns=columns)
 
     def report_html(self, path):
         """Writes the HTML report of this run (one self-contained file: metric cards, histograms,
@@ -149,6 +242,10 @@ class Result:
                           if m["mean"] is not None)
         return f"<tala.Result judge={self.judge} rows={self._summary['rows_scored']} {means}>"
 
+    # A Mapping compares by its items; a Result is one run, equal only to itself.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
 
 def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **options):
     """Scores ``data`` with tala's engine and returns a Result.
@@ -156,7 +253,8 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
     data: a path (JSON Lines, JSON array or CSV), a list of dicts with Ragas field names
         (``user_input``, ``response``, ``retrieved_contexts``, ``reference``, ...), or a pandas
         DataFrame with those columns.
-    metrics: a list of metric names and group names (or one comma-separated string); None: the
+    metrics: a list of metric names and group names (or one comma-separated string); Ragas'
+        names ("answer_relevancy") and metric objects (by their ``.name``) are taken too; None: the
         core metrics the data allows (faithfulness, response_relevancy, context_precision,
         context_recall, and the id-based pair when contexts have ids); "all": every metric the
         data allows; groups: "retrieval", "generation", "reference", "ir", "strings", "agents",
@@ -178,9 +276,16 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         file that is not a results file) is refused: pass ``resume=True`` to continue it, or
         ``overwrite=True`` to replace it. An ``out`` that is the dataset itself is refused.
 
-    Raises DatasetError (with .line and .field), InvalidArgumentError, NotFoundError or
-    JudgeError, as the CLI reports them; TypeError for an unknown option; KeyboardInterrupt
-    after Ctrl-C, with every finished row kept in ``out``.
+    A DataFrame's or list's columns are checked before anything is scored: a column that a
+    requested metric needs and the data lacks, or that is misspelt ("Response"), raises
+    DatasetError; a column tala does not read warns (UserWarning) and is kept as metadata. None,
+    NaN and pd.NA cells are missing values.
+
+    Raises DatasetError (a ValueError, with .line and .field, and .index for a DataFrame),
+    InvalidArgumentError (a ValueError), NotFoundError (a FileNotFoundError), IoError (an
+    OSError) or JudgeError (a RuntimeError), as the CLI reports them; TypeError for an unknown
+    option or a metric that is neither a name nor has one; KeyboardInterrupt after Ctrl-C, with
+    every finished row kept in ``out``.
     """
     unknown = sorted(set(options) - OPTIONS)
     if unknown:
@@ -191,6 +296,17 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         if options["shard"] is not None and out is None:
             raise TypeError("a shard needs out=: its results file is what tala.merge joins")
     custom = engine_judge(judge)
+    metrics = _names.metric_list(metrics)
+    asked = {} if not metrics else {
+        _names.canonical(m.strip()): m.strip() for m in metrics.split(",")
+        if _names.canonical(m.strip()) != m.strip()}
+    index = None
+    if not isinstance(data, (str, os.PathLike)):
+        if _is_dataframe(data):
+            _check_columns(list(data.columns), metrics, "dataframe")
+            index = data.index
+        elif (columns := _columns_of_rows(data)) is not None:
+            _check_columns(columns, metrics, "rows")
     workdir = tempfile.mkdtemp(prefix="tala-")
     rows_file = None
     label = "rows"
@@ -199,15 +315,13 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
             dataset = os.fspath(data)
         else:
             if _is_dataframe(data):
-                # Missing cells (None, NaN) are written as null, which the reader takes as an
-                # absent field; numpy values as their plain Python values.
+                # Missing cells (None, NaN, pd.NA) are written as null, which the reader takes as
+                # an absent field; numpy values as their plain Python values.
                 data = data.to_dict(orient="records")
                 label = "dataframe"
             rows_file = os.path.join(workdir, "rows.jsonl")
             _tala.write_rows_jsonl(data, rows_file)
             dataset = rows_file
-        if isinstance(metrics, (list, tuple)):
-            metrics = ",".join(metrics)
         results = os.fspath(out) if out is not None else os.path.join(workdir, "results.jsonl")
         callback, bar = _progress_for(progress)
         try:
@@ -225,10 +339,11 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         if answer["error"]["code"] == "cancelled":
             # The finished rows stay in the results file (a temporary one is kept too).
             raise KeyboardInterrupt(f"tala.evaluate stopped; finished rows are in {results}")
-        error = error_for(answer["error"], rows_file, label, answer["partial"]["errors"])
+        error = error_for(answer["error"], rows_file, label, answer["partial"]["errors"], index)
         shutil.rmtree(workdir, ignore_errors=True)
         raise error
-    return Result(answer["summary"], results, keep_dir=None if out is not None else workdir)
+    return Result(answer["summary"], results, keep_dir=None if out is not None else workdir,
+                  asked=asked)
 
 
 def merge(shards, out=None, dataset_name=None):

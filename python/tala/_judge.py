@@ -26,6 +26,12 @@ class Judge:
     ``noncommittal`` and ``cosine``), ``entities`` (``reference_entities`` and
     ``context_entities``), ``response_reference_similarity``.
 
+    Metrics that ask questions (user_metrics, criteria, rubrics) list them in
+    ``sample["questions"]``, each with its ``kind``; answer them under ``"answers"``, by key:
+    ``{"answers": {"polite": {"values": [1]}}}``. A ``choice`` question is answered with the
+    index of the choice (``choices`` = ``["no", "yes"]``: 1 means "yes"), never its label; a
+    ``score`` question with a number on its scale (``min`` to ``max``).
+
     Return a dict in the replay format of a dataset row's ``verdicts`` field (README, "Replay
     verdicts"). A verdict left out is reported as missing for that row (its metrics are
     undefined, with the reason); a malformed answer fails the row, with the reason in the summary;

@@ -18,7 +18,7 @@ import socket
 import tempfile
 from urllib.parse import urlparse
 
-from . import _tala
+from . import _names, _tala
 from ._evaluate import OPTIONS, _is_dataframe, merge
 
 _DEFAULT_IN_FLIGHT = 32  # tala eval's --max-in-flight
@@ -106,6 +106,12 @@ def evaluate(data, metrics=None, judge="offline", out=None, client=None, shards=
         through Dask.
     options: tala.evaluate's options. ``max_in_flight``, ``requests_per_minute`` and
         ``tokens_per_minute`` are the cluster's totals, divided among its worker threads.
+
+    A script that starts its own cluster (client=None) must guard its entry point, because the
+    worker processes import the script again::
+
+        if __name__ == "__main__":
+            result = tala.dask.evaluate("rows.jsonl", shards=8)
     """
     unknown = sorted(set(options) - OPTIONS)
     if unknown:
@@ -118,8 +124,7 @@ def evaluate(data, metrics=None, judge="offline", out=None, client=None, shards=
                         "tala estimate on the merged results")
     if shard_by not in ("range", "hash"):
         raise ValueError(f"shard_by must be 'range' or 'hash', not {shard_by!r}")
-    if isinstance(metrics, (list, tuple)):
-        metrics = ",".join(metrics)
+    metrics = _names.metric_list(metrics)
     import distributed
 
     own_cluster = None

@@ -24,13 +24,14 @@ def pytest_report_header(config):
     return f"tala: judge {config.getoption('--tala-judge')}"
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def tala_judge(request):
-    """The judge named by --tala-judge (default "offline")."""
+    """The judge named by --tala-judge (default "offline"). Session-scoped, so a module- or
+    session-scoped fixture that evaluates once can take it."""
     return request.config.getoption("--tala-judge")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def tala_gate():
     """tala.testing.assert_gate: ``tala_gate(result, min={"faithfulness": 0.8})``."""
     from .testing import assert_gate

@@ -4,7 +4,6 @@ the same figures, and tala's pytest plugin."""
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -115,9 +114,7 @@ def test_reports_are_the_clis_reports(runs, tmp_path):
         base.report_html(tmp_path / "no-such-folder" / "r.html")
 
 
-def test_the_pytest_plugin_gives_its_fixtures_and_option(tmp_path):
-    # The child imports this same tala, wherever it was found.
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(tala.__file__)))
+def test_the_pytest_plugin_gives_its_fixtures_and_option(tmp_path, run_pytest):
     (tmp_path / "test_gate.py").write_text(
         "import tala\n"
         f"DEMO = {DEMO!r}\n"
@@ -125,13 +122,9 @@ def test_the_pytest_plugin_gives_its_fixtures_and_option(tmp_path):
         "    assert tala_judge == 'offline'\n"
         "    tala_gate(tala.evaluate(DEMO, metrics=['faithfulness'], judge=tala_judge,\n"
         "                            progress=False), min={'faithfulness': 0.95})\n")
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "tala.pytest_plugin", "-q",
-                          "-p", "no:cacheprovider", str(tmp_path)],
-                         capture_output=True, text=True, cwd=tmp_path, env=env)
+    run = run_pytest(tmp_path, "-q")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "FAIL  faithfulness >= 0.9500: mean 0.7168" in run.stdout
     assert "worst rows for faithfulness:" in run.stdout
-    header = subprocess.run([sys.executable, "-m", "pytest", "-p", "tala.pytest_plugin",
-                             "--tala-judge", "replay", "--co", "-p", "no:cacheprovider",
-                             str(tmp_path)], capture_output=True, text=True, cwd=tmp_path, env=env)
+    header = run_pytest(tmp_path, "--tala-judge", "replay", "--co")
     assert "tala: judge replay" in header.stdout

@@ -154,7 +154,9 @@ def test_a_dataframe_is_scored_like_the_same_rows():
                               metrics=["faithfulness"])
     assert [r["scores"] for r in from_frame.rows] == [r["scores"] for r in from_list.rows]
     table = from_frame.to_pandas()
-    assert list(table.columns) == ["id", "faithfulness", "diagnosis"]
+    assert list(table.columns) == ["id", "user_input", "response", "reference",
+                                   "retrieved_contexts", "faithfulness", "faithfulness_reason",
+                                   "diagnosis"]
     assert len(table) == 2
 
 

@@ -1,7 +1,8 @@
 """`pip install --no-build-isolation .` into a fresh virtualenv (made with
 --system-site-packages, as the README says), offline: the installed package imports from the
 virtualenv, scores like the build folder's, and registers the pytest plugin. The install reuses
-this build folder (TALA_BUILD_DIR), so it builds nothing new."""
+this build folder, so it builds nothing new: found by itself when the folder is the source
+tree's ./build, named by TALA_BUILD_DIR otherwise."""
 
 import os
 import subprocess
@@ -18,12 +19,18 @@ def test_pip_install_into_a_virtualenv_works_offline(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env.update(TALA_BUILD_DIR=os.path.abspath(BINARY), PIP_NO_INDEX="1",
-               PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env = {k: v for k, v in env.items() if k != "TALA_BUILD_DIR"}
+    env.update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    found_by_itself = os.path.realpath(BINARY) == os.path.realpath(os.path.join(SOURCE, "build"))
+    if not found_by_itself:
+        env["TALA_BUILD_DIR"] = os.path.abspath(BINARY)
+    own_build = os.path.join(SOURCE, "build", "pip", "CMakeCache.txt")
+    had_own_build = os.path.exists(own_build)
     install = subprocess.run([str(venv / "bin" / "pip"), "install", "--no-build-isolation",
                               "--no-deps", os.path.abspath(SOURCE)],
                              capture_output=True, text=True, env=env, cwd=tmp_path)
     assert install.returncode == 0, install.stdout + install.stderr
+    assert os.path.exists(own_build) == had_own_build  # no second build of the engine
     probe = ("import tala; print(tala.__file__); "
              f"print(repr(tala.evaluate({DEMO!r}, metrics=['faithfulness'], progress=False)"
              "['faithfulness']))")

@@ -251,6 +251,17 @@ TEST(GateCommandTest, ExitCodesForMinimumsAndDrops) {
   EXPECT_EQ(RunTala("gate " + base + " --min faithfulness 2>&1").exit_code, 2);
   EXPECT_EQ(RunTala("gate " + base + " --max-drop faithfulness=0.1 2>&1").exit_code, 2);
   EXPECT_EQ(RunTala("gate " + base + " 2>&1").exit_code, 2);
+  // A gate may name the metric by its alias; a metric the run lacks is an error naming the run's
+  // metrics, never a pass.
+  auto alias = RunTala("gate " + base + " --min noise_sensitivity_relevant=0.2");
+  EXPECT_EQ(alias.exit_code, 1);
+  EXPECT_NE(alias.out.find("FAIL  noise_sensitivity <= 0.2000"), std::string::npos) << alias.out;
+  auto absent = RunTala("gate " + base + " --min context_recall=0.5 2>&1");
+  EXPECT_EQ(absent.exit_code, 2);
+  EXPECT_NE(absent.out.find("the run has no metric context_recall (its metrics: faithfulness, "
+                            "noise_sensitivity, bleu)"),
+            std::string::npos)
+      << absent.out;
 }
 
 TEST(ReportCommandTest, RendersWithoutAJudge) {

@@ -154,10 +154,14 @@ TEST(DatasetReaderTest, FormatComesFromTheExtensionOrTheOption) {
   EXPECT_FALSE(ParseDatasetFormat("xml").has_value());
 }
 
-TEST(DatasetReaderTest, MissingFileIsAnIoError) {
+TEST(DatasetReaderTest, MissingFileIsNotFoundAndUnreadableIsAnIoError) {
   auto rows = ReadAll("/nonexistent/tala/d.jsonl");
   ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].error().code(), ErrorCode::kIoError);
+  EXPECT_EQ(rows[0].error().code(), ErrorCode::kNotFound);
+  TempDir dir;
+  rows = ReadAll(dir.path());  // a folder opens but cannot be read as a file
+  ASSERT_FALSE(rows.empty());
+  EXPECT_FALSE(rows.back().has_value());
 }
 
 TEST(JsonlReaderTest, LongLinesAcrossBufferRefillsAreRead) {

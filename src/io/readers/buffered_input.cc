@@ -12,7 +12,12 @@ constexpr size_t kChunk = 1 << 20;
 Result<BufferedInput> BufferedInput::Open(const std::string& path) {
   if (path == "-") return BufferedInput(stdin, false);
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return IoError("cannot open " + path + ": " + std::strerror(errno));
+  if (f == nullptr) {
+    // A path that is not there is the user's mistake (kNotFound: Python's FileNotFoundError);
+    // one that is there and cannot be read is the machine's.
+    std::string why = "cannot open " + path + ": " + std::strerror(errno);
+    return errno == ENOENT ? NotFound(std::move(why)) : IoError(std::move(why));
+  }
   return BufferedInput(f, true);
 }
 

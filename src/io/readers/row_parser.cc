@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/verdict_validation.h"
+#include "io/readers/field_names.h"
 #include "io/readers/json_fields.h"
 #include "io/readers/verdicts_parser.h"
 
@@ -102,6 +103,22 @@ constexpr std::array<NameToSlot, 16> kNames = {{
     {"reference_tool_calls", kReferenceToolCalls},
     {"reference_topics", kReferenceTopics},
 }};
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> DatasetFieldNames() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const NameToSlot& n : kNames) {
+    // A slot's first name in the table is the field's own (Ragas') name.
+    const NameToSlot* own = &n;
+    while (own != kNames.data() && (own - 1)->slot == n.slot) --own;
+    out.emplace_back(std::string(n.name), std::string(own->name));
+  }
+  out.emplace_back("verdicts", "verdicts");
+  return out;
+}
+
+namespace {
 
 int FindSlot(std::string_view key) {
   if (key == "verdicts") return kVerdictsSlot;
