@@ -32,15 +32,18 @@ int main(int argc, char** argv) {
   std::printf("| WordNet load | %.2f s | %zu synsets kept | RSS after load %.1f MiB |\n", load,
               wordnet.synset_count(), tala::bench::PeakRssMiB());
   for (const char* list : {"faithfulness", ""}) {
-    std::vector<tala::metrics::MetricSpec> specs;
-    std::string all;
-    for (const auto& e : tala::metrics::MetricRegistry()) {
-      const tala::MetricInfo& info = e.info();
-      if ((rows[0].fields() & info.required_fields) == info.required_fields)
-        specs.push_back({info.name, {}});
+    // "all": every metric the rows allow that needs no options, as `tala eval --metrics all`.
+    auto specs = tala::metrics::ExpandGroups(*tala::metrics::ParseMetricSpecs(*list ? list : "all"),
+                                             rows[0].fields());
+    if (!specs) {
+      std::fprintf(stderr, "%s\n", specs.error().ToString().c_str());
+      return 2;
     }
-    if (*list) specs = *tala::metrics::ParseMetricSpecs(list);
-    auto metrics = tala::metrics::CreateMetrics(specs);
+    auto metrics = tala::metrics::CreateMetrics(*specs);
+    if (!metrics) {
+      std::fprintf(stderr, "%s\n", metrics.error().ToString().c_str());
+      return 2;
+    }
     tala::judges::offline::OfflineJudge judge;
     tala::RowScorer scorer(*metrics, &judge, judge.name());
     long done = 0;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "fs/file_digest.h"
+#include "support/temp_dir.h"
+
 namespace tala {
 namespace {
 
@@ -23,6 +26,20 @@ TEST(Sha256Test, LengthsAroundTheBlockBoundaryDiffer) {
     EXPECT_NE(h, prev);
     prev = h;
   }
+}
+
+// A file's digest (OpenSSL's) equals the digest of its text (ours), across buffer refills.
+TEST(Sha256Test, AFilesDigestIsItsTexts) {
+  testing::TempDir dir;
+  for (size_t n : {size_t{0}, size_t{3}, size_t{64}, size_t{(1 << 20) + 7}}) {
+    std::string text;
+    for (size_t i = 0; i < n; ++i) text += static_cast<char>('a' + i % 23);
+    const std::string path = dir.Write("f" + std::to_string(n), text);
+    auto digest = fs::FileSha256(path);
+    ASSERT_TRUE(digest.has_value());
+    EXPECT_EQ(*digest, Sha256Hex(text)) << n;
+  }
+  EXPECT_FALSE(fs::FileSha256(dir.path() + "/missing").has_value());
 }
 
 }  // namespace

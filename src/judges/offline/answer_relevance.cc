@@ -108,10 +108,8 @@ bool States(const ProfiledToken& q, const TextProfile& response) {
   if (!MatchInEvidence(q, response).empty()) return true;
   const WordNet& wn = WordNet::Get();
   for (const ProfiledToken& r : response.tokens()) {
-    if (const auto* bases = wn.BaseForms(r.folded)) {
-      for (const std::string& b : *bases) {
-        if (b == q.folded || b == q.stem) return true;
-      }
+    for (std::string_view b : wn.BaseForms(r.folded)) {
+      if (b == q.folded || b == q.stem) return true;
     }
   }
   return false;

@@ -23,7 +23,7 @@ constexpr double kNeighbourShare = 0.5;
 
 double Weight(const ProfiledToken& t) { return t.number ? 2.0 : t.capitalised ? 1.5 : 1.0; }
 
-bool EvidenceHasWord(const TextProfile& evidence, const std::string& folded) {
+bool EvidenceHasWord(const TextProfile& evidence, std::string_view folded) {
   return evidence.HasFolded(folded);
 }
 }  // namespace
@@ -33,10 +33,8 @@ std::string_view MatchInEvidence(const ProfiledToken& t, const TextProfile& evid
   if (evidence.HasFolded(t.folded)) return t.stem;
   if (t.number) return {};
   const WordNet& wordnet = WordNet::Get();
-  if (const auto* bases = wordnet.BaseForms(t.folded)) {
-    for (const std::string& b : *bases) {
-      if (evidence.HasFolded(b)) return b;
-    }
+  for (std::string_view b : wordnet.BaseForms(t.folded)) {
+    if (evidence.HasFolded(b)) return b;
   }
   for (std::string_view syn : wordnet.Synonyms(t.folded)) {
     if (evidence.HasFolded(syn)) return syn;
@@ -109,11 +107,13 @@ SupportVerdict ClaimSupport::Check(const TextProfile& claim, const TextProfile& 
     } else if (t.capitalised) {
       score *= kMissingName;
       if (why.empty()) why = "'" + t.folded + "' not in " + evidence_name;
-    } else if (const auto* antonyms = wordnet().Antonyms(t.folded)) {
-      for (const std::string& a : *antonyms) {
+    } else if (WordList antonyms = wordnet().Antonyms(t.folded); !antonyms.empty()) {
+      for (std::string_view a : antonyms) {
         if (EvidenceHasWord(evidence, a)) {
           score *= kAntonym;
-          if (why.empty()) why = "'" + t.folded + "' contradicts '" + a + "' in " + evidence_name;
+          if (why.empty()) {
+            why = "'" + t.folded + "' contradicts '" + std::string(a) + "' in " + evidence_name;
+          }
           break;
         }
       }

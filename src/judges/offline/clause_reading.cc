@@ -14,9 +14,7 @@ const WordNet& Lexicon() { return WordNet::Get(); }
 std::string KeyOf(const ProfiledToken& t) {
   // "$12" and "12" (as in "under 12") are different values in one sentence.
   if (!t.value.empty()) return t.value + t.unit;
-  if (const auto* bases = Lexicon().BaseForms(t.folded); bases != nullptr && !bases->empty()) {
-    return bases->front();
-  }
+  if (WordList bases = Lexicon().BaseForms(t.folded); !bases.empty()) return std::string(bases[0]);
   return t.stem;
 }
 
@@ -43,10 +41,8 @@ bool IsDeterminerOrPronoun(std::string_view w) {
 bool ComputeVerbLike(const std::string& w) {
   const WordNet& wn = Lexicon();
   if (wn.IsVerb(w)) return true;
-  if (const auto* bases = wn.BaseForms(w)) {
-    for (const std::string& b : *bases) {
-      if (wn.IsVerb(b)) return true;
-    }
+  for (std::string_view b : wn.BaseForms(w)) {
+    if (wn.IsVerb(b)) return true;
   }
   auto ends = [&](std::string_view suffix) {
     return w.size() > suffix.size() + 2 &&
@@ -86,7 +82,7 @@ const WordFacts& FactsOf(const ProfiledToken& t) {
   f.proper = Lexicon().IsProperName(t.folded);
   f.verb_like = ComputeVerbLike(t.folded);
   const std::string& w = t.folded;
-  f.inflected_verb = f.verb_like && (Lexicon().BaseForms(w) != nullptr || w.ends_with("s") ||
+  f.inflected_verb = f.verb_like && (!Lexicon().BaseForms(w).empty() || w.ends_with("s") ||
                                      w.ends_with("ed") || w.ends_with("ing"));
   return memo.emplace(t.folded, std::move(f)).first->second;
 }

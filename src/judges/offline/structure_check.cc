@@ -45,10 +45,8 @@ int Parity(int negations) { return negations % 2 == 0 ? 1 : -1; }
 
 bool AreAntonyms(const Word& a, const Word& b) {
   for (const std::string* lemma : {&a.token->folded, &a.key}) {
-    if (const auto* antonyms = Lexicon().Antonyms(*lemma)) {
-      for (const std::string& x : *antonyms) {
-        if (x == b.token->folded || x == b.key) return true;
-      }
+    for (std::string_view x : Lexicon().Antonyms(*lemma)) {
+      if (x == b.token->folded || x == b.key) return true;
     }
   }
   return false;

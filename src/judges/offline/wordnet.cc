@@ -1,8 +1,13 @@
 #include "judges/offline/wordnet.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <cstring>
+#include <memory>
+#include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace tala::judges::offline {
@@ -14,8 +19,8 @@ namespace {
 constexpr size_t kSensesKept = 2;
 constexpr const char* kParts[] = {"noun", "verb", "adj", "adv"};
 
-std::string CleanLemma(std::string w) {
-  if (size_t paren = w.find('('); paren != std::string::npos) w.resize(paren);  // adj markers
+std::string CleanLemma(std::string_view word) {
+  std::string w(word.substr(0, word.find('(')));  // adjective markers: "galore(ip)"
   for (char& c : w) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
@@ -24,134 +29,340 @@ std::string CleanLemma(std::string w) {
 
 uint64_t Key(int part, uint64_t offset) { return (offset << 2) | static_cast<uint64_t>(part); }
 
-}  // namespace
+// A whole file at once: the lexicon is read on every process's first offline judgement, and
+// line-by-line streams with a parsed stream per line cost most of a second.
+std::string ReadFile(const std::string& path) {
+  std::string text;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) return text;
+  char buf[1 << 16];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f.get())) > 0;) text.append(buf, n);
+  return text;
+}
 
-WordNet WordNet::Load(const std::string& dir) {
-  WordNet wn;
+// The lines of a text, and the space-separated fields of a line.
+class Fields {
+ public:
+  explicit Fields(std::string_view text) : rest_(text) {}
+  bool empty() const { return rest_.find_first_not_of(' ') == std::string_view::npos; }
+  std::string_view Next() {
+    size_t start = rest_.find_first_not_of(' ');
+    if (start == std::string_view::npos) return rest_ = {};
+    size_t end = rest_.find(' ', start);
+    std::string_view field = rest_.substr(start, end - start);
+    rest_ = end == std::string_view::npos ? std::string_view() : rest_.substr(end);
+    return field;
+  }
+  uint64_t Number(int base = 10) {
+    std::string_view field = Next();
+    uint64_t n = 0;
+    std::from_chars(field.data(), field.data() + field.size(), n, base);
+    return n;
+  }
+
+ private:
+  std::string_view rest_;
+};
+
+template <typename OnLine>
+void ForEachLine(const std::string& text, OnLine on_line) {
+  std::string_view all = text;
+  while (!all.empty()) {
+    size_t end = all.find('\n');
+    std::string_view line = all.substr(0, end);
+    all = end == std::string_view::npos ? std::string_view() : all.substr(end + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty() && line[0] != ' ') on_line(line);  // a leading space: the license header
+  }
+}
+
+// What the text files say, before it is laid out as a table.
+struct TextLexicon {
+  std::unordered_map<std::string, std::vector<uint32_t>> senses;  // lemma -> synset ids
+  std::vector<std::vector<std::string>> synset_words;
+  std::unordered_map<std::string, std::vector<std::string>> antonyms;
+  std::unordered_map<std::string, std::vector<std::string>> exceptions;
+  std::unordered_set<std::string> verbs;
+  std::unordered_set<std::string> proper;
+};
+
+TextLexicon ReadText(const std::string& dir) {
+  TextLexicon wn;
   // index.POS: lemma pos synset_cnt p_cnt [ptr]... sense_cnt tagsense_cnt offset...
   std::unordered_map<uint64_t, uint32_t> wanted;  // (part, offset) -> synset id
   std::vector<std::pair<std::string, uint64_t>> lemma_keys;
   for (int part = 0; part < 4; ++part) {
-    std::ifstream in(dir + "/index." + kParts[part]);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == ' ') continue;  // license header
-      std::istringstream ss(line);
-      std::string lemma, pos;
-      size_t synset_cnt = 0, p_cnt = 0;
-      ss >> lemma >> pos >> synset_cnt >> p_cnt;
-      if (pos == "v") wn.verbs_.insert(lemma);
-      std::string skip;
-      for (size_t i = 0; i < p_cnt + 2; ++i) ss >> skip;
-      for (size_t i = 0; i < synset_cnt && i < kSensesKept; ++i) {
-        uint64_t offset = 0;
-        ss >> offset;
-        uint64_t key = Key(part, offset);
-        if (!wanted.count(key)) wanted.emplace(key, static_cast<uint32_t>(wanted.size()));
+    ForEachLine(ReadFile(dir + "/index." + kParts[part]), [&](std::string_view line) {
+      Fields f(line);
+      std::string lemma(f.Next());
+      const std::string_view pos = f.Next();
+      const uint64_t synset_cnt = f.Number(), p_cnt = f.Number();
+      if (pos == "v") wn.verbs.insert(lemma);
+      for (uint64_t i = 0; i < p_cnt + 2; ++i) f.Next();
+      for (uint64_t i = 0; i < synset_cnt && i < kSensesKept; ++i) {
+        const uint64_t key = Key(part, f.Number());
+        wanted.try_emplace(key, static_cast<uint32_t>(wanted.size()));
         lemma_keys.emplace_back(lemma, key);
       }
-    }
+    });
   }
   if (wanted.empty()) return wn;
-  wn.synset_words_.resize(wanted.size());
+  wn.synset_words.resize(wanted.size());
   // data.POS: offset lex_filenum ss_type w_cnt(hex) [word lex_id]... p_cnt [sym offset pos st]...
   for (int part = 0; part < 4; ++part) {
-    std::ifstream in(dir + "/data." + kParts[part]);
-    std::string line;
     std::unordered_map<uint64_t, std::vector<std::string>> all_words;  // for antonym targets
-    std::vector<std::tuple<std::string, uint64_t, int>> antonym_ptrs;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == ' ') continue;
-      std::istringstream ss(line);
-      uint64_t offset;
-      std::string lex, type, wcnt_hex;
-      ss >> offset >> lex >> type >> wcnt_hex;
-      size_t w_cnt = std::strtoul(wcnt_hex.c_str(), nullptr, 16);
+    std::vector<std::tuple<std::string, uint64_t, uint64_t>> antonym_ptrs;
+    ForEachLine(ReadFile(dir + "/data." + kParts[part]), [&](std::string_view line) {
+      Fields f(line);
+      const uint64_t offset = f.Number();
+      f.Next();  // lex_filenum
+      f.Next();  // ss_type
+      const uint64_t w_cnt = f.Number(16);
       std::vector<std::string> words;
-      for (size_t i = 0; i < w_cnt; ++i) {
-        std::string w, lex_id;
-        ss >> w >> lex_id;
-        if (!w.empty() && w[0] >= 'A' && w[0] <= 'Z') wn.proper_.insert(CleanLemma(w));
+      for (uint64_t i = 0; i < w_cnt; ++i) {
+        std::string_view w = f.Next();
+        f.Next();  // lex_id
+        if (!w.empty() && w[0] >= 'A' && w[0] <= 'Z') wn.proper.insert(CleanLemma(w));
         words.push_back(CleanLemma(w));
       }
-      size_t p_cnt = 0;
-      ss >> p_cnt;
-      for (size_t i = 0; i < p_cnt; ++i) {
-        std::string sym, target_pos, st;
-        uint64_t target;
-        ss >> sym >> target >> target_pos >> st;
-        if (sym != "!") continue;
-        size_t source = std::strtoul(st.substr(0, 2).c_str(), nullptr, 16);
-        int target_word = static_cast<int>(std::strtoul(st.substr(2, 2).c_str(), nullptr, 16));
+      const uint64_t p_cnt = f.Number();
+      for (uint64_t i = 0; i < p_cnt; ++i) {
+        const std::string_view sym = f.Next();
+        const uint64_t target = f.Number();
+        f.Next();                              // target pos
+        const std::string_view st = f.Next();  // source and target word numbers, hex
+        if (sym != "!" || st.size() < 4) continue;
+        uint64_t source = 0, target_word = 0;
+        std::from_chars(st.data(), st.data() + 2, source, 16);
+        std::from_chars(st.data() + 2, st.data() + 4, target_word, 16);
         if (source >= 1 && source <= words.size()) {
           antonym_ptrs.emplace_back(words[source - 1], target, target_word);
         }
       }
       auto it = wanted.find(Key(part, offset));
-      if (it != wanted.end()) wn.synset_words_[it->second] = words;
+      if (it != wanted.end()) wn.synset_words[it->second] = words;
       all_words.emplace(offset, std::move(words));
-    }
+    });
     for (const auto& [word, target, target_word] : antonym_ptrs) {
       auto t = all_words.find(target);
-      if (t == all_words.end() || target_word < 1 ||
-          static_cast<size_t>(target_word) > t->second.size()) {
-        continue;
-      }
-      wn.antonyms_[word].push_back(t->second[target_word - 1]);
+      if (t == all_words.end() || target_word < 1 || target_word > t->second.size()) continue;
+      wn.antonyms[word].push_back(t->second[target_word - 1]);
     }
     // POS.exc: inflected base [base...]
-    std::ifstream exc(dir + "/" + kParts[part] + ".exc");
-    while (std::getline(exc, line)) {
-      std::istringstream ss(line);
-      std::string inflected, base;
-      ss >> inflected;
-      while (ss >> base) wn.exceptions_[inflected].push_back(base);
-    }
+    ForEachLine(ReadFile(dir + "/" + kParts[part] + ".exc"), [&](std::string_view line) {
+      Fields f(line);
+      const std::string_view inflected = f.Next();
+      std::vector<std::string> bases;
+      while (!f.empty()) bases.emplace_back(f.Next());
+      if (bases.empty()) return;
+      std::vector<std::string>& known = wn.exceptions[std::string(inflected)];
+      known.insert(known.end(), bases.begin(), bases.end());
+    });
   }
-  for (auto& [lemma, key] : lemma_keys) wn.senses_[lemma].push_back(wanted[key]);
+  for (auto& [lemma, key] : lemma_keys) wn.senses[lemma].push_back(wanted[key]);
   return wn;
 }
 
-const WordNet& WordNet::Get() {
-  static const WordNet kWordNet = [] {
-    const char* dir = std::getenv("TALA_WORDNET_DIR");
-    return Load(dir != nullptr ? dir : "/usr/share/wordnet");
-  }();
-  return kWordNet;
+// The table: a header, the word records, the hash slots, the lists, the synsets and the string
+// pool, each a run of 4-byte numbers (the pool last), in the machine's byte order.
+constexpr char kMagic[8] = {'t', 'a', 'l', 'a', 'w', 'n', '1', '\0'};
+struct Header {
+  char magic[8];
+  uint32_t word_count, slot_count, list_count, synset_count, pool_size;
+};
+constexpr uint32_t kVerb = 1, kProper = 2;  // WordNet::Word::flags
+
+uint32_t HashOf(std::string_view s) {  // FNV-1a
+  uint32_t h = 2166136261u;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return h;
 }
 
-std::vector<std::string_view> WordNet::Synonyms(const std::string& lemma) const {
+template <typename T>
+void Append(std::string& out, const T* items, size_t n) {
+  out.append(reinterpret_cast<const char*>(items), n * sizeof(T));
+}
+
+}  // namespace
+
+struct WordNet::Word {
+  uint32_t text, length, flags;
+  uint32_t senses, sense_count;      // synset ids in lists_
+  uint32_t antonyms, antonym_count;  // word numbers in lists_
+  uint32_t bases, base_count;        // word numbers in lists_
+};
+
+std::string CompileWordNet(const std::string& dir) {
+  const TextLexicon text = ReadText(dir);
+  if (text.senses.empty()) return {};
+  // Every string the lexicon holds is a word with a number, in sorted order (deterministic).
+  std::vector<std::string> names;
+  for (const auto& [w, _] : text.senses) names.push_back(w);
+  for (const auto& [w, list] : text.antonyms) {
+    names.push_back(w);
+    names.insert(names.end(), list.begin(), list.end());
+  }
+  for (const auto& [w, list] : text.exceptions) {
+    names.push_back(w);
+    names.insert(names.end(), list.begin(), list.end());
+  }
+  names.insert(names.end(), text.verbs.begin(), text.verbs.end());
+  names.insert(names.end(), text.proper.begin(), text.proper.end());
+  for (const auto& words : text.synset_words) names.insert(names.end(), words.begin(), words.end());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  auto number = [&names](const std::string& w) {
+    return static_cast<uint32_t>(std::lower_bound(names.begin(), names.end(), w) - names.begin());
+  };
+  std::vector<WordNet::Word> words(names.size());
+  std::vector<uint32_t> lists;
+  std::string pool;
+  auto list_of = [&](const std::vector<std::string>* from, uint32_t& at, uint32_t& count) {
+    at = static_cast<uint32_t>(lists.size());
+    count = from ? static_cast<uint32_t>(from->size()) : 0;
+    if (from) {
+      for (const std::string& w : *from) lists.push_back(number(w));
+    }
+  };
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& w = names[i];
+    WordNet::Word& r = words[i];
+    r.text = static_cast<uint32_t>(pool.size());
+    r.length = static_cast<uint32_t>(w.size());
+    pool += w;
+    r.flags = (text.verbs.count(w) ? kVerb : 0) | (text.proper.count(w) ? kProper : 0);
+    r.senses = static_cast<uint32_t>(lists.size());
+    auto senses = text.senses.find(w);
+    r.sense_count = senses == text.senses.end() ? 0 : static_cast<uint32_t>(senses->second.size());
+    if (senses != text.senses.end())
+      lists.insert(lists.end(), senses->second.begin(), senses->second.end());
+    auto antonyms = text.antonyms.find(w);
+    list_of(antonyms == text.antonyms.end() ? nullptr : &antonyms->second, r.antonyms,
+            r.antonym_count);
+    auto bases = text.exceptions.find(w);
+    list_of(bases == text.exceptions.end() ? nullptr : &bases->second, r.bases, r.base_count);
+  }
+  std::vector<uint32_t> synsets;
+  for (const auto& synset : text.synset_words) {
+    synsets.push_back(static_cast<uint32_t>(lists.size()));
+    synsets.push_back(static_cast<uint32_t>(synset.size()));
+    for (const std::string& w : synset) lists.push_back(number(w));
+  }
+  uint32_t slot_count = 1;
+  while (slot_count < 2 * names.size()) slot_count *= 2;
+  std::vector<uint32_t> slots(slot_count, 0);
+  for (size_t i = 0; i < names.size(); ++i) {
+    uint32_t at = HashOf(names[i]) & (slot_count - 1);
+    while (slots[at] != 0) at = (at + 1) & (slot_count - 1);
+    slots[at] = static_cast<uint32_t>(i + 1);
+  }
+  Header h{};
+  std::copy(std::begin(kMagic), std::end(kMagic), h.magic);
+  h.word_count = static_cast<uint32_t>(words.size());
+  h.slot_count = slot_count;
+  h.list_count = static_cast<uint32_t>(lists.size());
+  h.synset_count = static_cast<uint32_t>(text.synset_words.size());
+  h.pool_size = static_cast<uint32_t>(pool.size());
+  std::string out;
+  Append(out, &h, 1);
+  Append(out, words.data(), words.size());
+  Append(out, slots.data(), slots.size());
+  Append(out, lists.data(), lists.size());
+  Append(out, synsets.data(), synsets.size());
+  out += pool;
+  return out;
+}
+
+WordNet WordNet::View(std::string_view table) {
+  WordNet wn;
+  Header h;
+  if (table.size() < sizeof h) return wn;
+  std::memcpy(&h, table.data(), sizeof h);
+  if (!std::equal(std::begin(kMagic), std::end(kMagic), h.magic)) return wn;
+  const size_t need = sizeof h + size_t{h.word_count} * sizeof(Word) +
+                      (size_t{h.slot_count} + h.list_count + 2 * size_t{h.synset_count}) * 4 +
+                      h.pool_size;
+  if (table.size() != need || h.slot_count == 0 || (h.slot_count & (h.slot_count - 1)) != 0) {
+    return wn;  // not a table this build wrote
+  }
+  const char* at = table.data() + sizeof h;
+  wn.words_ = reinterpret_cast<const Word*>(at);
+  at += size_t{h.word_count} * sizeof(Word);
+  wn.slots_ = reinterpret_cast<const uint32_t*>(at);
+  at += size_t{h.slot_count} * 4;
+  wn.lists_ = reinterpret_cast<const uint32_t*>(at);
+  at += size_t{h.list_count} * 4;
+  wn.synsets_ = reinterpret_cast<const uint32_t*>(at);
+  at += 2 * size_t{h.synset_count} * 4;
+  wn.pool_ = at;
+  wn.word_count_ = h.word_count;
+  wn.slot_mask_ = h.slot_count - 1;
+  wn.synset_count_ = h.synset_count;
+  return wn;
+}
+
+WordNet WordNet::Load(const std::string& dir) {
+  auto table = std::make_shared<const std::string>(CompileWordNet(dir));
+  WordNet wn = View(*table);
+  wn.owned_ = std::move(table);  // the views point into the string's heap buffer, kept alive
+  return wn;
+}
+
+std::string_view WordNet::Text(uint32_t word) const {
+  return {pool_ + words_[word].text, words_[word].length};
+}
+
+const WordNet::Word* WordNet::Find(std::string_view word) const {
+  if (word_count_ == 0) return nullptr;
+  for (uint32_t at = HashOf(word) & slot_mask_; slots_[at] != 0; at = (at + 1) & slot_mask_) {
+    if (Text(slots_[at] - 1) == word) return &words_[slots_[at] - 1];
+  }
+  return nullptr;
+}
+
+bool WordNet::HasSenses(std::string_view word) const {
+  const Word* w = Find(word);
+  return w != nullptr && w->sense_count > 0;
+}
+
+std::vector<std::string_view> WordNet::Synonyms(std::string_view lemma) const {
   std::vector<std::string_view> out;
-  auto it = senses_.find(lemma);
-  if (it == senses_.end()) return out;
-  for (uint32_t synset : it->second) {
-    for (const std::string& w : synset_words_[synset]) {
-      if (w != lemma && w.find('_') == std::string::npos) out.push_back(w);
+  const Word* w = Find(lemma);
+  if (w == nullptr) return out;
+  for (uint32_t i = 0; i < w->sense_count; ++i) {
+    const uint32_t synset = lists_[w->senses + i];
+    const uint32_t* first = lists_ + synsets_[2 * synset];
+    for (std::string_view s : WordList(this, first, synsets_[2 * synset + 1])) {
+      if (s != lemma && s.find('_') == std::string_view::npos) out.push_back(s);
     }
   }
   return out;
 }
 
-const std::vector<std::string>* WordNet::Antonyms(const std::string& lemma) const {
-  auto it = antonyms_.find(lemma);
-  return it == antonyms_.end() ? nullptr : &it->second;
+WordList WordNet::Antonyms(std::string_view lemma) const {
+  const Word* w = Find(lemma);
+  return w == nullptr ? WordList() : WordList(this, lists_ + w->antonyms, w->antonym_count);
 }
 
-const std::vector<std::string>* WordNet::BaseForms(const std::string& word) const {
-  auto it = exceptions_.find(word);
-  return it == exceptions_.end() ? nullptr : &it->second;
+WordList WordNet::BaseForms(std::string_view word) const {
+  const Word* w = Find(word);
+  return w == nullptr ? WordList() : WordList(this, lists_ + w->bases, w->base_count);
 }
 
-bool WordNet::IsVerb(const std::string& lemma) const { return verbs_.count(lemma) > 0; }
+bool WordNet::IsVerb(std::string_view lemma) const {
+  const Word* w = Find(lemma);
+  return w != nullptr && (w->flags & kVerb) != 0;
+}
 
-bool WordNet::IsProperName(const std::string& lemma) const { return proper_.count(lemma) > 0; }
+bool WordNet::IsProperName(std::string_view lemma) const {
+  const Word* w = Find(lemma);
+  return w != nullptr && (w->flags & kProper) != 0;
+}
 
-bool WordNet::Knows(const std::string& word) const {
-  if (senses_.count(word) > 0) return true;
-  if (const auto* bases = BaseForms(word)) {
-    for (const std::string& b : *bases) {
-      if (senses_.count(b) > 0) return true;
-    }
+bool WordNet::Knows(std::string_view word) const {
+  if (HasSenses(word)) return true;
+  for (std::string_view b : BaseForms(word)) {
+    if (HasSenses(b)) return true;
   }
   // WordNet's own detachment rules for plural nouns: "bikes" -> "bike", "boxes" -> "box",
   // "cities" -> "city" (and not "tomas" -> "tom").
@@ -160,7 +371,8 @@ bool WordNet::Knows(const std::string& word) const {
       {"shes", "sh"}, {"ies", "y"}, {"s", ""}};
   for (auto [suffix, replacement] : kRules) {
     if (word.size() > suffix.size() + 1 && word.ends_with(suffix) &&
-        senses_.count(word.substr(0, word.size() - suffix.size()) + std::string(replacement)) > 0) {
+        HasSenses(std::string(word.substr(0, word.size() - suffix.size())) +
+                  std::string(replacement))) {
       return true;
     }
   }

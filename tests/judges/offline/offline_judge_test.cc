@@ -109,13 +109,40 @@ TEST(WordNetTest, SynonymsAntonymsAndIrregularForms) {
   if (wn.empty()) GTEST_SKIP() << "wordnet-base is not installed (make deps installs it)";
   auto syn = wn.Synonyms("car");
   EXPECT_NE(std::find(syn.begin(), syn.end(), "automobile"), syn.end());
-  ASSERT_NE(wn.Antonyms("alive"), nullptr);
-  ASSERT_NE(wn.BaseForms("wrote"), nullptr);
-  EXPECT_EQ((*wn.BaseForms("wrote"))[0], "write");
+  ASSERT_FALSE(wn.Antonyms("alive").empty());
+  EXPECT_EQ(wn.Antonyms("alive")[0], "dead");
+  ASSERT_FALSE(wn.BaseForms("wrote").empty());
+  EXPECT_EQ(wn.BaseForms("wrote")[0], "write");
+  EXPECT_TRUE(wn.BaseForms("write").empty());
+  EXPECT_TRUE(wn.IsVerb("supply") && !wn.IsVerb("battery"));
+  EXPECT_TRUE(wn.IsProperName("paris") && !wn.IsProperName("table"));
+  EXPECT_TRUE(wn.Knows("cities") && !wn.Knows("qzxv"));
 }
 
 TEST(WordNetTest, MissingDirectoryGivesAnEmptyLexicon) {
   EXPECT_TRUE(WordNet::Load("/nonexistent/wordnet").empty());
+  EXPECT_TRUE(WordNet::View("not a table").empty());
+}
+
+// The table linked into the program is the one the text files give: every query answers alike.
+TEST(WordNetTest, TheLinkedTableAnswersAsTheTextFilesDo) {
+  const WordNet& linked = WordNet::Get();
+  if (linked.empty()) GTEST_SKIP() << "wordnet-base is not installed (make deps installs it)";
+  const WordNet text = WordNet::Load("/usr/share/wordnet");
+  EXPECT_EQ(linked.synset_count(), text.synset_count());
+  for (std::string_view w : {"car", "alive", "wrote", "born", "supply", "paris", "cities",
+                             "bastille", "good", "went", "mice", "better"}) {
+    EXPECT_EQ(linked.Synonyms(w), text.Synonyms(w)) << w;
+    EXPECT_TRUE(std::equal(linked.Antonyms(w).begin(), linked.Antonyms(w).end(),
+                           text.Antonyms(w).begin(), text.Antonyms(w).end()))
+        << w;
+    EXPECT_TRUE(std::equal(linked.BaseForms(w).begin(), linked.BaseForms(w).end(),
+                           text.BaseForms(w).begin(), text.BaseForms(w).end()))
+        << w;
+    EXPECT_EQ(linked.IsVerb(w), text.IsVerb(w)) << w;
+    EXPECT_EQ(linked.IsProperName(w), text.IsProperName(w)) << w;
+    EXPECT_EQ(linked.Knows(w), text.Knows(w)) << w;
+  }
 }
 
 }  // namespace
