@@ -6,9 +6,9 @@
 #include <cstdlib>
 
 #include "bench_util.h"
+#include "engine/row_scorer.h"
 #include "judges/replay_judge.h"
 #include "metrics/registry.h"
-#include "row_scorer.h"
 
 namespace {
 

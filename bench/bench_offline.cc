@@ -7,11 +7,11 @@
 #include <cstdlib>
 
 #include "bench_util.h"
+#include "engine/row_scorer.h"
 #include "io/readers/dataset_reader.h"
 #include "judges/offline/offline_judge.h"
 #include "judges/offline/wordnet.h"
 #include "metrics/registry.h"
-#include "row_scorer.h"
 
 int main(int argc, char** argv) {
   std::string path = argc > 1 ? argv[1] : "../shared/data/halueval-qa-dev.jsonl";

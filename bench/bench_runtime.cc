@@ -12,8 +12,8 @@
 
 #include "bench_util.h"
 #include "cli/child_process.h"
+#include "engine/llm_setup.h"
 #include "judges/task_plan.h"
-#include "llm_setup.h"
 #include "metrics/registry.h"
 
 namespace {

@@ -6,8 +6,8 @@
 // unless allowed), and the human value is the truth the estimate is about. Thread-safe.
 
 #include <string>
-#include <vector>
 
+#include "tala/run_summary.h"  // Estimate
 #include "tala/status.h"
 
 namespace tala {
@@ -17,19 +17,6 @@ struct EstimateOptions {
   std::string labels;   // labels.jsonl
   std::string metric;
   bool allow_biased_labels = false;  // estimate even from rows picked by score (low, uncertain)
-};
-
-struct Estimate {
-  std::string metric;
-  long n_total = 0;     // rows with a judge value
-  long n_labelled = 0;  // of them, rows with a human value
-  double ppi_mean = 0, ppi_low = 0, ppi_high = 0;
-  double judge_mean = 0, judge_low = 0, judge_high = 0;
-  double human_mean = 0, human_low = 0, human_high = 0;
-  double judge_bias = 0;           // mean(judge − human) on the labelled rows
-  double effective_n = 0;          // human labels alone that would give the PPI interval's width
-  std::string pick;                // how the labelled rows were chosen ("random", ...; "unknown")
-  std::vector<std::string> notes;  // caveats printed under the figures
 };
 
 // kInvalidArgument when fewer than 2 labelled rows match, or the labels were picked by score

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tala/review_page.h"
 #include "tala/status.h"
 
 namespace tala {
@@ -24,24 +25,7 @@ struct ReviewOptions {
   int strata = 5;
 };
 
-struct ReviewQueue {
-  std::string results, metric, pick;
-  uint64_t seed = 0;
-  double threshold = 0.5;
-  int64_t population = 0;              // rows with a value of the metric
-  std::vector<std::string> rows_json;  // the picked rows' results lines, in results order
-};
-
 // kInvalidArgument for an unknown pick, n < 1, or a metric no row has a value of.
 Result<ReviewQueue> PickForReview(const ReviewOptions& options);
-
-// One HTML file: no network, every row's text escaped; `#selftest` labels three rows by key
-// presses and writes the export into the page (for the browser test). `served`: the page is
-// served by `tala review --serve` and also saves every change by POSTing the export to /labels
-// on the server it came from.
-// `served`: the page saves every change to the server it came from, sending `token` (a secret
-// of that server) with each save.
-std::string RenderReviewPage(const ReviewQueue& queue, bool served = false,
-                             const std::string& token = "");
 
 }  // namespace tala

@@ -32,11 +32,12 @@ class Judge:
     index of the choice (``choices`` = ``["no", "yes"]``: 1 means "yes"), never its label; a
     ``score`` question with a number on its scale (``min`` to ``max``).
 
-    Return a dict in the replay format of a dataset row's ``verdicts`` field (README, "Replay
-    verdicts"). A verdict left out is reported as missing for that row (its metrics are
-    undefined, with the reason); a malformed answer fails the row, with the reason in the summary;
-    an exception stops the run and is raised from ``tala.evaluate`` (finished rows stay in the
-    results file, and ``resume=True`` carries on). Called from the evaluating thread only.
+    Return a dict in the replay format of a dataset row's ``verdicts`` field
+    (docs/datasets.md, "Replay verdicts"). A verdict left out is reported as missing for that row
+    (its metrics are undefined, with the reason); a malformed answer fails the row, with the reason
+    in the summary; an exception stops the run and is raised from ``tala.evaluate`` (finished rows
+    stay in the results file, and ``resume=True`` carries on). Called from the evaluating thread
+    only.
     """
 
     name = "python"

@@ -1,5 +1,5 @@
 """`pip install --no-build-isolation .` into a fresh virtualenv (made with
---system-site-packages, as the README says), offline: the installed package imports from the
+--system-site-packages, as docs/python.md says), offline: the installed package imports from the
 virtualenv, scores like the build folder's, and registers the pytest plugin. The install reuses
 this build folder, so it builds nothing new: found by itself when the folder is the source
 tree's ./build, named by TALA_BUILD_DIR otherwise."""

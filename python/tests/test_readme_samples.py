@@ -1,7 +1,8 @@
-"""The sample outputs in README.md are what the commands print: each fenced block after a
-`<!-- sample: COMMAND -->` line is run and compared with the command's real output (the block is
-the output's beginning, so a sample may stop early)."""
+"""The sample outputs in README.md and docs/*.md are what the commands print: each fenced block
+after a `<!-- sample: COMMAND -->` line is run and compared with the command's real output (the
+block is the output's beginning, so a sample may stop early)."""
 
+import glob
 import os
 import re
 import shlex
@@ -15,12 +16,15 @@ SAMPLE = re.compile(r"<!-- sample: (.+?) -->\n```\n(.*?)```\n", re.S)
 
 
 def samples():
-    with open(os.path.join(SOURCE, "README.md"), encoding="utf-8") as f:
-        return SAMPLE.findall(f.read())
+    found = []
+    for page in ["README.md", *sorted(glob.glob("docs/*.md", root_dir=SOURCE))]:
+        with open(os.path.join(SOURCE, page), encoding="utf-8") as f:
+            found += SAMPLE.findall(f.read())
+    return found
 
 
-def test_the_readme_has_samples():
-    assert len(samples()) >= 2
+def test_the_docs_have_samples():
+    assert len(samples()) >= 3
 
 
 @pytest.mark.parametrize("command,expected", samples())

@@ -19,7 +19,7 @@ std::string FindConfigFile(int argc, char** argv, bool* explicit_path);
 // syntax errors, unknown keys and values of the wrong type; kIoError when it cannot be read.
 Status ApplyConfigFile(const std::string& path, EvalOptions& options);
 
-// The keys ApplyConfigFile knows, for --help and the README.
+// The keys ApplyConfigFile knows, for --help and the docs.
 const std::vector<std::string>& ConfigKeys();
 
 }  // namespace tala::cli

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/config_file.h"
+#include "cli/help_format.h"
 #include "cli/progress_line.h"
 #include "cli/stop_signals.h"
 #include "fs/output_paths.h"
@@ -371,12 +372,20 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
                 "metric lines");
   cmd->add_flag("--no-progress", flags->no_progress,
                 "no progress on stderr; the summary is printed whole (for logs)");
+  // --help lists the flags by what a reader looks for; the LLM judge's have their own group.
+  GroupOptions(cmd, "What to score",
+               {"--metrics", "--k", "--judge", "--diagnosis-threshold", "--diagnose",
+                "--diagnose-baseline", "--diagnose-margin", "--labels", "--repeats"});
+  GroupOptions(cmd, "Input and output",
+               {"--out", "--format", "--on-error", "--overwrite", "--resume", "--markdown", "--csv",
+                "--html", "--junit", "--json", "--quiet", "--no-progress", "--config"});
+  GroupOptions(cmd, "Planning and sharding", {"--dry-run", "--shard", "--shard-by"});
   cmd->footer(
+      "--html keeps every row in memory to embed it (about 7 KB a row): for millions of rows,\n"
+      "write the results first and render a sample with tala report.\n\n"
       "Examples:\n"
       "  tala eval data.jsonl -o results.jsonl --html report.html\n"
-      "  OPENAI_API_KEY=... tala eval data.jsonl --judge openai:gpt-4o-mini -o llm.jsonl --resume\n"
-      "--html keeps every row in memory to embed it (about 7 KB a row): for millions of rows,\n"
-      "write the results first and render a sample with tala report.");
+      "  OPENAI_API_KEY=... tala eval data.jsonl --judge openai:gpt-4o-mini -o llm.jsonl --resume");
   cmd->callback([flags, exit_code] { *exit_code = RunEval(*flags); });
 }
 

@@ -73,4 +73,9 @@ std::string WrappingFormatter::make_footer(const CLI::App* app) const {
   return footer.empty() ? "" : "\n" + footer + "\n";
 }
 
+void GroupOptions(CLI::App* cmd, const std::string& group,
+                  std::initializer_list<const char*> names) {
+  for (const char* name : names) cmd->get_option(name)->group(group);
+}
+
 }  // namespace tala::cli

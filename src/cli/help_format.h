@@ -3,12 +3,18 @@
 // at 100 columns (CLI11 prints each on one line, up to 762 characters; F35).
 
 #include <CLI/CLI.hpp>
+#include <initializer_list>
 #include <string>
 
 namespace tala::cli {
 
 // `text` broken at spaces into lines of at most `width` characters.
 std::string WrapText(const std::string& text, size_t width);
+
+// Puts the named options of `cmd` under `group` in --help (each name as the option was declared,
+// "--out" for "--out,-o"). Throws CLI::OptionNotFound for a name `cmd` lacks: a test catches it.
+void GroupOptions(CLI::App* cmd, const std::string& group,
+                  std::initializer_list<const char*> names);
 
 class WrappingFormatter : public CLI::Formatter {
  public:

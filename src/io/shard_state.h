@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tala/evaluate.h"
+#include "tala/run_summary.h"
 #include "tala/shard.h"
 
 namespace tala::io {

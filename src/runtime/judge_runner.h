@@ -18,7 +18,7 @@
 #include "runtime/clock.h"
 #include "runtime/retry_policy.h"
 #include "tala/embedder.h"
-#include "tala/evaluate.h"
+#include "tala/run_summary.h"
 #include "tala/sample.h"
 
 namespace tala::runtime {

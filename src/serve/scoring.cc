@@ -9,10 +9,10 @@
 #include <unordered_map>
 
 #include "analysis/diagnosis.h"
+#include "engine/row_scorer.h"
 #include "io/readers/row_parser.h"
 #include "io/writers/results_jsonl_writer.h"
 #include "judges/task_plan.h"
-#include "row_scorer.h"
 #include "runtime/clock.h"
 #include "serve/service_impl.h"
 

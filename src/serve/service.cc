@@ -9,6 +9,7 @@
 
 #include "analysis/diagnosis.h"
 #include "core/hash.h"
+#include "engine/row_scorer.h"
 #include "fs/output_paths.h"
 #include "io/readers/row_parser.h"
 #include "io/writers/json_text.h"
@@ -16,7 +17,6 @@
 #include "judges/registry.h"
 #include "judges/task_plan.h"
 #include "metrics/registry.h"
-#include "row_scorer.h"
 #include "serve/otlp.h"
 #include "serve/service_impl.h"
 #include "tala/serve.h"

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/llm_setup.h"
 #include "fs/file_lock.h"
-#include "llm_setup.h"
 #include "runtime/sql_statement.h"
 #include "tala/judge.h"
 #include "tala/metric.h"

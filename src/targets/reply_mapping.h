@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tala/run.h"
 #include "tala/status.h"
+#include "tala/target_spec.h"
 
 namespace tala::targets {
 

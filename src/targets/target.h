@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "tala/run.h"
 #include "tala/status.h"
+#include "tala/target_spec.h"
 
 namespace tala::targets {
 

@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include "engine/row_scorer.h"
 #include "io/readers/dataset_reader.h"
 #include "judges/replay_judge.h"
 #include "metrics/registry.h"
-#include "row_scorer.h"
 
 namespace tala {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/row_scorer.h"
 #include "judges/replay_judge.h"
 #include "metrics/registry.h"
-#include "row_scorer.h"
 
 namespace tala::judges {
 namespace {

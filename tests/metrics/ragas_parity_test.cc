@@ -8,12 +8,12 @@
 #include <gtest/gtest.h>
 
 #include "core/text/porter_stemmer.h"
+#include "engine/row_scorer.h"
 #include "judges/replay_judge.h"
 #include "metrics/bleu.h"
 #include "metrics/registry.h"
 #include "metrics/rouge.h"
 #include "metrics/string_distance.h"
-#include "row_scorer.h"
 
 namespace tala {
 namespace {

@@ -1,6 +1,6 @@
 // tala-mock-judge: the mock judge server as a program, for benchmarks and end-to-end tests.
 // Prints its base URL on the first line of stdout, then serves until SIGINT or SIGTERM.
-// `tala-mock-judge --help` lists the flags (README: "The mock judge").
+// `tala-mock-judge --help` lists the flags (docs/getting-started.md: "The mock judge").
 
 #include <sys/resource.h>
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "tala/evaluate.h"
+#include "tala/run_summary.h"
 
 namespace tala::io {
 

@@ -2,11 +2,12 @@
 // travel as JSON inside <script type="application/json">, with every '<' written as \u003c so no
 // row text can end the script; the script renders text with textContent only.
 
+#include "tala/review_page.h"
+
 #include <string>
 
 #include "io/reports/markup_escape.h"
 #include "io/writers/json_text.h"
-#include "tala/review.h"
 
 namespace tala {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "tala/evaluate.h"
+#include "tala/run_summary.h"
 
 namespace tala::io {
 

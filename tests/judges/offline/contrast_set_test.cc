@@ -7,11 +7,11 @@
 
 #include <map>
 
+#include "engine/row_scorer.h"
 #include "io/readers/dataset_reader.h"
 #include "judges/offline/offline_judge.h"
 #include "judges/offline/wordnet.h"
 #include "metrics/registry.h"
-#include "row_scorer.h"
 
 namespace tala::judges::offline {
 namespace {

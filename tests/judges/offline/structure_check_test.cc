@@ -6,10 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/row_scorer.h"
 #include "judges/offline/offline_judge.h"
 #include "judges/offline/wordnet.h"
 #include "metrics/registry.h"
-#include "row_scorer.h"
 
 namespace tala::judges::offline {
 namespace {

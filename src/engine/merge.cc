@@ -10,13 +10,13 @@
 #include <optional>
 #include <queue>
 
+#include "engine/run_tally.h"
 #include "fs/output_paths.h"
 #include "io/readers/buffered_input.h"
 #include "io/readers/results_reader.h"
 #include "io/readers/row_parser.h"
 #include "io/shard_state.h"
 #include "io/writers/run_records.h"
-#include "run_tally.h"
 
 namespace tala {
 

@@ -1,4 +1,4 @@
-#include "row_scorer.h"
+#include "engine/row_scorer.h"
 
 #include "core/judge_questions.h"
 #include "judges/task_plan.h"

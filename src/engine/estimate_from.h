@@ -6,7 +6,7 @@
 
 #include "io/readers/labels_reader.h"
 #include "io/readers/results_reader.h"
-#include "tala/estimate.h"
+#include "tala/run_summary.h"  // Estimate
 
 namespace tala {
 

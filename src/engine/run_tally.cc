@@ -1,4 +1,4 @@
-#include "run_tally.h"
+#include "engine/run_tally.h"
 
 #include <algorithm>
 #include <cctype>

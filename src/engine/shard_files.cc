@@ -1,4 +1,4 @@
-#include "shard_files.h"
+#include "engine/shard_files.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "llm_setup.h"
+#include "engine/llm_setup.h"
 
 #include <cstdlib>
 

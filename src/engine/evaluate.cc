@@ -12,7 +12,11 @@
 
 #include "core/hash.h"
 #include "core/redact.h"
-#include "estimate_from.h"
+#include "engine/estimate_from.h"
+#include "engine/llm_setup.h"
+#include "engine/row_scorer.h"
+#include "engine/run_tally.h"
+#include "engine/shard_files.h"
 #include "fs/file_digest.h"
 #include "fs/file_lock.h"
 #include "fs/output_paths.h"
@@ -26,11 +30,7 @@
 #include "judges/llm/prompts.h"
 #include "judges/registry.h"
 #include "judges/task_plan.h"
-#include "llm_setup.h"
 #include "metrics/registry.h"
-#include "row_scorer.h"
-#include "run_tally.h"
-#include "shard_files.h"
 
 namespace tala {
 

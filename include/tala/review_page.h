@@ -1,0 +1,28 @@
+#pragma once
+// The rows picked for people to label (PickForReview, tala/review.h) and the page they label
+// them in, rendered by the reports (src/io/reports/review_page.cc).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tala {
+
+struct ReviewQueue {
+  std::string results, metric, pick;
+  uint64_t seed = 0;
+  double threshold = 0.5;
+  int64_t population = 0;              // rows with a value of the metric
+  std::vector<std::string> rows_json;  // the picked rows' results lines, in results order
+};
+
+// One HTML file: no network, every row's text escaped; `#selftest` labels three rows by key
+// presses and writes the export into the page (for the browser test). `served`: the page is
+// served by `tala review --serve` and also saves every change by POSTing the export to /labels
+// on the server it came from.
+// `served`: the page saves every change to the server it came from, sending `token` (a secret
+// of that server) with each save.
+std::string RenderReviewPage(const ReviewQueue& queue, bool served = false,
+                             const std::string& token = "");
+
+}  // namespace tala
