@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cli/commands.h"
+#include "cli/help_format.h"
 #include "cli/run_flags.h"
 #include "cli/stop_signals.h"
 #include "cli/target_config.h"
@@ -244,6 +245,9 @@ void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_default
   cmd->add_option("--worst", f->worst, "worst rows listed per failing gate")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
+  GroupOptions(cmd, "Scoring and gates",
+               {"--metrics", "--judge", "--repeats", "--min", "--max-drop", "--baseline",
+                "--max-target-errors", "--worst", "--out-dir"});
   cmd->callback([f, exit_code] { *exit_code = RunCi(*f); });
 }
 

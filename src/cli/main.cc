@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/config_file.h"
+#include "cli/help_examples.h"
 #include "cli/help_format.h"
 #include "cli/serve_config.h"
 #include "cli/target_config.h"
@@ -111,6 +112,7 @@ int main(int argc, char** argv) {
     tala::cli::AddPowerCommand(app, &exit_code);
     tala::cli::AddMetricsCommand(app, &exit_code);
     tala::cli::AddJudgesCommand(app, &exit_code);
+    tala::cli::AddExamples(app);
     // A mistyped command ("tala evl") would otherwise read "A subcommand is required".
     if (argc > 1 && argv[1][0] != '-') {
       std::string known;

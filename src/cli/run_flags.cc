@@ -1,5 +1,7 @@
 #include "cli/run_flags.h"
 
+#include "cli/help_format.h"
+
 namespace tala::cli {
 
 Status RunFlags::Finish() {
@@ -65,6 +67,12 @@ void AddTargetFlags(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--config", f.config,
                  "settings file with [target] (and [ci]) tables; default $TALA_CONFIG, else "
                  "./tala.toml when present");
+  GroupOptions(&cmd, "The target",
+               {"--target", "--header", "--body", "--response-path", "--contexts-path",
+                "--context-ids-path"});
+  GroupOptions(&cmd, "Calling it",
+               {"--max-in-flight", "--timeout-ms", "--max-retries", "--requests-per-minute",
+                "--max-restarts", "--max-reply-mib", "--target-cache", "--resume"});
 }
 
 }  // namespace tala::cli

@@ -287,6 +287,29 @@ TEST(EvalCommandTest, HelpExplainsTheFlags) {
 namespace tala {
 namespace {
 
+// Each subcommand's --help ends with two examples, the first of that very command, and wraps at
+// 100 columns.
+TEST(HelpTest, EverySubcommandEndsWithTwoExamplesOfItself) {
+  for (const char* cmd :
+       {"eval",    "validate", "calibrate", "compare",     "gate",        "report",      "power",
+        "metrics", "judges",   "cache",     "cache stats", "cache clear", "cache merge", "run",
+        "ci",      "review",   "estimate",  "merge",       "serve",       "export"}) {
+    auto help = testing::RunTala(std::string(cmd) + " --help");
+    ASSERT_EQ(help.exit_code, 0) << cmd;
+    std::vector<std::string> lines;
+    std::istringstream in(help.out);
+    for (std::string line; std::getline(in, line);) {
+      EXPECT_LE(line.size(), 100u) << cmd << ": " << line;
+      if (!line.empty()) lines.push_back(line);
+    }
+    ASSERT_GE(lines.size(), 3u) << cmd;
+    EXPECT_EQ(lines[lines.size() - 3], "Examples:") << cmd << "\n" << help.out;
+    EXPECT_EQ(lines[lines.size() - 2].rfind(std::string("  tala ") + cmd, 0), 0u) << cmd;
+    EXPECT_EQ(lines.back().rfind("  ", 0), 0u) << cmd;  // "  OPENAI_API_KEY=... tala eval ..."
+    EXPECT_NE(lines.back().find("tala "), std::string::npos) << cmd;
+  }
+}
+
 // The CLI reference (docs/cli.md) must list every flag each subcommand accepts.
 TEST(ReadmeTest, CliReferenceListsEveryFlag) {
   std::ifstream in(std::string(TALA_SOURCE_DIR) + "/docs/cli.md");
