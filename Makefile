@@ -5,7 +5,10 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 TALA := $(BUILD_DIR)/tala
 # Our own builds treat warnings as errors; a plain `cmake` build (users, packagers) does not.
-CMAKE_FLAGS ?= -DTALA_WERROR=ON -DTALA_BUILD_PYTHON=ON
+# Line tables only (-g1): backtraces and perf keep file and line, and the build is a third faster
+# than with full debug information (use BUILD_TYPE=Debug for a debugger's view of variables).
+CMAKE_FLAGS ?= -DTALA_WERROR=ON -DTALA_BUILD_PYTHON=ON \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 # The sanitizer build of the test suite (`make test-sanitize`, run by CI after `make test`).
 SANITIZE_DIR ?= build-sanitize
 
