@@ -264,6 +264,22 @@ TEST(GateCommandTest, ExitCodesForMinimumsAndDrops) {
       << absent.out;
 }
 
+// The HTML report says what the offline judge only estimates, as the terminal summary does.
+TEST(ReportCommandTest, TheHtmlReportCarriesTheOfflineJudgesNotes) {
+  TempDir dir;
+  const std::string results = dir.path() + "/r.jsonl", html = dir.path() + "/r.html";
+  ASSERT_EQ(RunTala("eval " + std::string(TALA_SOURCE_DIR) +
+                    "/examples/data/interactions.jsonl -q -o " + results + " --html " + html)
+                .exit_code,
+            0);
+  std::ifstream in(html);
+  std::stringstream page;
+  page << in.rdbuf();
+  EXPECT_NE(page.str().find("<section id=notes><h2>Notes</h2><ul><li>response_relevancy "
+                            "(offline) estimates whether the response addresses the question"),
+            std::string::npos);
+}
+
 TEST(ReportCommandTest, RendersWithoutAJudge) {
   TempDir dir;
   std::string base = ResultsFile(dir, "base.jsonl", 0.85, 0.30, 0.01);

@@ -102,6 +102,20 @@ std::string Cards(const ResultsFile& r) {
   return out;
 }
 
+// What the offline judge only estimates, or cannot score, as tala eval's notes say it: a report
+// is read without the terminal's summary beside it.
+std::string OfflineNotes(const ResultsFile& r) {
+  if (!r.manifest || r.manifest->judge != "offline") return "";
+  std::string items;
+  for (const std::string& key : r.metric_keys) {
+    const metrics::RegistryEntry* e = metrics::FindMetric(key.substr(0, key.find_first_of("(@")));
+    if (e != nullptr && !e->info().offline_note.empty()) {
+      items += "<li>" + EscapeMarkup(key + " " + e->info().offline_note) + "</li>";
+    }
+  }
+  return items.empty() ? "" : "<section id=notes><h2>Notes</h2><ul>" + items + "</ul></section>";
+}
+
 // The pipeline as a picture: question → retriever → generator → answer, each stage coloured by
 // the share of diagnosed rows failing there, with the counts, so the half to fix shows first.
 std::string Pipeline(const DiagnosisOverview& o) {
@@ -305,7 +319,7 @@ std::string RenderHtml(const ResultsFile& r, const std::string& source) {
       "<title>tala report: " +
       EscapeMarkup(source) + "</title><style>" + kStyle + "</style></head><body>";
   out += Header(r, source);
-  out += "<main>" + Diagnoses(r) + "<h2>Metrics</h2>" + Cards(r);
+  out += "<main>" + Diagnoses(r) + "<h2>Metrics</h2>" + Cards(r) + OfflineNotes(r);
   out +=
       "<section><h2>Rows</h2><div class=tools><input id=filter type=search placeholder=\"filter by "
       "id, "
