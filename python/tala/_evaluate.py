@@ -297,9 +297,9 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
             raise TypeError("a shard needs out=: its results file is what tala.merge joins")
     custom = engine_judge(judge)
     metrics = _names.metric_list(metrics)
-    asked = {} if not metrics else {
-        _names.canonical(m.strip()): m.strip() for m in metrics.split(",")
-        if _names.canonical(m.strip()) != m.strip()}
+    # Results key -> the alias the caller named it by (to_pandas keeps the caller's names).
+    named = [m.strip() for m in metrics.split(",")] if metrics else []
+    asked = {key: m for m in named if (key := _names.canonical(m)) != m}
     index = None
     if not isinstance(data, (str, os.PathLike)):
         if _is_dataframe(data):

@@ -24,8 +24,8 @@ Result<std::string> KeyInRun(const io::ResultsFile& run, const std::string& key)
     return std::find(run.metric_keys.begin(), run.metric_keys.end(), k) != run.metric_keys.end();
   };
   if (has(key)) return key;
-  const size_t name_end = key.find_first_of("(@");
-  if (const metrics::RegistryEntry* entry = metrics::FindMetric(key.substr(0, name_end))) {
+  if (const metrics::RegistryEntry* entry = metrics::FindMetricOfKey(key)) {
+    const size_t name_end = key.find_first_of("(@");
     const std::string rest = name_end == std::string::npos ? "" : key.substr(name_end);
     if (has(entry->info().name + rest)) return entry->info().name + rest;
   }

@@ -104,8 +104,12 @@ const RegistryEntry* FindMetric(const std::string& name) {
   return nullptr;
 }
 
+const RegistryEntry* FindMetricOfKey(const std::string& results_key) {
+  return FindMetric(results_key.substr(0, results_key.find_first_of("(@")));
+}
+
 bool IsCoreMetric(const std::string& key) {
-  const RegistryEntry* e = FindMetric(key.substr(0, key.find_first_of("(@")));
+  const RegistryEntry* e = FindMetricOfKey(key);
   if (e == nullptr) return false;
   const MetricInfo& info = e->info();
   return &info == &FaithfulnessInfo() || &info == &ResponseRelevancyInfo() ||
@@ -114,7 +118,7 @@ bool IsCoreMetric(const std::string& key) {
 }
 
 std::string PipelineStage(const std::string& key) {
-  const RegistryEntry* e = FindMetric(key.substr(0, key.find_first_of("(@")));
+  const RegistryEntry* e = FindMetricOfKey(key);
   if (e == nullptr) return "";
   const std::string selector = e->selector;
   if (selector == "retrieval" || selector == "ir") return "retriever";
@@ -275,7 +279,7 @@ Result<std::vector<MetricSpec>> ParseMetricSpecs(const std::string& list) {
 }
 
 Direction DirectionOfKey(const std::string& key) {
-  const RegistryEntry* e = FindMetric(key.substr(0, key.find_first_of("(@")));
+  const RegistryEntry* e = FindMetricOfKey(key);
   return e == nullptr ? Direction::kHigherIsBetter : e->info().direction;
 }
 

@@ -24,6 +24,9 @@ const std::vector<RegistryEntry>& MetricRegistry();
 
 // The entry whose name or alias is `name`; nullptr when none.
 const RegistryEntry* FindMetric(const std::string& name);
+// The entry behind a results key, or a name or alias with options ("context_precision(mode=x)",
+// "precision@5"); nullptr when none.
+const RegistryEntry* FindMetricOfKey(const std::string& results_key);
 
 struct MetricSpec {
   std::string name;

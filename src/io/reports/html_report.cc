@@ -108,7 +108,7 @@ std::string OfflineNotes(const ResultsFile& r) {
   if (!r.manifest || r.manifest->judge != "offline") return "";
   std::string items;
   for (const std::string& key : r.metric_keys) {
-    const metrics::RegistryEntry* e = metrics::FindMetric(key.substr(0, key.find_first_of("(@")));
+    const metrics::RegistryEntry* e = metrics::FindMetricOfKey(key);
     if (e != nullptr && !e->info().offline_note.empty()) {
       items += "<li>" + EscapeMarkup(key + " " + e->info().offline_note) + "</li>";
     }
