@@ -24,3 +24,5 @@ echo "## tala run: 1,000 questions against an HTTP app with 50 ms latency, 64 in
 if [ -x "$build/bench/bench_target" ]; then "$build/bench/bench_target" 1000 50 64; fi
 echo "## tala serve: a million rows ingested, 1,000 a request, 1% scored in the background"
 if [ -x "$build/bench/bench_serve" ]; then "$build/bench/bench_serve" 1000000 1000 0.01; fi
+echo "## tala history: add of a 100,000-row run; show and report over 1,000 runs"
+if [ -x "$build/bench/bench_history" ]; then "$build/bench/bench_history" 100000 1000; fi

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tala/evaluate.h"
+#include "tala/history.h"
 #include "tala/status.h"
 
 namespace tala {
@@ -151,6 +152,9 @@ class Service {
   // and the worst rows of the last day in the HTML report (its drill-down) inside the page.
   // Opened as page#selftest it checks itself, for the headless-browser test.
   Result<std::string> DashboardHtml(double now);
+  // The history page of the runs stored in this database (tala history add --store
+  // http://..., tala ci with [history]), production's daily window means drawn under them.
+  Result<std::string> HistoryPageHtml(const TrendOptions& options);
 
   struct Impl;
 

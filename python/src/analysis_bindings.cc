@@ -1,6 +1,7 @@
-// The engine's analyses on results files, bound for Python: gate, compare, calibrate, power and
-// the reports. Each returns {"ok": True, ...} or {"ok": False, "error": {...}}; the pure-Python
-// layer raises the matching exception. The GIL is released while files are read.
+// The engine's analyses on results files, bound for Python: gate, compare, calibrate, power,
+// the reports and the run history (answers as JSON text, read by tala/_history.py). Each returns
+// {"ok": True, ...} or {"ok": False, "error": {...}}; the pure-Python layer raises the matching
+// exception. The GIL is released while files are read.
 
 #include "analysis_bindings.h"
 
@@ -10,6 +11,7 @@
 #include "tala/calibrate.h"
 #include "tala/compare.h"
 #include "tala/gate.h"
+#include "tala/history.h"
 #include "tala/power.h"
 #include "tala/report.h"
 
@@ -52,6 +54,15 @@ py::dict Gate(const GateOptions& options) {
     }
   }
   return Answer(checks, list);
+}
+
+// One History per call: a store is used from one thread, and calls come from any.
+template <typename T, typename Fn>
+Result<T> WithHistory(const std::string& store, const std::string& token, Fn fn) {
+  return Unlocked<T>([&]() -> Result<T> {
+    TALA_ASSIGN_OR_RETURN(auto history, History::Open(store, token));
+    return fn(*history);
+  });
 }
 
 py::list Moves(const std::vector<RowMove>& moves) {
@@ -138,6 +149,58 @@ void BindAnalyses(py::module_& m) {
         return Gate({.results = results, .min = min, .baseline = baseline, .max_drop = max_drop});
       },
       py::arg("results"), py::arg("min"), py::arg("baseline"), py::arg("max_drop"));
+  m.def(
+      "history_add",
+      [](const std::string& store, const std::string& token, const std::string& results,
+         const std::string& label, const HistoryTags& tags, const std::string& report) {
+        auto added = WithHistory<HistoryAdded>(store, token, [&](History& h) {
+          return h.Add({.results = results, .label = label, .tags = tags, .report = report});
+        });
+        return Answer(added, added
+                                 ? py::object(py::make_tuple(added->added, RunsJson({added->run})))
+                                 : py::object(py::none()));
+      },
+      py::arg("store"), py::arg("token"), py::arg("results"), py::arg("label"), py::arg("tags"),
+      py::arg("report"));
+  m.def(
+      "history_runs",
+      [](const std::string& store, const std::string& token, const HistoryTags& tags) {
+        auto runs = WithHistory<std::vector<HistoryRun>>(store, token,
+                                                         [&](History& h) { return h.Runs(tags); });
+        return Answer(runs, runs ? py::cast(RunsJson(*runs)) : py::object(py::none()));
+      },
+      py::arg("store"), py::arg("token"), py::arg("tags"));
+  m.def(
+      "history_trend",
+      [](const std::string& store, const std::string& token, const std::string& metric,
+         const HistoryTags& tags, double min_effect) {
+        auto trend = WithHistory<Trend>(store, token, [&](History& h) {
+          return h.TrendOf({.metric = metric, .tags = tags, .min_effect = min_effect});
+        });
+        return Answer(trend, trend ? py::cast(TrendJson(*trend)) : py::object(py::none()));
+      },
+      py::arg("store"), py::arg("token"), py::arg("metric"), py::arg("tags"),
+      py::arg("min_effect"));
+  m.def(
+      "history_page",
+      [](const std::string& store, const std::string& token, const std::string& metric,
+         const HistoryTags& tags, double min_effect) {
+        auto page = WithHistory<std::string>(store, token, [&](History& h) {
+          return h.PageHtml({.metric = metric, .tags = tags, .min_effect = min_effect});
+        });
+        return Answer(page, page ? py::cast(*page) : py::object(py::none()));
+      },
+      py::arg("store"), py::arg("token"), py::arg("metric"), py::arg("tags"),
+      py::arg("min_effect"));
+  m.def(
+      "history_prune",
+      [](const std::string& store, const std::string& token, int64_t keep, double older) {
+        auto removed = WithHistory<int64_t>(store, token, [&](History& h) {
+          return h.Prune({.keep = keep, .older_than_days = older});
+        });
+        return Answer(removed, removed ? py::cast(*removed) : py::object(py::none()));
+      },
+      py::arg("store"), py::arg("token"), py::arg("keep"), py::arg("older_than_days"));
   m.def(
       "compare",
       [](const std::string& base, const std::string& candidate, int top, bool allow) {

@@ -12,6 +12,7 @@ your rows and options and shapes its answer::
     result.report_html("report.html")
     tala.gate(result, min={"faithfulness": 0.8})
     tala.compare(baseline_result, result)
+    tala.history().add(result, label="nightly")   # then .trend("faithfulness"): drops flagged
 
 Past one process: ``tala.evaluate(path, shard=(i, n), out=...)`` per part and ``tala.merge``,
 or ``tala.dask.evaluate`` on a Dask cluster (docs/scale.md).
@@ -22,6 +23,7 @@ from ._errors import (DatasetError, InvalidArgumentError, IoError, JudgeError, N
 from ._analysis import Comparison, calibrate, compare, power
 from ._evaluate import Result, evaluate, merge
 from ._gate import GateVerdict, gate
+from ._history import History, history
 from ._judge import Judge
 from ._tala import __version__
 from ._tala import metrics as _metrics
@@ -35,6 +37,6 @@ def metrics():
 
 __all__ = [
     "evaluate", "merge", "Result", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate",
-    "power", "metrics", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
+    "power", "history", "History", "metrics", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
     "NotFoundError", "IoError", "__version__",
 ]

@@ -1,4 +1,5 @@
-// tala ci GOLDEN --target T [--baseline RESULTS]: run -> eval -> gate -> reports in one step.
+// tala ci GOLDEN --target T [--baseline RESULTS]: run -> eval -> gate -> reports in one step, and
+// the run added to the history when [history] names a store.
 
 #include <algorithm>
 #include <cstdio>
@@ -174,6 +175,15 @@ int RunCi(CiFlags& f) {
   auto results = io::ReadResults(eval.out);
   int failed = 0;
   std::string md = "# tala ci\n\n";
+  // 5. History ([history] store): the run is remembered whatever the gates say. A store that
+  // cannot take it is reported, and does not fail the job: the gates decide that.
+  std::string history_line;
+  if (!f.ci.history.store.empty()) {
+    std::string said;
+    Status s = AddToHistory(f.ci.history, eval.out, report_html, &said);
+    history_line = s.ok() ? said : "could not add the run to the history: " + s.ToString();
+    std::fprintf(stderr, "tala ci: %s\n", history_line.c_str());
+  }
   std::vector<io::JunitCase> cases;
   for (const GateCheck& c : checks) failed += c.pass ? 0 : 1;
   md += failed ? "**FAILED**: " + std::to_string(failed) + " of " + std::to_string(checks.size()) +
@@ -188,6 +198,7 @@ int RunCi(CiFlags& f) {
     cases.push_back({c.name, c.pass, c.detail});
     std::printf("%s  %s\n", c.pass ? "PASS" : "FAIL", c.detail.c_str());
   }
+  if (!history_line.empty()) md += "\nHistory: " + history_line + "\n";
   // Then the report, which leads with the diagnosis (the verdict, the pipeline, the worst rows),
   // and the target's run last.
   std::ifstream report(summary_md);
@@ -222,8 +233,9 @@ void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_default
       "One CI step: call the pipeline under test for every golden row (tala run), score the "
       "answers (tala eval), gate them (tala gate, with --baseline for drops), and write the "
       "dataset, results, a Markdown job summary naming failing metrics and their worst rows, "
-      "JUnit XML and the HTML report into --out-dir. Settings come from tala.toml's [target] "
-      "and [ci] tables; flags override them. Exit 0 pass, 1 a gate failed (or more target "
+      "JUnit XML and the HTML report into --out-dir; with [history] store set, the run is added to "
+      "the history (tala history). Settings come from tala.toml's [target], [ci] and [history] "
+      "tables; flags override them. Exit 0 pass, 1 a gate failed (or more target "
       "errors than allowed), 2 usage or input error, 3 the target or judge failed.");
   cmd->add_option("GOLDEN", f->run.options.golden, "golden questions (JSON Lines)")->required();
   AddTargetFlags(*cmd, f->run);

@@ -41,6 +41,14 @@ struct ServeSettings;
 void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& defaults);
 void AddReviewCommand(CLI::App& app, int* exit_code);
 void AddRunCommand(CLI::App& app, int* exit_code, const RunOptions& defaults);
+struct HistorySettings;
+void AddHistoryCommand(CLI::App& app, int* exit_code, const HistorySettings& defaults);
+// The label a CI run gets in the history: the commit and branch that GitHub Actions or GitLab
+// CI variables name ("" outside CI).
+std::string CiRunLabel();
+// tala ci's [history]: adds the results to the store the settings name; `said` tells how.
+Status AddToHistory(const HistorySettings& settings, const std::string& results,
+                    const std::string& report, std::string* said);
 struct CiSettings;
 void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_defaults,
                   const RunOptions& run_defaults, const CiSettings& ci_defaults);

@@ -207,8 +207,8 @@ Status ApplyConfigFile(const std::string& path, EvalOptions& options) {
   }
   for (const auto& [key, node] : table) {
     std::string name(key.str());
-    // `tala run`, `tala ci` and `tala serve` read these.
-    if (name == "target" || name == "ci" || name == "serve") continue;
+    // `tala run`, `tala ci`, `tala serve` and `tala history` read these.
+    if (name == "target" || name == "ci" || name == "serve" || name == "history") continue;
     if (name == "diagnosis_thresholds") {
       const toml::table* t = node.as_table();
       if (t == nullptr)

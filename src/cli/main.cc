@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
     tala::cli::AddEstimateCommand(app, &exit_code);
     tala::cli::AddReviewCommand(app, &exit_code);
     tala::cli::AddCompareCommand(app, &exit_code);
+    tala::cli::AddHistoryCommand(app, &exit_code, ci_defaults.history);
     tala::cli::AddGateCommand(app, &exit_code);
     tala::cli::AddReportCommand(app, &exit_code);
     tala::cli::AddPowerCommand(app, &exit_code);

@@ -1,5 +1,6 @@
 // tala serve --db FILE: score a sample of production traffic (include/tala/serve.h) behind HTTP:
-// POST /v1/interactions, GET /v1/summary, GET /metrics, GET /healthz.
+// POST /v1/interactions, GET /v1/summary, GET /metrics, GET /healthz, and the run history
+// (/v1/history/runs, /trend, /page, /prune) kept in the same database.
 
 #include <httplib.h>
 
@@ -8,12 +9,16 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/http_guard.h"
 #include "cli/serve_config.h"
+#include "history/history_json.h"
+#include "history/local_store.h"
 #include "io/writers/json_text.h"
+#include "tala/history.h"
 #include "tala/serve.h"
 
 namespace tala::cli {
@@ -88,11 +93,12 @@ bool Loopback(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1";
 }
 
-// The value of query parameter `name` as sent, split on the first '=' only and percent-decoded
-// (so ?tag=route=faq means the tag route=faq).
-std::string QueryParam(const httplib::Request& req, const std::string& name) {
+// The values of query parameter `name` as sent, each split on the first '=' only and
+// percent-decoded (so ?tag=route=faq means the tag route=faq).
+std::vector<std::string> QueryParams(const httplib::Request& req, const std::string& name) {
+  std::vector<std::string> out;
   size_t q = req.target.find('?');
-  if (q == std::string::npos) return "";
+  if (q == std::string::npos) return out;
   std::string query = req.target.substr(q + 1);
   size_t at = 0;
   while (at <= query.size()) {
@@ -100,12 +106,130 @@ std::string QueryParam(const httplib::Request& req, const std::string& name) {
     std::string item = query.substr(at, amp == std::string::npos ? std::string::npos : amp - at);
     size_t eq = item.find('=');
     if (eq != std::string::npos && item.compare(0, eq, name) == 0 && eq == name.size()) {
-      return httplib::detail::decode_url(item.substr(eq + 1), true);
+      out.push_back(httplib::detail::decode_url(item.substr(eq + 1), true));
     }
     if (amp == std::string::npos) break;
     at = amp + 1;
   }
-  return "";
+  return out;
+}
+
+std::string QueryParam(const httplib::Request& req, const std::string& name) {
+  auto all = QueryParams(req, name);
+  return all.empty() ? "" : all.front();
+}
+
+int HttpCodeFor(const Status& s) {
+  switch (s.code()) {
+    case ErrorCode::kNotFound:
+      return 404;
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kDataError:
+      return 400;
+    default:
+      return 500;
+  }
+}
+
+// The run history kept in the serve's database (include/tala/history.h): tala history and tala
+// ci's [history] reach it here; one request at a time, as a History is used from one thread.
+void HistoryRoutes(httplib::Server& server, Service& service, const std::string& db) {
+  struct Store {
+    std::mutex mu;
+    std::unique_ptr<history::LocalHistory> history;
+    std::string db;
+  };
+  auto store = std::make_shared<Store>();
+  store->db = db;
+  auto open = [store]() -> Result<history::LocalHistory*> {
+    if (!store->history) {
+      TALA_ASSIGN_OR_RETURN(store->history, history::LocalHistory::OpenFile(store->db));
+    }
+    return store->history.get();
+  };
+  auto trend_options = [](const httplib::Request& req) -> Result<TrendOptions> {
+    TrendOptions o;
+    o.metric = QueryParam(req, "metric");
+    std::string min_effect = QueryParam(req, "min_effect");
+    if (!min_effect.empty()) {
+      char* end = nullptr;
+      o.min_effect = std::strtod(min_effect.c_str(), &end);
+      if (end == min_effect.c_str() || *end != '\0' || o.min_effect < 0) {
+        return InvalidArgument("min_effect: expected a number >= 0");
+      }
+    }
+    for (const std::string& tag : QueryParams(req, "tag")) {
+      TALA_ASSIGN_OR_RETURN(auto kv, ParseHistoryTag(tag));
+      o.tags.push_back(std::move(kv));
+    }
+    return o;
+  };
+  server.Post("/v1/history/runs", [store, open](const httplib::Request& req,
+                                                httplib::Response& res) {
+    auto capture = history::ParseCaptureJson(req.body, "the request body");
+    if (!capture) return Error(res, 400, capture.error());
+    std::lock_guard<std::mutex> lock(store->mu);
+    auto h = open();
+    if (!h) return Error(res, 500, h.error());
+    auto added = (*h)->AddCapture(std::move(*capture));
+    if (!added) return Error(res, HttpCodeFor(added.error()), added.error());
+    std::string body = std::string("{\"added\":") + (added->added ? "true" : "false") + ",\"run\":";
+    history::AppendRunJson(body, added->run);
+    res.status = added->added ? 201 : 200;
+    res.set_content(body + "}", "application/json");
+  });
+  server.Get("/v1/history/runs",
+             [store, open, trend_options](const httplib::Request& req, httplib::Response& res) {
+               auto o = trend_options(req);
+               if (!o) return Error(res, 400, o.error());
+               std::lock_guard<std::mutex> lock(store->mu);
+               auto h = open();
+               if (!h) return Error(res, 500, h.error());
+               auto runs = (*h)->Runs(o->tags);
+               if (!runs) return Error(res, HttpCodeFor(runs.error()), runs.error());
+               res.set_content(RunsJson(*runs), "application/json");
+             });
+  server.Get("/v1/history/trend",
+             [store, open, trend_options](const httplib::Request& req, httplib::Response& res) {
+               auto o = trend_options(req);
+               if (!o) return Error(res, 400, o.error());
+               if (o->metric.empty()) return Error(res, 400, InvalidArgument("metric: name one"));
+               std::lock_guard<std::mutex> lock(store->mu);
+               auto h = open();
+               if (!h) return Error(res, 500, h.error());
+               auto trend = (*h)->TrendOf(*o);
+               if (!trend) return Error(res, HttpCodeFor(trend.error()), trend.error());
+               res.set_content(TrendJson(*trend), "application/json");
+             });
+  server.Get("/v1/history/page",
+             [store, &service, trend_options](const httplib::Request& req, httplib::Response& res) {
+               auto o = trend_options(req);
+               if (!o) return Error(res, 400, o.error());
+               std::lock_guard<std::mutex> lock(store->mu);
+               auto page = service.HistoryPageHtml(*o);
+               if (!page) return Error(res, HttpCodeFor(page.error()), page.error());
+               res.set_content(*page, "text/html; charset=utf-8");
+             });
+  server.Post(
+      "/v1/history/prune", [store, open](const httplib::Request& req, httplib::Response& res) {
+        HistoryPrune prune;
+        long long keep = -1;
+        double older = -1;
+        if (std::sscanf(req.body.c_str(), "{\"keep\":%lld,\"older_than_days\":%lf", &keep,
+                        &older) != 2) {
+          return Error(res, 400,
+                       InvalidArgument("the body: expected {\"keep\": N, "
+                                       "\"older_than_days\": D} (-1 for no limit)"));
+        }
+        prune.keep = keep;
+        prune.older_than_days = older;
+        std::lock_guard<std::mutex> lock(store->mu);
+        auto h = open();
+        if (!h) return Error(res, 500, h.error());
+        auto removed = (*h)->Prune(prune);
+        if (!removed) return Error(res, HttpCodeFor(removed.error()), removed.error());
+        res.set_content("{\"removed\":" + std::to_string(*removed) + "}", "application/json");
+      });
 }
 
 void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int port) {
@@ -234,6 +358,7 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
     if (!json) return Error(res, 500, json.error());
     res.set_content(*json, "application/json");
   });
+  HistoryRoutes(server, service, f.options.db);
   server.Get("/metrics", [&service](const httplib::Request&, httplib::Response& res) {
     auto text = service.PrometheusText(Now());
     if (!text) return Error(res, 500, text.error());

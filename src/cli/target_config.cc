@@ -114,6 +114,31 @@ Status ApplyCi(const std::string& path, const toml::table& t, CiSettings& ci) {
   }
   return OkStatus();
 }
+Status ApplyHistory(const std::string& path, const toml::table& t, HistorySettings& h) {
+  for (const auto& [k, n] : t) {
+    std::string key(k.str());
+    std::string name = "history." + key;
+    if (key == "tags") {
+      const toml::table* tags = n.as_table();
+      if (tags == nullptr) return InvalidArgument(Where(path, n, name) + ": expected a table");
+      for (const auto& [tag, value] : *tags) {
+        std::string v;
+        TALA_RETURN_IF_ERROR(Read(path, value, name + "." + std::string(tag.str()), v, "a string"));
+        h.tags.emplace_back(std::string(tag.str()), v);
+      }
+    } else if (std::string* field = key == "store"       ? &h.store
+                                    : key == "token_env" ? &h.token_env
+                                    : key == "label"     ? &h.label
+                                                         : nullptr) {
+      TALA_RETURN_IF_ERROR(Read(path, n, name, *field, "a string"));
+    } else {
+      return InvalidArgument(Where(path, n, name) +
+                             ": unknown key (store, token_env, label, tags; see `tala history "
+                             "--help`)");
+    }
+  }
+  return OkStatus();
+}
 }  // namespace
 
 Status ApplyTargetTables(const std::string& path, RunOptions& run, CiSettings& ci) {
@@ -131,6 +156,12 @@ Status ApplyTargetTables(const std::string& path, RunOptions& run, CiSettings& c
   if (const toml::node* c = table.get("ci")) {
     if (!c->is_table()) return InvalidArgument(Where(path, *c, "ci") + ": expected a table");
     TALA_RETURN_IF_ERROR(ApplyCi(path, *c->as_table(), ci));
+  }
+  if (const toml::node* h = table.get("history")) {
+    if (!h->is_table()) {
+      return InvalidArgument(Where(path, *h, "history") + ": expected a table");
+    }
+    TALA_RETURN_IF_ERROR(ApplyHistory(path, *h->as_table(), ci.history));
   }
   return OkStatus();
 }

@@ -15,13 +15,27 @@
 //   min = { faithfulness = 0.8 }              max_drop = { context_recall = 0.05 }
 //   out_dir = "tala-ci"                       max_target_errors = 0
 //   summary = "summary.md"   (also dataset, results, junit, html: one file's own path)
+//
+//   [history]                                 # tala ci adds its run; tala history's default
+//   store = ".tala/history.sqlite"            # or "http://127.0.0.1:8177" (a tala serve)
+//   token_env = "TALA_SERVE_TOKEN"            # the variable holding the serve's token
+//   label = "nightly"   tags = { suite = "golden-v2" }
 
 #include <map>
 #include <string>
 
+#include "tala/history.h"
 #include "tala/run.h"
 
 namespace tala::cli {
+
+// Where runs are remembered ([history]; `tala history --store` overrides it).
+struct HistorySettings {
+  std::string store;  // empty: tala ci adds nothing; tala history uses .tala/history.sqlite
+  std::string token_env = "TALA_SERVE_TOKEN";
+  std::string label;  // empty: the commit and branch the CI's variables name
+  HistoryTags tags;
+};
 
 struct CiSettings {
   std::string metrics, judge;
@@ -30,9 +44,10 @@ struct CiSettings {
   // Where each file goes instead of out_dir/NAME (empty: out_dir).
   std::string dataset, results, summary, junit, html;
   int max_target_errors = 0;  // rows the target may fail before the job fails
+  HistorySettings history;
 };
 
-// Both tables are optional. kInvalidArgument names file:line and key for unknown keys and
+// The three tables are optional. kInvalidArgument names file:line and key for unknown keys and
 // values of the wrong type.
 Status ApplyTargetTables(const std::string& path, RunOptions& run, CiSettings& ci);
 

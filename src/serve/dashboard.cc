@@ -5,6 +5,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <cmath>
+
+#include "history/local_store.h"
 #include "io/readers/results_reader.h"
 #include "io/reports/html_report.h"
 #include "io/reports/markup_escape.h"
@@ -28,12 +32,17 @@ svg.series,svg.mix{width:100%;height:150px}svg .band{fill:#a9b8f0;opacity:.45}sv
 table{width:100%;border-collapse:collapse;background:#fff;border:1px solid var(--line)}th,td{padding:6px 9px;border-bottom:1px solid var(--line);text-align:left}
 .fired{color:var(--bad);font-weight:600}.cleared{color:var(--ok);font-weight:600}.legend span{display:inline-block;margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 iframe{width:100%;height:760px;border:1px solid var(--line);border-radius:10px;background:#fff}
-</style></head><body><header><h1>tala serve</h1><p id=stamp></p></header><main>
+nav.tabs{display:flex;gap:4px;padding:0 28px;background:#1d2433}nav.tabs button{font:inherit;color:#cfd4dc;background:none;border:0;border-bottom:3px solid transparent;padding:8px 14px;cursor:pointer}
+nav.tabs button.on{color:#fff;border-bottom-color:#7f9cf5}section[hidden]{display:none}iframe#runs-frame{height:1400px}
+</style></head><body><header><h1>tala serve</h1><p id=stamp></p></header>
+<nav class=tabs><button id=tab-production class=on>Production</button><button id=tab-runs>Runs</button></nav><main><section id=production>
 <h2>Metrics over the last 7 days (window mean, 95% band)</h2><div class=charts id=charts></div>
 <h2>Diagnosis mix over time</h2><div class=card><div class=legend id=legend></div><svg class=mix id=mix viewBox="0 0 800 150" preserveAspectRatio=none></svg></div>
 <h2>Alerts</h2><table id=alerts><thead><tr><th>rule</th><th>state</th><th>since</th></tr></thead><tbody></tbody></table>
 <table id=history><thead><tr><th>when</th><th>rule</th><th>event</th><th>mean</th><th>rows</th></tr></thead><tbody></tbody></table>
 <h2>Worst rows of the last day</h2><iframe id=worst title="worst rows" srcdoc="@WORST@"></iframe>
+</section><section id=runs hidden><h2>Runs: CI and other runs added to this store (tala history add, tala ci with [history])</h2>
+<iframe id=runs-frame title="runs" srcdoc="@RUNS@"></iframe></section>
 </main>
 <script id=tala-series type=application/json>@SERIES@</script>
 <script id=tala-alerts type=application/json>@ALERTS@</script>
@@ -73,6 +82,12 @@ var ab=document.querySelector('#alerts tbody');alerts.rules.forEach(function(r){
  tr.appendChild(el('td',{'class':r.firing?'fired':'cleared'},r.firing?'firing':'ok'));tr.appendChild(el('td',{},r.since||'–'));ab.appendChild(tr);});
 var hb=document.querySelector('#history tbody');alerts.history.forEach(function(e){var tr=el('tr');tr.appendChild(el('td',{},e.at));tr.appendChild(el('td',{},e.rule));
  tr.appendChild(el('td',{'class':e.event},e.event));tr.appendChild(el('td',{},e.mean.toFixed(3)));tr.appendChild(el('td',{},String(e.n)));hb.appendChild(tr);});
+// The Runs tab: the history page (tala history report) of this database, production's window
+// means drawn under the runs.
+function tab(name){['production','runs'].forEach(function(t){document.getElementById(t).hidden=t!==name;document.getElementById('tab-'+t).className=t===name?'on':'';});}
+document.getElementById('tab-production').addEventListener('click',function(){tab('production');});
+document.getElementById('tab-runs').addEventListener('click',function(){tab('runs');});
+if(location.hash==='#runs'){tab('runs');window.addEventListener('load',function(){window.scrollTo(0,0);});}
 function selftest(){var out=[];try{
   var lines=document.querySelectorAll('svg.series polyline').length,withData=metrics.filter(function(m){return B.some(function(b){return b.metrics[m];});}).length;
   out.push('charts='+(document.querySelectorAll('svg.series').length===metrics.length&&lines===withData?1:0));
@@ -80,6 +95,9 @@ function selftest(){var out=[];try{
   out.push('alerts='+(hb.children.length===alerts.history.length&&ab.children.length===alerts.rules.length?1:0));
   var doc=document.getElementById('worst').contentDocument;var row=doc.querySelector('#rows tbody tr');
   if(row)row.click();out.push('drilldown='+(row&&doc.getElementById('detail').classList.contains('open')?1:0));
+  document.getElementById('tab-runs').click();var rdoc=document.getElementById('runs-frame').contentDocument;
+  var labels=[].map.call(rdoc.querySelectorAll('#runs tbody tr td:nth-child(3)'),function(td){return td.textContent;});
+  out.push('runs='+labels.length+(document.getElementById('runs').hidden?' hidden':' shown'));out.push('labels='+labels.join('|').replace(/ /g,'_'));
  }catch(e){errors.push(String(e));}out.push('errors='+errors.length);if(errors.length)out.push(errors.join(' | '));
  document.body.appendChild(el('pre',{'id':'selftest-result'},'SELFTEST '+out.join(' ')));}
 if(location.hash==='#selftest')window.addEventListener('load',selftest);
@@ -93,6 +111,16 @@ void Put(std::string& page, const std::string& slot, const std::string& value) {
 }
 
 }  // namespace
+
+Result<std::string> Service::HistoryPageHtml(const TrendOptions& options) {
+  TALA_ASSIGN_OR_RETURN(auto store, history::LocalHistory::OpenFile(impl_->options.db));
+  store->SetProductionSeries([this](double from, double to) {
+    // A window a day over the runs' days (at most the 90 the page asks for).
+    int days = std::clamp(static_cast<int>(std::ceil((to - from) / 86400)), 1, 90);
+    return SeriesJson(int64_t{days} * 86400, days, to);
+  });
+  return store->PageHtml(options);
+}
 
 Result<std::string> Service::DashboardHtml(double now) {
   TALA_ASSIGN_OR_RETURN(std::string series, SeriesJson(7 * 86400, 56, now));
@@ -121,9 +149,11 @@ Result<std::string> Service::DashboardHtml(double now) {
   }
   for (const auto& m : impl_->metrics) results.metric_keys.push_back(m->key());
   std::string report = io::RenderHtml(results, "tala serve: worst rows of the last day");
+  TALA_ASSIGN_OR_RETURN(std::string runs, HistoryPageHtml({}));
   // Filled from the last slot to the first, so that text put in never holds a slot still to
   // be filled.
   std::string page = kPage;
+  Put(page, "@RUNS@", io::EscapeMarkup(runs));
   Put(page, "@METRICS@", io::ScriptJson(metrics));
   Put(page, "@ALERTS@", io::ScriptJson(alerts));
   Put(page, "@SERIES@", io::ScriptJson(series));

@@ -334,8 +334,11 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
   std::string reference = ss.str();
   ASSERT_NE(reference.find("# CLI reference"), std::string::npos);
   for (const char* cmd :
-       {"eval", "validate", "calibrate", "compare", "gate", "report", "power", "metrics", "judges",
-        "cache stats", "cache clear", "cache merge", "run", "ci", "review", "estimate", "merge"}) {
+       {"eval",           "validate",     "calibrate", "compare",     "gate",
+        "report",         "power",        "metrics",   "judges",      "cache stats",
+        "cache clear",    "cache merge",  "run",       "ci",          "review",
+        "estimate",       "merge",        "history",   "history add", "history show",
+        "history report", "history prune"}) {
     EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
     auto help = testing::RunTala(std::string(cmd) + " --help");
     std::regex flag("--[a-z][a-z-]+");

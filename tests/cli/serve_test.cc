@@ -300,7 +300,7 @@ TEST(ServeCommandTest, TheDashboardChecksItselfInAHeadlessBrowser) {
   size_t at = dom.find("SELFTEST charts");
   ASSERT_NE(at, std::string::npos) << "the self-test did not run";
   EXPECT_EQ(dom.substr(at, dom.find('<', at) - at),
-            "SELFTEST charts=1 mix=1 alerts=1 drilldown=1 errors=0");
+            "SELFTEST charts=1 mix=1 alerts=1 drilldown=1 runs=0 shown labels= errors=0");
   EXPECT_NE(dom.find("faithfulness.mean_1d &lt; 0.9"), std::string::npos) << "the alert is listed";
 }
 

@@ -15,7 +15,7 @@ struct HttpRequest {
   std::string url;
   std::vector<std::string> headers;  // "Name: value"
   std::string body;
-  std::string method = "POST";                // POST or PUT: a body goes with either
+  std::string method = "POST";                // POST or PUT with the body; GET without
   size_t max_reply_bytes = size_t{64} << 20;  // a longer reply fails the call, never the process
 };
 
