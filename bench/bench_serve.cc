@@ -4,7 +4,11 @@
 // the service's resident memory as the rows go in (it should stay flat: rows live in SQLite,
 // not in memory).
 //
-// Usage: bench_serve [ROWS=1000000] [BATCH=1000] [SAMPLE=0.01]
+// With SCRAPE=1 a second client scrapes /metrics every second throughout (as Prometheus would)
+// and its latency is printed for the first and the last tenth of the rows: it should be flat,
+// and ingest within 10% of a run with SCRAPE=0. Tag "route" is broken down (--tag-key).
+//
+// Usage: bench_serve [ROWS=1000000] [BATCH=1000] [SAMPLE=0.01] [SCRAPE=1]
 
 #include <httplib.h>
 #include <signal.h>
@@ -12,11 +16,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_util.h"
@@ -52,6 +59,7 @@ int main(int argc, char** argv) {
   long rows = argc > 1 ? std::atol(argv[1]) : 1000000;
   long batch = argc > 2 ? std::atol(argv[2]) : 1000;
   std::string sample = argc > 3 ? argv[3] : "0.01";
+  const bool scrape = argc > 4 ? std::atoi(argv[4]) != 0 : true;
   std::string dir =
       std::filesystem::temp_directory_path() / ("tala-bench-serve-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
@@ -65,8 +73,8 @@ int main(int argc, char** argv) {
     std::freopen("/dev/null", "w", stderr);
     std::string tala = std::string(TALA_BINARY_DIR) + "/tala";
     execl(tala.c_str(), tala.c_str(), "serve", "--db", db.c_str(), "--port", "0", "--sample",
-          sample.c_str(), "--max-rows-per-request", std::to_string(batch).c_str(),
-          static_cast<char*>(nullptr));
+          sample.c_str(), "--max-rows-per-request", std::to_string(batch).c_str(), "--tag-key",
+          "route", static_cast<char*>(nullptr));
     _exit(127);
   }
   close(fds[1]);
@@ -79,6 +87,27 @@ int main(int argc, char** argv) {
   std::vector<double> latencies;
   std::printf("rows %ld, %ld per request, sample %s: service RSS as rows go in\n", rows, batch,
               sample.c_str());
+  // The scraper: (rows in when it began, seconds it took), one a second.
+  std::atomic<long> rows_in{0};
+  std::atomic<bool> done{false};
+  std::mutex scrapes_mu;
+  std::vector<std::pair<long, double>> scrapes;
+  std::thread scraper([&] {
+    if (!scrape) return;
+    httplib::Client prometheus(url);
+    prometheus.set_read_timeout(10);
+    while (!done) {
+      double t = tala::bench::NowSeconds();
+      long at = rows_in;
+      auto res = prometheus.Get("/metrics");
+      double took = tala::bench::NowSeconds() - t;
+      if (res && res->status == 200) {
+        std::lock_guard<std::mutex> lock(scrapes_mu);
+        scrapes.emplace_back(at, took);
+      }
+      std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.0, 1.0 - took)));
+    }
+  });
   double start = tala::bench::NowSeconds();
   long next_report = 0;
   for (long first = 0; first < rows; first += batch) {
@@ -86,7 +115,10 @@ int main(int argc, char** argv) {
     double t = tala::bench::NowSeconds();
     auto res = client.Post("/v1/interactions", body, "application/x-ndjson");
     latencies.push_back(tala::bench::NowSeconds() - t);
+    rows_in = first + batch;
     if (!res || res->status != 202) {
+      done = true;
+      scraper.join();
       std::fprintf(stderr, "request at row %ld failed: %d %s\n", first, res ? res->status : -1,
                    res ? res->body.c_str() : "no reply");
       kill(pid, SIGTERM);
@@ -98,6 +130,8 @@ int main(int argc, char** argv) {
     }
   }
   double took = tala::bench::NowSeconds() - start;
+  done = true;
+  scraper.join();
   std::sort(latencies.begin(), latencies.end());
   auto pct = [&](double p) { return latencies[static_cast<size_t>(p * (latencies.size() - 1))]; };
   std::printf("  %8ld rows: RSS %.1f MiB\n", rows, RssKiB(pid) / 1024.0);
@@ -106,11 +140,37 @@ int main(int argc, char** argv) {
       "ms (%zu requests of %ld rows)\n",
       rows / took, took, pct(0.5) * 1e3, pct(0.99) * 1e3, latencies.back() * 1e3, latencies.size(),
       batch);
+  if (scrape && !scrapes.empty()) {
+    auto p99 = [](std::vector<double> v) {
+      if (v.empty()) return 0.0;
+      std::sort(v.begin(), v.end());
+      return v[static_cast<size_t>(0.99 * (v.size() - 1))];
+    };
+    std::vector<double> all, early, late;
+    for (const auto& [at, t] : scrapes) {
+      all.push_back(t);
+      if (at <= rows / 10) early.push_back(t);
+      if (at >= rows - rows / 10) late.push_back(t);
+    }
+    std::printf(
+        "scrapes of /metrics during ingest: %zu; p99 %.1f ms (max %.1f ms); p99 over the first "
+        "tenth of the rows %.1f ms, over the last tenth %.1f ms\n",
+        all.size(), p99(all) * 1e3, *std::max_element(all.begin(), all.end()) * 1e3,
+        p99(early) * 1e3, p99(late) * 1e3);
+  }
+  auto scraped = client.Get("/metrics");
+  if (scraped) {
+    double t = tala::bench::NowSeconds();
+    for (int i = 0; i < 20; ++i) client.Get("/metrics");
+    std::printf("scrape at %ld rows, idle: %.2f ms (mean of 20), %zu bytes\n", rows,
+                (tala::bench::NowSeconds() - t) / 20 * 1e3, scraped->body.size());
+  }
   auto summary = client.Get("/v1/summary?window=1d");
   if (summary) std::printf("summary: %.300s\n", summary->body.c_str());
   kill(pid, SIGTERM);
   waitpid(pid, nullptr, 0);
-  std::printf("database: %.1f MiB\n", std::filesystem::file_size(db) / 1048576.0);
+  std::printf("database: %.1f MiB (%.0f bytes a row)\n", std::filesystem::file_size(db) / 1048576.0,
+              static_cast<double>(std::filesystem::file_size(db)) / static_cast<double>(rows));
   std::filesystem::remove_all(dir);
   return 0;
 }

@@ -82,12 +82,23 @@ struct ServeOptions {
   // Shares for rows with a tag ("route=checkout" → 0.5); the first that matches wins.
   std::vector<std::pair<std::string, double>> sample_by_tag;
   size_t max_rows_per_request = 10000;  // more: the request is refused whole
-  int64_t max_pending = 100000;         // sampled rows waiting to be scored; more: Busy
+  // Sampled rows waiting to be scored; past it the oldest are skipped (counted), never refused.
+  int64_t max_pending = 100000;
   double diagnosis_threshold = 0.7;
   // Named windows, seconds: the summaries' and /metrics' defaults.
   std::vector<std::pair<std::string, int64_t>> windows = {
       {"1h", 3600}, {"1d", 86400}, {"7d", 7 * 86400}};
   std::vector<AlertRule> alerts;
+  // Tags broken down in /metrics, /v1/summary?tag= and the aggregates ("route", "app_version"),
+  // with at most `max_tag_values` values each (more are counted as capped). A summary by any
+  // other tag reads the rows, which costs the rows of its window.
+  std::vector<std::string> tag_keys;
+  int max_tag_values = 100;
+  // Retention, enforced by Prune in small deletes: rows (and their scores) stamped more than
+  // `retain_days` ago, and the oldest rows while the database's live pages pass `max_db_bytes`.
+  // 0: no limit. Rows waiting to be scored are kept; the aggregates are kept whole.
+  double retain_days = 0;
+  int64_t max_db_bytes = 0;
   // One server per database: an exclusive lock (fs/file_lock.h) held while the Service lives,
   // so two servers never score, or pay for, the same rows. Off for readers (tala export).
   bool lock_db = true;
@@ -131,6 +142,14 @@ class Service {
   Result<std::string> SummaryJson(const std::string& window, const std::string& tag, double now);
   // Prometheus text exposition: per metric and window the mean and count, and the row counters.
   Result<std::string> PrometheusText(double now);
+  // Deletes up to `max_rows` rows past the retention limits (one short transaction), then gives
+  // the freed pages back to the file system where the database allows (incremental vacuum).
+  // Returns the rows deleted; 0 when nothing is past the limits. Call it again while it returns
+  // `max_rows`.
+  Result<int64_t> Prune(double now, int64_t max_rows = 5000);
+  // One HTTP request answered, for /metrics: its route ("/v1/interactions", or "other"), status
+  // and seconds taken. Thread-safe.
+  void RecordHttp(const std::string& route, int status, double seconds);
 
   // Evaluates every alert rule at `now`; each change of state is stored (state and history
   // survive restarts) and returned, to be delivered.

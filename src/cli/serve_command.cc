@@ -232,10 +232,41 @@ void HistoryRoutes(httplib::Server& server, Service& service, const std::string&
       });
 }
 
+// The routes /metrics reports requests by; any other path counts as "other", so a scan of
+// made-up paths cannot grow the series without bound.
+std::string RouteOf(const std::string& path) {
+  static const char* kRoutes[] = {"/",
+                                  "/healthz",
+                                  "/metrics",
+                                  "/v1/interactions",
+                                  "/v1/traces",
+                                  "/v1/summary",
+                                  "/v1/rows",
+                                  "/v1/alerts",
+                                  "/v1/history/runs",
+                                  "/v1/history/trend",
+                                  "/v1/history/page",
+                                  "/v1/history/prune"};
+  for (const char* r : kRoutes) {
+    if (path == r) return r;
+  }
+  return "other";
+}
+
+// When the request now being handled on this thread began (httplib routes and logs a request on
+// the thread that read it).
+thread_local std::chrono::steady_clock::time_point t_request_start;
+
 void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int port) {
+  server.set_logger([&service](const httplib::Request& req, const httplib::Response& res) {
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_request_start).count();
+    service.RecordHttp(RouteOf(req.path), res.status, seconds);
+  });
   // Host, Origin and form checks first (cli/http_guard.h); then everything but the liveness
   // probe needs the bearer token when one is set.
   server.set_pre_routing_handler([&f, port](const httplib::Request& req, httplib::Response& res) {
+    t_request_start = std::chrono::steady_clock::now();
     if (RefuseForeignRequest(req, res, f.host, port)) {
       return httplib::Server::HandlerResponse::Handled;
     }
@@ -418,7 +449,7 @@ int RunServe(ServeFlags& f) {
   });
   // Scoring runs beside the server; rows left pending by a crash are scored first.
   std::thread scorer([&service] {
-    double checked = 0;
+    double checked = 0, pruned = 0;
     std::string last_error;
     double last_logged = 0;
     while (!g_stopping) {
@@ -436,6 +467,14 @@ int RunServe(ServeFlags& f) {
       }
       // Alerts after new scores, and every second as rows age out of the windows.
       double now = Now();
+      // Retention, a batch at a time between scoring passes, so ingest waits at most for one.
+      if (now - pruned >= 10) {
+        auto removed = (*service)->Prune(now);
+        if (!removed) {
+          std::fprintf(stderr, "tala serve: retention: %s\n", removed.error().ToString().c_str());
+        }
+        if (!removed || *removed == 0) pruned = now;
+      }
       if ((n && *n > 0) || now - checked >= 1) {
         DeliverAlerts(**service, now);
         checked = now;
@@ -535,8 +574,25 @@ void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& default
                   "more rows in one request get 413")
       ->capture_default_str();
   cmd->add_option("--max-pending", f->options.max_pending,
-                  "sampled rows waiting to be scored before ingest answers 503 with Retry-After")
+                  "sampled rows waiting to be scored; past it the oldest are skipped and counted "
+                  "(ingest never refuses rows for a backlog)")
       ->capture_default_str();
+  cmd->add_option("--retain-days", f->options.retain_days,
+                  "delete rows (and their scores) stamped more than D days ago, in the "
+                  "background; the windows' aggregates are kept (0: keep every row)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-db-bytes", f->options.max_db_bytes,
+                  "past this many bytes of live pages, delete the oldest rows (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--tag-key", f->options.tag_keys,
+                  "a tag to break /metrics and the windows down by, such as route (repeatable; "
+                  "[serve] tag_keys)");
+  cmd->add_option("--max-tag-values", f->options.max_tag_values,
+                  "values kept per --tag-key; rows with more are counted as capped")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--config", f->config,
                   "config file with [serve] and [[serve.alerts]] (default: $TALA_CONFIG, else "
                   "./tala.toml when present)");

@@ -106,6 +106,24 @@ Status ApplyServeTable(const std::string& path, ServeSettings& s) {
       o.llm.max_in_flight = static_cast<int>(v);
     } else if (key == "max_pending") {
       TALA_RETURN_IF_ERROR(Read(path, n, name, o.max_pending, "an integer"));
+    } else if (key == "tag_keys") {
+      const toml::array* keys = n.as_array();
+      if (keys == nullptr) {
+        return InvalidArgument(Where(path, n, name) + ": expected a list of tag names");
+      }
+      for (const toml::node& item : *keys) {
+        std::string tag;
+        TALA_RETURN_IF_ERROR(Read(path, item, name, tag, "a tag name"));
+        o.tag_keys.push_back(tag);
+      }
+    } else if (key == "retain_days") {
+      TALA_RETURN_IF_ERROR(Read(path, n, name, o.retain_days, "a number of days"));
+    } else if (key == "max_db_bytes") {
+      TALA_RETURN_IF_ERROR(Read(path, n, name, o.max_db_bytes, "an integer"));
+    } else if (key == "max_tag_values") {
+      int64_t v = 0;
+      TALA_RETURN_IF_ERROR(Read(path, n, name, v, "an integer"));
+      o.max_tag_values = static_cast<int>(v);
     } else if (key == "max_rows_per_request") {
       int64_t rows = 0;
       TALA_RETURN_IF_ERROR(Read(path, n, name, rows, "an integer"));

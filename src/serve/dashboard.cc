@@ -37,6 +37,7 @@ nav.tabs button.on{color:#fff;border-bottom-color:#7f9cf5}section[hidden]{displa
 </style></head><body><header><h1>tala serve</h1><p id=stamp></p></header>
 <nav class=tabs><button id=tab-production class=on>Production</button><button id=tab-runs>Runs</button></nav><main><section id=production>
 <h2>Metrics over the last 7 days (window mean, 95% band)</h2><div class=charts id=charts></div>
+<h2>Traffic</h2><div class=card><h3 id=traffic-title></h3><svg class=mix id=traffic viewBox="0 0 800 150" preserveAspectRatio=none></svg></div>
 <h2>Diagnosis mix over time</h2><div class=card><div class=legend id=legend></div><svg class=mix id=mix viewBox="0 0 800 150" preserveAspectRatio=none></svg></div>
 <h2>Alerts</h2><table id=alerts><thead><tr><th>rule</th><th>state</th><th>since</th></tr></thead><tbody></tbody></table>
 <table id=history><thead><tr><th>when</th><th>rule</th><th>event</th><th>mean</th><th>rows</th></tr></thead><tbody></tbody></table>
@@ -71,6 +72,16 @@ metrics.forEach(function(m){var card=el('div',{'class':'card'});card.appendChild
   var last=pts[pts.length-1][1];card.appendChild(el('div',{},'latest span: '+last.mean.toFixed(3)+' ['+last.ci[0].toFixed(3)+', '+last.ci[1].toFixed(3)+'], '+last.n+' rows'));}
  else card.appendChild(el('div',{},'no scored rows in the last 7 days'));
  card.appendChild(svg);charts.appendChild(card);});
+// Rows ingested per bucket (bars) and rows scored (dots): whether scoring keeps up, and the
+// backlog now.
+var tmax=1;B.forEach(function(b){tmax=Math.max(tmax,b.ingested||0,b.scored||0);});
+var traffic=document.getElementById('traffic'),tw=W/Math.max(1,n);
+B.forEach(function(b,i){var h=(b.ingested||0)/tmax*140;var r=sv('rect',{x:i*tw+1,y:150-h,width:Math.max(1,tw-2),height:h,fill:'#a9b8f0','class':'ingest'});
+ var t=sv('title');t.textContent=when(b.t)+': '+(b.ingested||0)+' ingested, '+(b.scored||0)+' scored';r.appendChild(t);traffic.appendChild(r);
+ if(b.scored)traffic.appendChild(sv('circle',{cx:i*tw+tw/2,cy:150-b.scored/tmax*140,r:2.5,fill:'#12805c'}));});
+var lastB=B.length?B[B.length-1]:{ingested:0};
+document.getElementById('traffic-title').textContent='rows ingested per '+Math.round(series.seconds/3600)+' h (bars) and scored (dots); latest: '+
+ (lastB.ingested/series.seconds).toFixed(2)+' rows/s · waiting to be scored now: '+series.pending;
 var names=[];B.forEach(function(b){for(var d in b.diagnoses)if(names.indexOf(d)<0)names.push(d);});
 var colors={'healthy':'#12805c','retriever miss':'#c4320a','ranking noise':'#f79009','generator not grounded':'#9e2a9b','off-topic answer':'#3a5bd9'};
 var legend=document.getElementById('legend'),mix=document.getElementById('mix'),bw=W/Math.max(1,n);
@@ -92,6 +103,7 @@ function selftest(){var out=[];try{
   var lines=document.querySelectorAll('svg.series polyline').length,withData=metrics.filter(function(m){return B.some(function(b){return b.metrics[m];});}).length;
   out.push('charts='+(document.querySelectorAll('svg.series').length===metrics.length&&lines===withData?1:0));
   out.push('mix='+(document.querySelectorAll('#mix rect.seg').length>0||names.length===0?1:0));
+  out.push('traffic='+(document.querySelectorAll('#traffic rect.ingest').length===B.length?1:0));
   out.push('alerts='+(hb.children.length===alerts.history.length&&ab.children.length===alerts.rules.length?1:0));
   var doc=document.getElementById('worst').contentDocument;var row=doc.querySelector('#rows tbody tr');
   if(row)row.click();out.push('drilldown='+(row&&doc.getElementById('detail').classList.contains('open')?1:0));

@@ -24,11 +24,13 @@ struct Waiting {
   int64_t seq;
   double ts;
   std::string body;
+  std::string tags;  // the row's tags object, for the aggregates
 };
 
 struct Scored {
   int64_t seq = 0;
   double ts = 0;
+  std::string tags;
   std::string state;  // scored | failed | skipped
   std::string diagnosis, result;
   std::vector<std::pair<std::string, double>> values;
@@ -41,7 +43,7 @@ double Now() {
 // The row's scores and diagnosis from its verdicts (or its judge failure).
 Scored Finish(const Waiting& w, const Sample& sample, const Result<Verdicts>& verdicts,
               RowScorer& scorer, const analysis::DiagnosisRule& rule) {
-  Scored out{w.seq, w.ts, "scored", "", "", {}};
+  Scored out{w.seq, w.ts, w.tags, "scored", "", "", {}};
   io::RowResult result = scorer.ScoreWith(sample, verdicts);
   std::map<std::string, double> scores;
   bool failed = !result.status.ok();
@@ -74,6 +76,7 @@ Status Store(Service::Impl& s, const std::vector<Scored>& done, int64_t calls, d
             "state = 'pending'");
   Stmt value(s.db, "INSERT OR REPLACE INTO scores (seq, metric, value, ts) VALUES (?1,?2,?3,?4)");
   bool ok = true;
+  serve::AggDelta delta, capped_at_ingest;  // a capped tag value was counted when it came in
   for (const Scored& d : done) {
     mark.Int(1, d.seq);
     mark.Text(2, d.state);
@@ -81,6 +84,11 @@ Status Store(Service::Impl& s, const std::vector<Scored>& done, int64_t calls, d
     mark.Text(4, d.result);
     ok = ok && mark.Done() == SQLITE_DONE;
     mark.Reset();
+    // A row another pass already finished is not counted twice.
+    if (ok && sqlite3_changes(s.db) == 1) {
+      serve::Aggregates::Scored(delta, d.ts, s.agg->TagsOf(d.tags, capped_at_ingest), d.state,
+                                d.diagnosis, d.values);
+    }
     for (const auto& [metric, v] : d.values) {
       if (!ok) break;
       value.Int(1, d.seq);
@@ -98,12 +106,42 @@ Status Store(Service::Impl& s, const std::vector<Scored>& done, int64_t calls, d
     spend.Real(3, cost);
     ok = spend.Done() == SQLITE_DONE;
   }
+  if (ok && !serve::Aggregates::Stage(s.db, delta).ok()) ok = false;
   if (!ok) {
     std::string message = sqlite3_errmsg(s.db);
     (void)s.Exec("ROLLBACK");
     return IoError("cannot store scores: " + message);
   }
-  return s.Exec("COMMIT");
+  TALA_RETURN_IF_ERROR(s.Exec("COMMIT"));
+  s.agg->Apply(delta);
+  std::lock_guard<std::mutex> stats(s.stats_mu);
+  s.judge_calls += static_cast<double>(calls);
+  s.judge_cost += cost;
+  return OkStatus();
+}
+
+// Past --max-pending rows waiting, the oldest are skipped (state skipped, counted in
+// rows_skipped) so that the newest traffic is what gets scored and the backlog stays bounded.
+Status SkipBacklog(Service::Impl& s, double now) {
+  std::lock_guard<std::mutex> lock(s.mu);
+  const int64_t over = s.pending - s.options.max_pending;
+  if (over <= 0) return OkStatus();
+  std::vector<Scored> skipped;
+  Stmt oldest(s.db, "SELECT seq, ts, tags FROM rows WHERE state = 'pending' ORDER BY seq LIMIT ?1");
+  oldest.Int(1, over);
+  while (oldest.Step()) {
+    Scored d;
+    d.seq = sqlite3_column_int64(oldest.get(), 0);
+    d.ts = sqlite3_column_double(oldest.get(), 1);
+    d.tags = oldest.Column(2);
+    d.state = "skipped";
+    d.result = "skipped: more than --max-pending (" + std::to_string(s.options.max_pending) +
+               ") rows were waiting to be scored";
+    skipped.push_back(std::move(d));
+  }
+  TALA_RETURN_IF_ERROR(Store(s, skipped, 0, 0, now));
+  s.pending -= static_cast<int64_t>(skipped.size());
+  return OkStatus();
 }
 
 }  // namespace
@@ -114,13 +152,15 @@ Result<int64_t> Service::ScorePending(int max_rows) {
   const double now = Now();
   std::vector<Waiting> batch;
   bool over_budget = false;
+  TALA_RETURN_IF_ERROR(SkipBacklog(s, now));
   {
     std::lock_guard<std::mutex> lock(s.mu);
-    Stmt pick(s.db, "SELECT seq, ts, body FROM rows WHERE state = 'pending' ORDER BY seq LIMIT ?1");
+    Stmt pick(s.db,
+              "SELECT seq, ts, body, tags FROM rows WHERE state = 'pending' ORDER BY seq LIMIT ?1");
     pick.Int(1, max_rows);
     while (pick.Step()) {
       batch.push_back({sqlite3_column_int64(pick.get(), 0), sqlite3_column_double(pick.get(), 1),
-                       pick.Column(2)});
+                       pick.Column(2), pick.Column(3)});
     }
     over_budget =
         s.llm && s.options.max_cost_per_day > 0 && SpentToday(s, now) >= s.options.max_cost_per_day;
@@ -132,7 +172,7 @@ Result<int64_t> Service::ScorePending(int max_rows) {
   simdjson::dom::parser parser;
   static const std::string kStored = "stored row";
   for (size_t i = 0; i < batch.size(); ++i) {
-    done[i] = {batch[i].seq, batch[i].ts, "failed", "", "", {}};
+    done[i] = {batch[i].seq, batch[i].ts, batch[i].tags, "failed", "", "", {}};
     if (over_budget) {
       done[i].state = "skipped";
       done[i].result = "skipped: the daily judge budget is spent";

@@ -28,6 +28,8 @@ namespace {
 // Rows as received (the request's JSON line), their time, tags and state; one row of scores per
 // (row, metric) with a value, for the window queries.
 constexpr const char* kSchema =
+    // Freed pages go back to the file system in steps (Prune); only a new file takes this.
+    "PRAGMA auto_vacuum=INCREMENTAL;"
     "PRAGMA journal_mode=WAL;"
     "PRAGMA synchronous=FULL;"
     "CREATE TABLE IF NOT EXISTS rows ("
@@ -139,6 +141,20 @@ Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
   }
   Stmt count(impl->db, "SELECT COUNT(*) FROM rows WHERE state = 'pending'");
   if (count && count.Step()) impl->pending = sqlite3_column_int64(count.get(), 0);
+  for (const std::string& key : options.tag_keys) {
+    if (key.empty() || key.find_first_of("=\"\\") != std::string::npos) {
+      return InvalidArgument("tag key \"" + key + "\": a tag's name, without '=' or quotes");
+    }
+  }
+  if (options.max_tag_values < 1) return InvalidArgument("max_tag_values must be at least 1");
+  impl->agg = std::make_unique<serve::Aggregates>(options.tag_keys, options.max_tag_values);
+  TALA_RETURN_IF_ERROR(impl->agg->Open(impl->db));
+  Stmt spend(impl->db, "SELECT TOTAL(calls), TOTAL(cost) FROM judge_spend");
+  if (spend && spend.Step()) {
+    impl->judge_calls = sqlite3_column_double(spend.get(), 0);
+    impl->judge_cost = sqlite3_column_double(spend.get(), 1);
+  }
+  impl->started = static_cast<double>(std::time(nullptr));
   return std::unique_ptr<Service>(new Service(std::move(impl)));
 }
 
@@ -254,19 +270,19 @@ Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
     sampled += in.sampled ? 1 : 0;
     rows.push_back(std::move(in));
   }
+  // The database is the queue: a scoring backlog never refuses a row (an exporter that gets a
+  // 503 may drop it); the scorer skips the oldest rows past --max-pending, and counts them.
   std::lock_guard<std::mutex> lock(s.mu);
-  if (sampled > 0 && s.pending + sampled > s.options.max_pending) {
-    return Status(
-        ErrorCode::kUnavailable,
-        "the scoring queue is full (" + std::to_string(s.pending) + " rows waiting); retry later");
+  if (Status begun = s.Exec("BEGIN IMMEDIATE"); !begun.ok()) {
+    return Status(ErrorCode::kUnavailable, "cannot store rows now: " + begun.message());
   }
-  TALA_RETURN_IF_ERROR(s.Exec("BEGIN IMMEDIATE"));
   // An id already stored (a retried request, a repeated trace) is stored once: the repeat is
   // acknowledged and counted, not stored or scored again.
   Stmt insert(s.db,
               "INSERT INTO rows (id, ts, tags, body, sampled, state) SELECT ?1, ?2, ?3, ?4, ?5, "
               "?6 WHERE NOT EXISTS (SELECT 1 FROM rows WHERE id = ?1)");
   IngestAnswer answer;
+  serve::AggDelta delta;
   for (const Incoming& in : rows) {
     insert.Text(1, in.id);
     insert.Real(2, in.ts);
@@ -277,21 +293,86 @@ Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
     if (insert.Done() != SQLITE_DONE) {
       std::string message = sqlite3_errmsg(s.db);
       (void)s.Exec("ROLLBACK");
-      return IoError("cannot store the rows: " + message);
+      // A full disk or a locked file: nothing was stored, and the client should retry.
+      return Status(ErrorCode::kUnavailable, "cannot store the rows: " + message);
     }
     insert.Reset();
     answer.ids.push_back(in.id);
     if (sqlite3_changes(s.db) == 0) {
       ++answer.duplicates;
       if (in.sampled) --sampled;
+    } else {
+      serve::Aggregates::Ingested(delta, in.ts, s.agg->TagsOf(in.tags, delta), in.sampled);
     }
   }
+  if (Status staged = serve::Aggregates::Stage(s.db, delta); !staged.ok()) {
+    (void)s.Exec("ROLLBACK");
+    return Status(ErrorCode::kUnavailable, staged.message());
+  }
   // Committed (and synced) before the caller acknowledges anything.
-  TALA_RETURN_IF_ERROR(s.Exec("COMMIT"));
+  if (Status committed = s.Exec("COMMIT"); !committed.ok()) {
+    (void)s.Exec("ROLLBACK");
+    return Status(ErrorCode::kUnavailable, "cannot store the rows: " + committed.message());
+  }
+  s.agg->Apply(delta);
   answer.accepted = static_cast<int64_t>(rows.size());
   answer.sampled = sampled;
   s.pending += sampled;
   return answer;
+}
+
+Result<int64_t> Service::Prune(double now, int64_t max_rows) {
+  Impl& s = *impl_;
+  const ServeOptions& o = s.options;
+  if (o.retain_days <= 0 && o.max_db_bytes <= 0) return int64_t{0};
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto pragma = [&](const char* sql) {
+    Stmt q(s.db, sql);
+    return q.Step() ? sqlite3_column_int64(q.get(), 0) : 0;
+  };
+  // What to delete: past the age, else (over the size) the oldest; never a row still waiting.
+  std::string where;
+  if (o.retain_days > 0) {
+    where = "ts < " + std::to_string(now - o.retain_days * 86400);
+  }
+  int64_t limit = max_rows;
+  if (o.max_db_bytes > 0) {
+    const int64_t live = (pragma("PRAGMA page_count") - pragma("PRAGMA freelist_count")) *
+                         pragma("PRAGMA page_size");
+    if (live > o.max_db_bytes) {
+      // The oldest rows, whatever their age: as many as the excess holds at the average row's
+      // size (the seq range counts the rows without reading them), so a batch does not
+      // overshoot the limit.
+      const int64_t rows =
+          std::max<int64_t>(1, pragma("SELECT COALESCE(MAX(seq) - MIN(seq) + 1, 0) FROM rows"));
+      const double per_row = static_cast<double>(live) / static_cast<double>(rows);
+      limit = std::min<int64_t>(
+          max_rows, static_cast<int64_t>(std::ceil((live - o.max_db_bytes) / per_row)) + 1);
+      where = "1";
+    }
+  }
+  if (where.empty()) return int64_t{0};
+  TALA_RETURN_IF_ERROR(s.Exec("BEGIN IMMEDIATE"));
+  // The rows chosen, in a temporary table: their scores go first, then the rows.
+  (void)s.Exec(
+      "CREATE TEMP TABLE IF NOT EXISTS doomed (seq INTEGER PRIMARY KEY); DELETE FROM doomed;");
+  std::string choose = "INSERT INTO doomed SELECT seq FROM rows WHERE state != 'pending' AND (" +
+                       where + ") ORDER BY seq LIMIT " + std::to_string(limit);
+  Status chosen = s.Exec(choose.c_str());
+  if (chosen.ok()) chosen = s.Exec("DELETE FROM scores WHERE seq IN (SELECT seq FROM doomed)");
+  if (chosen.ok()) chosen = s.Exec("DELETE FROM rows WHERE seq IN (SELECT seq FROM doomed)");
+  if (!chosen.ok()) {
+    (void)s.Exec("ROLLBACK");
+    return chosen;
+  }
+  const int64_t deleted = sqlite3_changes(s.db);
+  TALA_RETURN_IF_ERROR(s.Exec("COMMIT"));
+  {
+    std::lock_guard<std::mutex> stats(s.stats_mu);
+    s.deleted += deleted;
+  }
+  if (deleted > 0) (void)s.Exec("PRAGMA incremental_vacuum");
+  return deleted;
 }
 
 Result<IngestAnswer> Service::IngestTraces(std::string_view body, double now) {

@@ -5,6 +5,8 @@
 
 #include <sqlite3.h>
 
+#include <array>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,6 +17,7 @@
 #include "engine/llm_setup.h"
 #include "fs/file_lock.h"
 #include "runtime/sql_statement.h"
+#include "serve/aggregates.h"
 #include "tala/judge.h"
 #include "tala/metric.h"
 #include "tala/serve.h"
@@ -34,6 +37,19 @@ struct Service::Impl {
   std::unique_ptr<Judge> judge;  // offline or replay
   std::optional<LlmSetup> llm;   // openai:... or anthropic:...
   std::mutex score_mu;           // one scoring pass at a time (the judge is not thread-safe)
+  std::unique_ptr<serve::Aggregates> agg;  // what windows and /metrics read (own lock)
+  // Judge spend and HTTP requests, for /metrics without the database (guarded by stats_mu).
+  std::mutex stats_mu;
+  double judge_calls = 0, judge_cost = 0;
+  struct HttpSeries {
+    int64_t count = 0;
+    double seconds = 0;
+    std::array<int64_t, 12> buckets{};  // kHttpBuckets, then +Inf; not cumulative
+  };
+  std::map<std::pair<std::string, int>, int64_t> http_requests;  // (route, status) -> count
+  std::map<std::string, HttpSeries> http_durations;              // route -> durations
+  double started = 0;                                            // epoch seconds
+  int64_t deleted = 0;  // rows removed by retention since the start (guarded by stats_mu)
 
   ~Impl() {
     if (db != nullptr) sqlite3_close(db);

@@ -1,7 +1,14 @@
 // Service's rolling windows (SummaryJson) and their Prometheus exposition (PrometheusText).
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "io/writers/json_text.h"
@@ -124,9 +131,91 @@ Result<Window> Query(Service::Impl& s, double since, double until, const std::op
   return w;
 }
 
+Window FromTally(const serve::Tally& t) {
+  Window w;
+  w.ingested = t.ingested;
+  w.sampled = t.sampled;
+  w.scored = t.scored;
+  w.failed = t.failed;
+  w.pending = t.pending();
+  w.skipped = t.skipped;
+  for (const auto& [metric, sums] : t.metrics) w.metrics[metric] = {sums.n, sums.sum, sums.squares};
+  for (const auto& [d, n] : t.diagnoses) w.diagnoses.emplace_back(d, n);
+  std::stable_sort(w.diagnoses.begin(), w.diagnoses.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return w;
+}
+
+// A label value as the exposition format wants it: backslash, double quote and newline escaped.
+std::string Label(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string Number(double v) {
   std::string out;
   io::AppendJsonNumber(out, v);
+  return out;
+}
+
+constexpr std::array<double, 11> kHttpBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                 0.5,   1,    2.5,   5,    10};
+
+// The process series Prometheus' client libraries export, read from /proc.
+std::string ProcessSeries(double started) {
+  std::string out;
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  double cpu = static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+               static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  out +=
+      "# HELP process_cpu_seconds_total User and system CPU time spent in seconds.\n"
+      "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total " +
+      Number(cpu) + "\n";
+  long pages = 0, resident = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
+  out +=
+      "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+      "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes " +
+      Number(static_cast<double>(resident) * page) + "\n";
+  out +=
+      "# HELP process_virtual_memory_bytes Virtual memory size in bytes.\n"
+      "# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes " +
+      Number(static_cast<double>(pages) * page) + "\n";
+  int64_t fds = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++fds;
+  }
+  out +=
+      "# HELP process_open_fds Number of open file descriptors.\n"
+      "# TYPE process_open_fds gauge\nprocess_open_fds " +
+      std::to_string(fds) + "\n";
+  rlimit limit{};
+  getrlimit(RLIMIT_NOFILE, &limit);
+  out +=
+      "# HELP process_max_fds Maximum number of open file descriptors.\n"
+      "# TYPE process_max_fds gauge\nprocess_max_fds " +
+      Number(static_cast<double>(limit.rlim_cur)) + "\n";
+  out +=
+      "# HELP process_start_time_seconds Start time of the process since unix epoch in "
+      "seconds.\n# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds " +
+      Number(started) + "\n";
   return out;
 }
 
@@ -140,8 +229,16 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
   if (!tag.empty()) {
     TALA_ASSIGN_OR_RETURN(filter, ParseTag(tag));
   }
-  std::lock_guard<std::mutex> lock(s.mu);
-  TALA_ASSIGN_OR_RETURN(Window w, Query(s, now - static_cast<double>(seconds), now, filter));
+  const double since = now - static_cast<double>(seconds);
+  Window w;
+  std::string key = tag.substr(0, tag.find('='));
+  if (tag.empty() || s.agg->Breaks(key)) {
+    // From the aggregates (whole minutes): no row is read, and ingest is never waited on.
+    w = FromTally(s.agg->Window(since, now, tag));
+  } else {
+    std::lock_guard<std::mutex> lock(s.mu);
+    TALA_ASSIGN_OR_RETURN(w, Query(s, since, now, filter));
+  }
   std::string out = "{\"window\":";
   io::AppendJsonString(out, window);
   out += ",\"seconds\":" + std::to_string(seconds) + ",\"tag\":";
@@ -189,57 +286,136 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
 
 Result<std::string> Service::PrometheusText(double now) {
   Impl& s = *impl_;
-  std::lock_guard<std::mutex> lock(s.mu);
-  TALA_ASSIGN_OR_RETURN(Window all, Query(s, -1e300, 1e300, std::nullopt));
+  // Only memory is read: the aggregates, the judge spend and the HTTP series, each under its own
+  // lock, so a scrape never waits on ingest's transaction or on the rows.
+  const serve::Tally all = s.agg->Totals();
   std::string out;
-  auto counter = [&](const char* name, const char* help, int64_t v) {
-    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " counter\n" + name +
-           " " + std::to_string(v) + "\n";
+  auto head = [&](const std::string& name, const char* type, const std::string& help) {
+    out += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
   };
-  counter("tala_rows_ingested_total", "Rows accepted and stored.", all.ingested);
+  auto counter = [&](const char* name, const char* help, int64_t v) {
+    head(name, "counter", help);
+    out += std::string(name) + " " + std::to_string(v) + "\n";
+  };
+  counter("tala_rows_ingested_total", "Rows accepted and stored (a repeated id once).",
+          all.ingested);
   counter("tala_rows_sampled_total", "Rows chosen for scoring by the sample.", all.sampled);
   counter("tala_rows_scored_total", "Rows scored.", all.scored);
   counter("tala_rows_failed_total", "Rows whose scoring failed.", all.failed);
   counter("tala_rows_skipped_total", "Sampled rows skipped because the judge budget was spent.",
           all.skipped);
   {
-    Stmt spend(s.db, "SELECT TOTAL(calls), TOTAL(cost) FROM judge_spend");
-    double calls = 0, cost = 0;
-    if (spend.Step()) {
-      calls = sqlite3_column_double(spend.get(), 0);
-      cost = sqlite3_column_double(spend.get(), 1);
-    }
+    std::lock_guard<std::mutex> lock(s.stats_mu);
     counter("tala_judge_calls_total", "Model calls made by an LLM judge (cache hits excluded).",
-            static_cast<int64_t>(calls));
-    out +=
-        "# HELP tala_judge_cost_usd_total What the judge calls cost, when the price is known.\n"
-        "# TYPE tala_judge_cost_usd_total counter\ntala_judge_cost_usd_total " +
-        Number(cost) + "\n";
+            static_cast<int64_t>(s.judge_calls));
+    counter("tala_rows_deleted_total",
+            "Rows deleted by retention since the start (their aggregates are kept).", s.deleted);
+    head("tala_judge_cost_usd_total", "counter",
+         "What the judge calls cost, when the price is known.");
+    out += "tala_judge_cost_usd_total " + Number(s.judge_cost) + "\n";
   }
-  out +=
-      "# HELP tala_queue_depth Sampled rows waiting to be scored.\n"
-      "# TYPE tala_queue_depth gauge\ntala_queue_depth " +
-      std::to_string(s.pending) + "\n";
-  out +=
-      "# HELP tala_metric_mean Mean of a metric over the rows stamped within the window.\n"
-      "# TYPE tala_metric_mean gauge\n";
-  std::string counts =
-      "# HELP tala_metric_rows Rows with a value of the metric within the window.\n"
-      "# TYPE tala_metric_rows gauge\n";
+  head("tala_queue_depth", "gauge", "Sampled rows waiting to be scored.");
+  out += "tala_queue_depth " + std::to_string(all.pending()) + "\n";
+
+  // Each metric's values as a histogram: rate() and histogram_quantile() over any window.
+  head("tala_metric_value", "histogram", "Values of a metric over the scored rows.");
+  for (const auto& [metric, h] : s.agg->Histograms()) {
+    const std::string m = "metric=\"" + Label(metric) + "\"";
+    int64_t cumulative = 0;
+    for (size_t b = 0; b < h.counts.size(); ++b) {
+      cumulative += h.counts[b];
+      std::string le = b < serve::kValueBuckets.size() ? Number(serve::kValueBuckets[b]) : "+Inf";
+      out += "tala_metric_value_bucket{" + m + ",le=\"" + le + "\"} " + std::to_string(cumulative) +
+             "\n";
+    }
+    out += "tala_metric_value_sum{" + m + "} " + Number(h.sum) + "\n";
+    out += "tala_metric_value_count{" + m + "} " + std::to_string(h.count) + "\n";
+  }
+
+  // The window means, as gauges, for a glance (the histogram is what PromQL should use).
+  std::string means, counts;
   for (const auto& [name, seconds] : s.options.windows) {
-    TALA_ASSIGN_OR_RETURN(Window w,
-                          Query(s, now - static_cast<double>(seconds), now, std::nullopt));
+    Window w = FromTally(s.agg->Window(now - static_cast<double>(seconds), now, ""));
     for (const auto& metric : s.metrics) {
       auto it = w.metrics.find(metric->key());
       MetricWindow m = it == w.metrics.end() ? MetricWindow{} : it->second;
-      std::string labels = "{metric=\"" + metric->key() + "\",window=\"" + name + "\"}";
+      std::string labels =
+          "{metric=\"" + Label(metric->key()) + "\",window=\"" + Label(name) + "\"}";
       if (m.n > 0) {
-        out += "tala_metric_mean" + labels + " " + Number(m.sum / static_cast<double>(m.n)) + "\n";
+        means +=
+            "tala_metric_mean" + labels + " " + Number(m.sum / static_cast<double>(m.n)) + "\n";
       }
       counts += "tala_metric_rows" + labels + " " + std::to_string(m.n) + "\n";
     }
   }
-  return out + counts;
+  head("tala_metric_mean", "gauge", "Mean of a metric over the rows stamped within the window.");
+  out += means;
+  head("tala_metric_rows", "gauge", "Rows with a value of the metric within the window.");
+  out += counts;
+
+  // Per tag of the configured keys: counters a dashboard can rate() and divide.
+  const auto tags = s.agg->TagTotals();
+  if (!s.options.tag_keys.empty()) {
+    std::string rows, sums, ns;
+    for (const auto& [tag, t] : tags) {
+      size_t eq = tag.find('=');
+      std::string labels = "tag_key=\"" + Label(tag.substr(0, eq)) + "\",tag_value=\"" +
+                           Label(tag.substr(eq + 1)) + "\"";
+      rows += "tala_tag_rows_ingested_total{" + labels + "} " + std::to_string(t.ingested) + "\n";
+      for (const auto& [metric, sum] : t.metrics) {
+        std::string ml = "{metric=\"" + Label(metric) + "\"," + labels + "}";
+        sums += "tala_tag_metric_value_sum_total" + ml + " " + Number(sum.sum) + "\n";
+        ns += "tala_tag_metric_value_count_total" + ml + " " + std::to_string(sum.n) + "\n";
+      }
+    }
+    head("tala_tag_rows_ingested_total", "counter", "Rows ingested, by tag.");
+    out += rows;
+    head("tala_tag_metric_value_sum_total", "counter", "Sum of a metric's values, by tag.");
+    out += sums;
+    head("tala_tag_metric_value_count_total", "counter", "Rows with a value of a metric, by tag.");
+    out += ns;
+  }
+  counter("tala_tag_values_capped_total",
+          "Rows whose tag value was past max_tag_values for its key (aggregated without it).",
+          s.agg->capped());
+
+  // HTTP, by route and status, and how long requests took.
+  {
+    std::lock_guard<std::mutex> lock(s.stats_mu);
+    head("tala_http_requests_total", "counter", "HTTP requests answered, by route and status.");
+    for (const auto& [key, n] : s.http_requests) {
+      out += "tala_http_requests_total{route=\"" + Label(key.first) + "\",code=\"" +
+             std::to_string(key.second) + "\"} " + std::to_string(n) + "\n";
+    }
+    head("tala_http_request_duration_seconds", "histogram", "Time to answer an HTTP request.");
+    for (const auto& [route, h] : s.http_durations) {
+      const std::string r = "route=\"" + Label(route) + "\"";
+      int64_t cumulative = 0;
+      for (size_t b = 0; b < h.buckets.size(); ++b) {
+        cumulative += h.buckets[b];
+        std::string le = b < kHttpBuckets.size() ? Number(kHttpBuckets[b]) : "+Inf";
+        out += "tala_http_request_duration_seconds_bucket{" + r + ",le=\"" + le + "\"} " +
+               std::to_string(cumulative) + "\n";
+      }
+      out += "tala_http_request_duration_seconds_sum{" + r + "} " + Number(h.seconds) + "\n";
+      out +=
+          "tala_http_request_duration_seconds_count{" + r + "} " + std::to_string(h.count) + "\n";
+    }
+  }
+  out += ProcessSeries(s.started);
+  return out;
+}
+
+void Service::RecordHttp(const std::string& route, int status, double seconds) {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> lock(s.stats_mu);
+  ++s.http_requests[{route, status}];
+  Impl::HttpSeries& h = s.http_durations[route];
+  size_t b = 0;
+  while (b < kHttpBuckets.size() && seconds > kHttpBuckets[b]) ++b;
+  ++h.buckets[b];
+  ++h.count;
+  h.seconds += seconds;
 }
 
 Result<std::vector<StoredRow>> Service::Rows(const RowQuery& q) {
@@ -254,7 +430,10 @@ Result<std::vector<StoredRow>> Service::Rows(const RowQuery& q) {
   }
   std::string sql = "SELECT r.result, r.body FROM rows r";
   if (!q.metric.empty()) sql += " JOIN scores c ON c.seq = r.seq AND c.metric = ?3";
-  sql += " WHERE r.state IN ('scored', 'failed') AND r.ts >= ?1";
+  // With a metric, the scores' (metric, ts) index finds the window's rows (a score carries its
+  // row's time); without, the rows' own.
+  sql += q.metric.empty() ? " WHERE r.state IN ('scored', 'failed') AND r.ts >= ?1"
+                          : " WHERE r.state IN ('scored', 'failed') AND c.ts >= ?1";
   if (q.max_score) sql += " AND c.value <= ?4";
   sql += q.worst_first && !q.metric.empty() ? " ORDER BY c.value, r.seq LIMIT ?2"
                                             : " ORDER BY r.seq LIMIT ?2";
@@ -277,37 +456,22 @@ Result<std::string> Service::SeriesJson(int64_t window_seconds, int buckets, dou
   const double width = static_cast<double>(window_seconds) / buckets;
   std::vector<std::map<std::string, MetricWindow>> values(buckets);
   std::vector<std::vector<std::pair<std::string, int64_t>>> mix(buckets);
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    Stmt q(s.db,
-           "SELECT CAST((ts - ?1) / ?2 AS INTEGER), metric, COUNT(*), TOTAL(value), "
-           "TOTAL(value * value) FROM scores WHERE ts >= ?1 AND ts <= ?3 GROUP BY 1, 2");
-    q.Real(1, since);
-    q.Real(2, width);
-    q.Real(3, now);
-    while (q.Step()) {
-      int64_t b = std::min<int64_t>(sqlite3_column_int64(q.get(), 0), buckets - 1);
-      MetricWindow& m = values[b][q.Column(1)];
-      m.n += sqlite3_column_int64(q.get(), 2);
-      m.sum += sqlite3_column_double(q.get(), 3);
-      m.squares += sqlite3_column_double(q.get(), 4);
+  // From the aggregates: the chart costs the minutes it spans, not the rows.
+  std::vector<serve::Tally> tallies = s.agg->Series(since, width, buckets, "");
+  for (int b = 0; b < buckets; ++b) {
+    for (const auto& [metric, sums] : tallies[b].metrics) {
+      values[b][metric] = {sums.n, sums.sum, sums.squares};
     }
-    Stmt d(s.db,
-           "SELECT CAST((ts - ?1) / ?2 AS INTEGER), diagnosis, COUNT(*) FROM rows WHERE ts >= ?1 "
-           "AND ts <= ?3 AND state = 'scored' GROUP BY 1, 2");
-    d.Real(1, since);
-    d.Real(2, width);
-    d.Real(3, now);
-    while (d.Step()) {
-      int64_t b = std::min<int64_t>(sqlite3_column_int64(d.get(), 0), buckets - 1);
-      mix[b].emplace_back(d.Column(1), sqlite3_column_int64(d.get(), 2));
-    }
+    for (const auto& [d, n] : tallies[b].diagnoses) mix[b].emplace_back(d, n);
   }
-  std::string out =
-      "{\"start\":" + Number(since) + ",\"seconds\":" + Number(width) + ",\"buckets\":[";
+  // The backlog now, and each bucket's ingested and scored rows: the ingest rate and whether
+  // scoring keeps up.
+  std::string out = "{\"start\":" + Number(since) + ",\"seconds\":" + Number(width) +
+                    ",\"pending\":" + std::to_string(s.agg->Totals().pending()) + ",\"buckets\":[";
   for (int b = 0; b < buckets; ++b) {
     out += b ? ",{\"t\":" : "{\"t\":";
-    out += Number(since + b * width) + ",\"metrics\":{";
+    out += Number(since + b * width) + ",\"ingested\":" + std::to_string(tallies[b].ingested) +
+           ",\"scored\":" + std::to_string(tallies[b].scored) + ",\"metrics\":{";
     bool first = true;
     for (const auto& metric : s.metrics) {
       auto it = values[b].find(metric->key());

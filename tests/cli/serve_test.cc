@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -300,15 +301,15 @@ TEST(ServeCommandTest, TheDashboardChecksItselfInAHeadlessBrowser) {
   size_t at = dom.find("SELFTEST charts");
   ASSERT_NE(at, std::string::npos) << "the self-test did not run";
   EXPECT_EQ(dom.substr(at, dom.find('<', at) - at),
-            "SELFTEST charts=1 mix=1 alerts=1 drilldown=1 runs=0 shown labels= errors=0");
+            "SELFTEST charts=1 mix=1 traffic=1 alerts=1 drilldown=1 runs=0 shown labels= errors=0");
   EXPECT_NE(dom.find("faithfulness.mean_1d &lt; 0.9"), std::string::npos) << "the alert is listed";
 }
 
-TEST(ServeCommandTest, LimitsAnswer413And503WithTheReason) {
+TEST(ServeCommandTest, LimitsAnswer413WithTheReason) {
   TempDir dir;
   Served s(dir.path() + "/t.sqlite",
            {"--max-pending", "6", "--max-body-bytes", "4000", "--max-rows-per-request", "6"});
-  // (A full queue's 503 with Retry-After is tested on the engine, where no scorer drains it.)
+  // (A backlog never refuses rows: tested on the engine, where no scorer drains it.)
   auto rows = s.client->Post("/v1/interactions", FerryRows("b", 7, true), "application/x-ndjson");
   ASSERT_TRUE(rows);
   EXPECT_EQ(rows->status, 413);
@@ -320,6 +321,40 @@ TEST(ServeCommandTest, LimitsAnswer413And503WithTheReason) {
   auto fits = s.client->Post("/v1/interactions", FerryRows("c", 2, true), "application/x-ndjson");
   ASSERT_TRUE(fits);
   EXPECT_EQ(fits->status, 202) << fits->body;
+}
+
+// Prometheus' own linter reads the scrape: histograms, tags with a quote and a newline in their
+// values, HTTP and process series. promtool comes with `make test-deps` (Debian's prometheus).
+TEST(ServeCommandTest, PromtoolChecksTheScrapeAndFindsNothing) {
+  ASSERT_EQ(std::system("command -v promtool > /dev/null"), 0)
+      << "promtool is missing: make test-deps installs it";
+  TempDir dir;
+  Served s(dir.path() + "/t.sqlite", {"--sample", "1", "--tag-key", "route"});
+  std::string body = FerryRows("p", 6, true);
+  for (size_t at = body.find("\"id\""); at != std::string::npos; at = body.find("\"id\"", at + 1)) {
+    body.insert(at, "\"tags\":{\"route\":\"a \\\"b\\\"\\nc\"},");
+    at += 30;
+  }
+  auto res = s.client->Post("/v1/interactions", body, "application/x-ndjson");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 202) << res->body;
+  ASSERT_FALSE(s.SettledSummary().empty());
+  auto scrape = s.client->Get("/metrics");
+  ASSERT_TRUE(scrape);
+  ASSERT_EQ(scrape->status, 200);
+  EXPECT_NE(scrape->body.find("tag_value=\"a \\\"b\\\"\\nc\""), std::string::npos) << scrape->body;
+  EXPECT_NE(
+      scrape->body.find("tala_http_requests_total{route=\"/v1/interactions\",code=\"202\"} 1"),
+      std::string::npos)
+      << scrape->body;
+  std::string file = dir.Write("scrape.txt", scrape->body);
+  std::FILE* pipe = popen(("promtool check metrics < " + file + " 2>&1").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string said;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) said.append(buf, n);
+  EXPECT_EQ(pclose(pipe), 0) << said;
+  EXPECT_EQ(said, "") << said;
 }
 
 TEST(ServeCommandTest, ATokenGuardsEverythingButHealth) {

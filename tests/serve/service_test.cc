@@ -160,7 +160,7 @@ TEST(ServiceTest, RowsLeftPendingAreScoredAfterARestart) {
   EXPECT_EQ(int64_t(Summary(*s, "1h", p)["rows_scored"]), 2);
 }
 
-TEST(ServiceTest, AFullQueueRefusesSampledRowsUntilScored) {
+TEST(ServiceTest, ABacklogNeverRefusesRowsAndTheOldestPastTheCapAreSkippedAndCounted) {
   TempDir dir;
   ServeOptions o;
   o.max_pending = 3;
@@ -168,12 +168,21 @@ TEST(ServiceTest, AFullQueueRefusesSampledRowsUntilScored) {
   auto s = Open(dir.path() + "/t.sqlite", o);
   ASSERT_TRUE(s->Ingest(Row("a", kGood) + "\n" + Row("b", kGood) + "\n" + Row("x", kGood), kNow)
                   .has_value());
-  auto full = s->Ingest(Row("c", kGood), kNow);
-  EXPECT_EQ(full.error().code(), ErrorCode::kUnavailable);
-  ASSERT_EQ(*s->ScorePending(64), 3);
-  EXPECT_TRUE(s->Ingest(Row("c", kGood), kNow).has_value());
+  // The queue is full, and a row still comes in: stored and acknowledged.
+  auto more = s->Ingest(Row("c", kGood) + "\n" + Row("d", kGood), kNow);
+  ASSERT_TRUE(more.has_value()) << more.error().ToString();
+  EXPECT_EQ(s->pending(), 5);
+  // The scorer skips the two oldest and scores the three newest.
+  EXPECT_EQ(*s->ScorePending(64), 3);
+  EXPECT_EQ(s->pending(), 0);
+  simdjson::dom::parser p;
+  auto summary = Summary(*s, "1h", p);
+  EXPECT_EQ(int64_t(summary["rows_ingested"]), 5);
+  EXPECT_EQ(int64_t(summary["rows_scored"]), 3);
+  EXPECT_EQ(int64_t(summary["rows_skipped"]), 2);
+  EXPECT_NE(s->PrometheusText(kNow)->find("tala_rows_skipped_total 2\n"), std::string::npos);
   std::string four =
-      Row("d", kGood) + "\n" + Row("e", kGood) + "\n" + Row("f", kGood) + "\n" + Row("g", kGood);
+      Row("e", kGood) + "\n" + Row("f", kGood) + "\n" + Row("g", kGood) + "\n" + Row("h", kGood);
   EXPECT_EQ(s->Ingest(four, kNow).error().code(), ErrorCode::kInvalidArgument);
 }
 
@@ -379,6 +388,199 @@ TEST(ServiceTest, TimestampsReadAsIso8601Utc) {
   EXPECT_EQ(*ParseTimestamp("2026-12-04T08:00:00.5+00:00"), kNow + 0.5);
   EXPECT_FALSE(ParseTimestamp("2026-12-04 08:00").has_value());
   EXPECT_FALSE(ParseTimestamp("2026-12-04T08:00:00+02:00").has_value());
+}
+
+}  // namespace
+}  // namespace tala
+
+namespace tala {
+namespace {
+
+// Rows over three hours, three routes, good and bad answers.
+void IngestSpread(Service& s) {
+  std::string body;
+  for (int i = 0; i < 60; ++i) {
+    const char* route = i % 3 == 0 ? "faq" : i % 3 == 1 ? "checkout" : "a \"quoted\"\nroute";
+    body += Row("r" + std::to_string(i), i % 4 == 0 ? kBad : kGood, kNow - 3 * 3600 + i * 170,
+                "{\"route\":\"" + std::string(i % 3 == 2 ? "a \\\"quoted\\\"\\nroute" : route) +
+                    "\",\"user\":\"u" + std::to_string(i % 5) + "\"}") +
+            "\n";
+  }
+  ASSERT_TRUE(s.Ingest(body, kNow).has_value());
+  while (s.pending() > 0) ASSERT_TRUE(s.ScorePending(16).has_value());
+}
+
+// The series about rows and scores (not the HTTP and process series, which change by nature).
+std::string RowSeries(const std::string& text) {
+  return text.substr(0, text.find("# HELP tala_http_requests_total"));
+}
+
+TEST(AggregatesTest, WindowsFromTheAggregatesEqualTheRowsAndSurviveARestartAndARebuild) {
+  TempDir dir;
+  const std::string db = dir.path() + "/t.sqlite";
+  ServeOptions o;
+  o.tag_keys = {"route"};
+  std::string by_rows, by_tag, metrics_text;
+  {
+    auto s = Open(db, o);
+    IngestSpread(*s);
+    // A tag key that is not broken down is summed from the rows: the same numbers.
+    auto from_rows = s->SummaryJson("1d", "user=u1", kNow);
+    ASSERT_TRUE(from_rows.has_value());
+    by_rows = *from_rows;
+    EXPECT_NE(by_rows.find("\"rows_ingested\":12,"), std::string::npos) << by_rows;
+    by_tag = *s->SummaryJson("1d", "route=faq", kNow);
+    EXPECT_NE(by_tag.find("\"rows_ingested\":20,\"rows_sampled\":20,\"rows_scored\":20"),
+              std::string::npos)
+        << by_tag;
+    auto all = s->SummaryJson("1d", "", kNow);
+    EXPECT_NE(all->find("\"rows_ingested\":60,"), std::string::npos) << *all;
+    // A window of the last hour holds only the rows stamped in it (whole minutes).
+    auto hour = s->SummaryJson("1h", "", kNow);
+    EXPECT_NE(hour->find("\"rows_ingested\":17,"), std::string::npos) << *hour;
+    metrics_text = *s->PrometheusText(kNow);
+  }
+  {
+    auto reopened = Open(db, o);
+    EXPECT_EQ(*reopened->SummaryJson("1d", "route=faq", kNow), by_tag);
+    EXPECT_EQ(RowSeries(*reopened->PrometheusText(kNow)), RowSeries(metrics_text));
+  }
+  // Another set of tag keys: built again from the rows, with the same totals.
+  ServeOptions other = o;
+  other.tag_keys = {"route", "user"};
+  auto rebuilt = Open(db, other);
+  EXPECT_EQ(*rebuilt->SummaryJson("1d", "route=faq", kNow), by_tag);
+  auto by_user = rebuilt->SummaryJson("1d", "user=u1", kNow);
+  EXPECT_EQ(*by_user, by_rows);
+}
+
+TEST(AggregatesTest, PrometheusTextHasHistogramsTagsEscapedLabelsAndValidLines) {
+  TempDir dir;
+  ServeOptions o;
+  o.tag_keys = {"route"};
+  o.max_tag_values = 2;
+  auto s = Open(dir.path() + "/t.sqlite", o);
+  IngestSpread(*s);
+  s->RecordHttp("/v1/interactions", 202, 0.004);
+  s->RecordHttp("/metrics", 200, 0.3);
+  std::string text = *s->PrometheusText(kNow);
+  EXPECT_NE(text.find("# TYPE tala_metric_value histogram\n"), std::string::npos);
+  EXPECT_NE(text.find("tala_metric_value_bucket{metric=\"faithfulness\",le=\"+Inf\"} 60\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("tala_metric_value_count{metric=\"faithfulness\"} 60\n"), std::string::npos);
+  // Two route values kept, the third (20 rows) capped and counted.
+  EXPECT_NE(text.find("tala_tag_rows_ingested_total{tag_key=\"route\",tag_value=\"faq\"} 20\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("tala_tag_values_capped_total 20\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("tala_http_requests_total{route=\"/v1/interactions\",code=\"202\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(
+      text.find("tala_http_request_duration_seconds_bucket{route=\"/metrics\",le=\"0.25\"} 0\n"
+                "tala_http_request_duration_seconds_bucket{route=\"/metrics\",le=\"0.5\"} 1\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("process_resident_memory_bytes "), std::string::npos);
+  // Every line is a comment or a sample of the exposition format.
+  std::regex sample(
+      R"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\\\|\\"|\\n)*",?)*\})? -?[0-9.e+Inf-]+$)");
+  size_t at = 0, samples = 0;
+  while (at < text.size()) {
+    size_t nl = text.find('\n', at);
+    std::string line = text.substr(at, nl - at);
+    at = nl + 1;
+    if (line.rfind("# HELP ", 0) == 0 || line.rfind("# TYPE ", 0) == 0) continue;
+    EXPECT_TRUE(std::regex_match(line, sample)) << line;
+    ++samples;
+  }
+  EXPECT_GT(samples, 40u);
+
+  // A value with a quote and a newline is escaped, not a broken scrape.
+  ServeOptions all = o;
+  all.max_tag_values = 10;
+  TempDir other;
+  auto t = Open(other.path() + "/t.sqlite", all);
+  IngestSpread(*t);
+  std::string escaped = *t->PrometheusText(kNow);
+  EXPECT_NE(escaped.find("tag_value=\"a \\\"quoted\\\"\\nroute\"} 20\n"), std::string::npos)
+      << escaped;
+}
+
+}  // namespace
+}  // namespace tala
+
+namespace tala {
+namespace {
+
+TEST(RetentionTest, RowsPastTheAgeGoInBatchesWaitingRowsStayAndTheWindowsKeepThem) {
+  TempDir dir;
+  ServeOptions o;
+  o.retain_days = 1;
+  auto s = Open(dir.path() + "/t.sqlite", o);
+  std::string old_rows, new_rows;
+  for (int i = 0; i < 10; ++i)
+    old_rows += Row("old" + std::to_string(i), kGood, kNow - 3 * 86400) + "\n";
+  for (int i = 0; i < 5; ++i) new_rows += Row("new" + std::to_string(i), kGood, kNow - 3600) + "\n";
+  ASSERT_TRUE(s->Ingest(old_rows + new_rows, kNow).has_value());
+  ASSERT_EQ(*s->ScorePending(64), 15);
+  // Two old rows still waiting to be scored are not deleted.
+  ASSERT_TRUE(s->Ingest(Row("late1", kGood, kNow - 3 * 86400) + "\n" +
+                            Row("late2", kGood, kNow - 3 * 86400),
+                        kNow)
+                  .has_value());
+  int64_t total = 0;
+  for (int round = 0; round < 10; ++round) {
+    auto removed = s->Prune(kNow, 4);
+    ASSERT_TRUE(removed.has_value()) << removed.error().ToString();
+    EXPECT_LE(*removed, 4);
+    total += *removed;
+    if (*removed == 0) break;
+  }
+  EXPECT_EQ(total, 10);
+  auto kept = s->Rows({.since = 0});
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->size(), 5u);
+  EXPECT_EQ(s->pending(), 2);
+  // The windows read the aggregates: what was deleted is still counted there.
+  simdjson::dom::parser p;
+  EXPECT_EQ(int64_t(Summary(*s, "7d", p)["rows_ingested"]), 17);
+  EXPECT_NE(s->PrometheusText(kNow)->find("tala_rows_deleted_total 10\n"), std::string::npos);
+  // The two late rows are scored, then old enough to go too.
+  ASSERT_EQ(*s->ScorePending(64), 2);
+  EXPECT_EQ(*s->Prune(kNow), 2);
+}
+
+TEST(RetentionTest, PastMaxDbBytesTheOldestRowsGoFirst) {
+  TempDir dir;
+  ServeOptions o;
+  o.max_db_bytes = 400 * 1024;
+  auto s = Open(dir.path() + "/t.sqlite", o);
+  const std::string padding(400, 'x');
+  for (int batch = 0; batch < 10; ++batch) {
+    std::string body;
+    for (int i = 0; i < 200; ++i) {
+      body += Row("r" + std::to_string(batch * 200 + i), kGood + " " + padding, kNow - 60) + "\n";
+    }
+    o.max_rows_per_request = 200;
+    ASSERT_TRUE(s->Ingest(body, kNow).has_value());
+    while (s->pending() > 0) ASSERT_TRUE(s->ScorePending(256).has_value());
+  }
+  int64_t removed = 0;
+  for (int round = 0; round < 100; ++round) {
+    auto r = s->Prune(kNow, 100);
+    ASSERT_TRUE(r.has_value()) << r.error().ToString();
+    removed += *r;
+    if (*r == 0) break;
+  }
+  EXPECT_GT(removed, 0);
+  auto kept = s->Rows({.since = 0, .limit = 5000});
+  ASSERT_TRUE(kept.has_value());
+  ASSERT_FALSE(kept->empty());
+  EXPECT_EQ(static_cast<int64_t>(kept->size()) + removed, 2000);
+  // The newest row is kept, the oldest is gone.
+  EXPECT_NE(kept->back().result.find("\"id\":\"r1999\""), std::string::npos);
+  EXPECT_EQ(kept->front().result.find("\"id\":\"r0\""), std::string::npos);
 }
 
 }  // namespace
