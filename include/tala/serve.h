@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,6 +38,8 @@ struct AlertRule {
   int64_t min_rows = 20;
   double clear_margin = 0.02;
   std::string webhook;  // where the event is POSTed (empty: logged only)
+  // A firing rule whose window holds no row any more clears ("no data"), when set.
+  bool clear_on_no_data = false;
 };
 // "METRIC.mean_WINDOW OP NUMBER" (windows: 90m, 1h, 1d, 7d...); kInvalidArgument naming the rule.
 Result<AlertRule> ParseAlertRule(const std::string& text);
@@ -128,8 +131,9 @@ class Service {
   // kDataError naming "request", the line and the field of the first bad row; kUnavailable
   // (retry later) when the scoring queue is full. `now` stamps rows without a timestamp.
   Result<IngestAnswer> Ingest(std::string_view body, double now);
-  // OTLP/HTTP JSON traces, one row per trace (the mapping: src/serve/otlp.h), then as Ingest.
-  Result<IngestAnswer> IngestTraces(std::string_view body, double now);
+  // OTLP/HTTP traces, JSON or (with `protobuf`) an ExportTraceServiceRequest's bytes, one row
+  // per trace (the mapping: src/serve/otlp.h), then as Ingest.
+  Result<IngestAnswer> IngestTraces(std::string_view body, double now, bool protobuf = false);
 
   // Scores up to `max_rows` waiting rows (oldest first); the number scored.
   Result<int64_t> ScorePending(int max_rows);
@@ -154,10 +158,19 @@ class Service {
   // Evaluates every alert rule at `now`; each change of state is stored (state and history
   // survive restarts) and returned, to be delivered.
   Result<std::vector<AlertEvent>> CheckAlerts(double now);
-  // Events whose webhook has not acknowledged them yet (delivery is retried until it does).
-  Result<std::vector<AlertEvent>> UndeliveredAlerts();
+  // Events whose webhook has not acknowledged them yet and whose next attempt is due at `now`
+  // (delivery is retried until it answers 2xx, with backoff).
+  Result<std::vector<AlertEvent>> UndeliveredAlerts(
+      double now = std::numeric_limits<double>::infinity());
   Status MarkAlertDelivered(int64_t id);
-  // {"rules": [{"rule", "firing", "since"}], "history": [events, newest first, at most 100]}.
+  // One delivery attempt of event `id` at `at`: the webhook's HTTP status (0: no answer) and
+  // what went wrong. 2xx marks it delivered; anything else schedules the next attempt after an
+  // exponential backoff (1 s doubling, at most 5 minutes, with ±20% jitter fixed by the event
+  // and the attempt). Every attempt is kept and shown in /v1/alerts.
+  Status RecordAlertAttempt(int64_t id, double at, int http_status, const std::string& error);
+  // {"rules": [{"rule", "firing", "since", "min_rows"}], "history": [events, newest first, at
+  // most 100, each with its delivery: attempts, delivered, next_attempt, last_error],
+  // "attempts": [the last 100 delivery attempts]}.
   Result<std::string> AlertsJson();
 
   // kInvalidArgument when `metric` is not served or max_score comes without it.

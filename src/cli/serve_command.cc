@@ -18,6 +18,7 @@
 #include "history/history_json.h"
 #include "history/local_store.h"
 #include "io/writers/json_text.h"
+#include "serve/otlp.h"
 #include "tala/history.h"
 #include "tala/serve.h"
 
@@ -35,9 +36,13 @@ struct ServeFlags {
   std::vector<std::string> sample_tags;  // KEY=VALUE=SHARE
 };
 
-// Alerts that changed state are logged; those with a webhook are POSTed until one answers 2xx
-// (the event stays undelivered in the database meanwhile, across restarts too).
-void DeliverAlerts(Service& service, double now) {
+double Now();
+
+// Alerts that changed state are logged; those with a webhook are POSTed, on the alert thread
+// (never the scorer's), until one answers 2xx: each attempt is recorded, and a failed one is
+// retried after the backoff Service::RecordAlertAttempt sets (the event stays undelivered in the
+// database meanwhile, across restarts too).
+void CheckAndDeliverAlerts(Service& service, double now) {
   auto changed = service.CheckAlerts(now);
   if (!changed) {
     std::fprintf(stderr, "tala serve: alerts: %s\n", changed.error().ToString().c_str());
@@ -47,9 +52,9 @@ void DeliverAlerts(Service& service, double now) {
     std::fprintf(stderr, "tala serve: alert %s: %s (mean %.4f over %lld rows)\n", e.event.c_str(),
                  e.rule.c_str(), e.mean, static_cast<long long>(e.n));
   }
-  auto waiting = service.UndeliveredAlerts();
-  if (!waiting) return;
-  for (const AlertEvent& e : *waiting) {
+  auto due = service.UndeliveredAlerts(now);
+  if (!due) return;
+  for (const AlertEvent& e : *due) {
     // scheme://host:port, then the path.
     size_t slash = e.webhook.find('/', e.webhook.find("://") + 3);
     std::string base = e.webhook.substr(0, slash);
@@ -58,12 +63,15 @@ void DeliverAlerts(Service& service, double now) {
     client.set_connection_timeout(2);
     client.set_read_timeout(5);
     auto res = client.Post(path, e.Payload(), "application/json");
-    if (res && res->status / 100 == 2) {
-      (void)service.MarkAlertDelivered(e.id);
-    } else {
-      std::fprintf(stderr, "tala serve: webhook %s did not take the %s event; retrying\n",
-                   base.c_str(), e.event.c_str());
+    int status = res ? res->status : 0;
+    std::string error = res ? (status / 100 == 2 ? "" : "HTTP " + std::to_string(status))
+                            : httplib::to_string(res.error());
+    if (!error.empty()) {
+      std::fprintf(stderr,
+                   "tala serve: webhook %s did not take the %s event (%s); retrying later\n",
+                   base.c_str(), e.event.c_str(), error.c_str());
     }
+    (void)service.RecordAlertAttempt(e.id, Now(), status, error);
   }
 }
 
@@ -309,7 +317,12 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
     res.set_content("ok\n", "text/plain");
   });
   auto ingest = [&service](const httplib::Request& req, httplib::Response& res, bool traces) {
-    auto answer = traces ? service.IngestTraces(req.body, Now()) : service.Ingest(req.body, Now());
+    // OTLP's two encodings: protobuf is the Collector's and most SDKs' default; the answer goes
+    // back in the request's encoding.
+    const bool protobuf =
+        traces && req.get_header_value("Content-Type").rfind("application/x-protobuf", 0) == 0;
+    auto answer =
+        traces ? service.IngestTraces(req.body, Now(), protobuf) : service.Ingest(req.body, Now());
     if (!answer) {
       const Status& s = answer.error();
       if (s.code() == ErrorCode::kUnavailable) {
@@ -333,6 +346,15 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
       io::AppendJsonString(body, answer->ids[i]);
     }
     body += "]";
+    if (protobuf) {
+      res.status = 200;
+      res.set_content(serve::OtlpProtobufAnswer(answer->skipped,
+                                                std::to_string(answer->skipped) +
+                                                    " traces had no gen_ai inference span with "
+                                                    "both input and output messages"),
+                      "application/x-protobuf");
+      return;
+    }
     if (traces && answer->skipped > 0) {
       // OTLP's partial success: the exporter is told, and does not retry.
       body += ",\"partialSuccess\":{\"errorMessage\":\"" + std::to_string(answer->skipped) +
@@ -448,8 +470,18 @@ int RunServe(ServeFlags& f) {
     server.stop();
   });
   // Scoring runs beside the server; rows left pending by a crash are scored first.
+  // Alerts on a thread of their own, every half second as rows age out of the windows: a webhook
+  // that hangs or fails never slows scoring.
+  std::thread alerter([&service] {
+    while (!g_stopping) {
+      CheckAndDeliverAlerts(**service, Now());
+      for (int i = 0; i < 25 && !g_stopping; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+  });
   std::thread scorer([&service] {
-    double checked = 0, pruned = 0;
+    double pruned = 0;
     std::string last_error;
     double last_logged = 0;
     while (!g_stopping) {
@@ -465,7 +497,6 @@ int RunServe(ServeFlags& f) {
       } else if (n) {
         last_error.clear();
       }
-      // Alerts after new scores, and every second as rows age out of the windows.
       double now = Now();
       // Retention, a batch at a time between scoring passes, so ingest waits at most for one.
       if (now - pruned >= 10) {
@@ -474,10 +505,6 @@ int RunServe(ServeFlags& f) {
           std::fprintf(stderr, "tala serve: retention: %s\n", removed.error().ToString().c_str());
         }
         if (!removed || *removed == 0) pruned = now;
-      }
-      if ((n && *n > 0) || now - checked >= 1) {
-        DeliverAlerts(**service, now);
-        checked = now;
       }
       if (!n || *n == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -496,6 +523,7 @@ int RunServe(ServeFlags& f) {
   g_stopping = true;
   watcher.join();
   scorer.join();
+  alerter.join();
   std::signal(SIGTERM, old_term);
   std::signal(SIGINT, old_int);
   std::fprintf(stderr, "tala serve: stopped; %lld rows wait to be scored at the next start\n",

@@ -31,9 +31,12 @@ Status ReadAlert(const std::string& path, const toml::node& n, AlertRule& rule) 
       TALA_RETURN_IF_ERROR(Read(path, v, name, rule.clear_margin, "a number"));
     } else if (key == "webhook") {
       TALA_RETURN_IF_ERROR(Read(path, v, name, rule.webhook, "a URL string"));
+    } else if (key == "clear_on_no_data") {
+      TALA_RETURN_IF_ERROR(Read(path, v, name, rule.clear_on_no_data, "true or false"));
     } else {
-      return InvalidArgument(Where(path, v, name) +
-                             ": unknown key (when, min_rows, clear_margin, webhook)");
+      return InvalidArgument(
+          Where(path, v, name) +
+          ": unknown key (when, min_rows, clear_margin, webhook, clear_on_no_data)");
     }
   }
   return OkStatus();

@@ -1,6 +1,8 @@
 // Service's alert rules: parsing, the firing/clearing state machine with hysteresis, the
 // history kept in the database, and the payload sent to webhooks.
 
+#include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <regex>
 
@@ -46,8 +48,7 @@ AlertEvent EventFrom(Stmt& q) {
   return e;
 }
 
-constexpr const char* kEventColumns =
-    "SELECT id, rule, event, at, mean, n, threshold, webhook FROM alert_events";
+constexpr const char* kEventColumns = "SELECT id, rule, event, at, mean, n, threshold, webhook";
 
 }  // namespace
 
@@ -86,12 +87,77 @@ std::string AlertEvent::Payload() const {
 }
 
 Status CreateAlertTables(Service::Impl& s) {
-  return s.Exec(
+  TALA_RETURN_IF_ERROR(s.Exec(
       "CREATE TABLE IF NOT EXISTS alert_state (rule TEXT PRIMARY KEY, firing INTEGER NOT NULL,"
       "  since REAL NOT NULL);"
       "CREATE TABLE IF NOT EXISTS alert_events (id INTEGER PRIMARY KEY, rule TEXT NOT NULL,"
       "  event TEXT NOT NULL, at REAL NOT NULL, mean REAL NOT NULL, n INTEGER NOT NULL,"
-      "  threshold REAL NOT NULL, webhook TEXT NOT NULL, delivered INTEGER NOT NULL);");
+      "  threshold REAL NOT NULL, webhook TEXT NOT NULL, delivered INTEGER NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS alert_attempts (event_id INTEGER NOT NULL, at REAL NOT NULL,"
+      "  status INTEGER NOT NULL, error TEXT NOT NULL);"));
+  // Databases from before delivery backoff get its two columns.
+  bool has_attempts = false;
+  {
+    Stmt columns(s.db, "SELECT name FROM pragma_table_info('alert_events')");
+    while (columns.Step()) has_attempts = has_attempts || columns.Column(0) == "attempts";
+  }
+  if (!has_attempts) {
+    TALA_RETURN_IF_ERROR(
+        s.Exec("ALTER TABLE alert_events ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;"
+               "ALTER TABLE alert_events ADD COLUMN next_at REAL NOT NULL DEFAULT 0;"));
+  }
+  // What /metrics says of each rule, without reading the database on a scrape.
+  Stmt state(s.db, "SELECT rule, firing FROM alert_state");
+  std::lock_guard<std::mutex> stats(s.stats_mu);
+  while (state.Step()) s.firing[state.Column(0)] = sqlite3_column_int64(state.get(), 1) != 0;
+  return OkStatus();
+}
+
+namespace {
+// Seconds before attempt `attempt` + 1 of event `id`: 1 s doubling per failed attempt, at most
+// 5 minutes, times a jitter in [0.8, 1.2] fixed by the event and the attempt (so many rules
+// failing at once do not retry in step, and a test can bound it).
+double Backoff(int64_t id, int64_t attempt) {
+  double base =
+      std::min(300.0, std::ldexp(1.0, static_cast<int>(std::min<int64_t>(attempt, 20)) - 1));
+  uint64_t h = static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull ^
+               static_cast<uint64_t>(attempt) * 0xC2B2AE3D27D4EB4Full;
+  h ^= h >> 29;
+  double jitter = 0.8 + 0.4 * static_cast<double>(h % 10000) / 9999.0;
+  return base * jitter;
+}
+}  // namespace
+
+Status Service::RecordAlertAttempt(int64_t id, double at, int http_status,
+                                   const std::string& error) {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  const bool delivered = http_status >= 200 && http_status < 300;
+  TALA_RETURN_IF_ERROR(s.Exec("BEGIN IMMEDIATE"));
+  Stmt log(s.db, "INSERT INTO alert_attempts (event_id, at, status, error) VALUES (?1,?2,?3,?4)");
+  log.Int(1, id);
+  log.Real(2, at);
+  log.Int(3, http_status);
+  log.Text(4, error);
+  int64_t attempts = 0;
+  {
+    Stmt count(s.db, "SELECT attempts FROM alert_events WHERE id = ?1");
+    count.Int(1, id);
+    if (count.Step()) attempts = sqlite3_column_int64(count.get(), 0);
+  }
+  ++attempts;
+  Stmt update(s.db,
+              "UPDATE alert_events SET attempts = ?2, next_at = ?3, delivered = ?4 WHERE id = ?1");
+  update.Int(1, id);
+  update.Int(2, attempts);
+  update.Real(3, delivered ? 0 : at + Backoff(id, attempts));
+  update.Int(4, delivered ? 1 : 0);
+  if (log.Done() != SQLITE_DONE || update.Done() != SQLITE_DONE) {
+    std::string message = sqlite3_errmsg(s.db);
+    (void)s.Exec("ROLLBACK");
+    return IoError("cannot record an alert delivery: " + message);
+  }
+  return s.Exec("COMMIT");
 }
 
 Result<std::vector<AlertEvent>> Service::CheckAlerts(double now) {
@@ -112,6 +178,8 @@ Result<std::vector<AlertEvent>> Service::CheckAlerts(double now) {
     std::string event;
     if (!firing && n >= rule.min_rows && Holds(rule, mean)) event = "fired";
     if (firing && n > 0 && Recovered(rule, mean)) event = "cleared";
+    // No row left in the window: nothing says the metric is still bad (n is 0 in the event).
+    if (firing && n == 0 && rule.clear_on_no_data) event = "cleared";
     if (event.empty()) continue;
     TALA_RETURN_IF_ERROR(s.Exec("BEGIN IMMEDIATE"));
     Stmt set(s.db, "INSERT OR REPLACE INTO alert_state (rule, firing, since) VALUES (?1,?2,?3)");
@@ -143,15 +211,22 @@ Result<std::vector<AlertEvent>> Service::CheckAlerts(double now) {
                  n,
                  rule.webhook};
     TALA_RETURN_IF_ERROR(s.Exec("COMMIT"));
+    {
+      std::lock_guard<std::mutex> stats(s.stats_mu);
+      s.firing[rule.text] = event == "fired";
+    }
     events.push_back(std::move(e));
   }
   return events;
 }
 
-Result<std::vector<AlertEvent>> Service::UndeliveredAlerts() {
+Result<std::vector<AlertEvent>> Service::UndeliveredAlerts(double now) {
   Impl& s = *impl_;
   std::lock_guard<std::mutex> lock(s.mu);
-  Stmt q(s.db, (std::string(kEventColumns) + " WHERE delivered = 0 ORDER BY id").c_str());
+  Stmt q(s.db, (std::string(kEventColumns) +
+                " FROM alert_events WHERE delivered = 0 AND next_at <= ?1 ORDER BY id")
+                   .c_str());
+  q.Real(1, std::min(now, 1e300));
   std::vector<AlertEvent> out;
   while (q.Step()) out.push_back(EventFrom(q));
   return out;
@@ -185,12 +260,38 @@ Result<std::string> Service::AlertsJson() {
            ",\"min_rows\":" + std::to_string(rule.min_rows) + "}";
   }
   out += "],\"history\":[";
-  Stmt q(s.db, (std::string(kEventColumns) + " ORDER BY id DESC LIMIT 100").c_str());
+  Stmt q(s.db, (std::string(kEventColumns) +
+                ", delivered, attempts, next_at, (SELECT error FROM alert_attempts a WHERE"
+                " a.event_id = alert_events.id ORDER BY a.at DESC LIMIT 1) FROM alert_events"
+                " ORDER BY id DESC LIMIT 100")
+                   .c_str());
   bool first = true;
   while (q.Step()) {
     if (!first) out += ',';
     first = false;
-    out += EventFrom(q).Payload();
+    std::string event = EventFrom(q).Payload();
+    event.pop_back();  // the closing brace: the delivery follows
+    const bool delivered = sqlite3_column_int64(q.get(), 8) != 0;
+    event +=
+        std::string(",\"delivered\":") + (delivered ? "true" : "false") +
+        ",\"attempts\":" + std::to_string(sqlite3_column_int64(q.get(), 9)) + ",\"next_attempt\":" +
+        (delivered ? std::string("null") : "\"" + Iso(sqlite3_column_double(q.get(), 10)) + "\"") +
+        ",\"last_error\":";
+    io::AppendJsonString(event, q.Column(11));
+    out += event + "}";
+  }
+  out += "],\"attempts\":[";
+  Stmt tries(
+      s.db, "SELECT event_id, at, status, error FROM alert_attempts ORDER BY rowid DESC LIMIT 100");
+  first = true;
+  while (tries.Step()) {
+    out += first ? "{\"event\":" : ",{\"event\":";
+    first = false;
+    out += std::to_string(sqlite3_column_int64(tries.get(), 0)) + ",\"at\":\"" +
+           Iso(sqlite3_column_double(tries.get(), 1)) +
+           "\",\"status\":" + std::to_string(sqlite3_column_int64(tries.get(), 2)) + ",\"error\":";
+    io::AppendJsonString(out, tries.Column(3));
+    out += "}";
   }
   return out + "]}";
 }

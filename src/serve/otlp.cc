@@ -198,8 +198,12 @@ Result<OtlpRows> OtlpToRows(std::string_view body) {
   } catch (const TooDeep&) {
     return Bad("", "nested deeper than " + std::to_string(kMaxDepth) + " levels");
   } catch (const json::exception&) {
-    return Bad("", "not JSON (OTLP/HTTP JSON expected)");
+    return Bad("", "not JSON (OTLP/HTTP JSON expected; send protobuf as application/x-protobuf)");
   }
+  return OtlpJsonToRows(root);
+}
+
+Result<OtlpRows> OtlpJsonToRows(const nlohmann::json& root) {
   const json& resource_spans = Member(root, "resourceSpans");
   if (!resource_spans.is_array())
     return Bad("resourceSpans", "missing: not an OTLP traces request");

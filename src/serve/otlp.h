@@ -1,6 +1,6 @@
 #pragma once
-// OTLP/HTTP JSON traces (POST /v1/traces) into tala rows, one per trace, by OpenTelemetry's
-// GenAI semantic conventions:
+// OTLP/HTTP traces (POST /v1/traces, JSON or protobuf) into tala rows, one per trace, by
+// OpenTelemetry's GenAI semantic conventions:
 //   - the inference span (gen_ai.operation.name chat, text_completion or generate_content):
 //     user_input is the text of the last "user" message of gen_ai.input.messages, response the
 //     text of the first "assistant" message of gen_ai.output.messages (both as structured
@@ -15,6 +15,7 @@
 // resource's service.name and service.version (as "service", "version"). A trace without an
 // inference span holding both a question and an answer is skipped and counted. Pure.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -29,5 +30,15 @@ struct OtlpRows {
 
 // kDataError (file "request", field the JSON path) when the body is not OTLP JSON.
 Result<OtlpRows> OtlpToRows(std::string_view body);
+// The same from a parsed body.
+Result<OtlpRows> OtlpJsonToRows(const nlohmann::json& root);
+
+// The same from an OTLP/HTTP protobuf body (an ExportTraceServiceRequest,
+// otlp_trace.proto): decoded with libprotobuf into OTLP's JSON form, then read as above, so
+// both encodings map one way. kDataError when the bytes are not such a message.
+Result<OtlpRows> OtlpProtobufToRows(std::string_view body);
+// The protobuf answer an OTLP exporter expects (ExportTraceServiceResponse), with a partial
+// success when traces were skipped.
+std::string OtlpProtobufAnswer(int64_t skipped, const std::string& message);
 
 }  // namespace tala::serve

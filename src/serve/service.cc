@@ -375,8 +375,9 @@ Result<int64_t> Service::Prune(double now, int64_t max_rows) {
   return deleted;
 }
 
-Result<IngestAnswer> Service::IngestTraces(std::string_view body, double now) {
-  TALA_ASSIGN_OR_RETURN(serve::OtlpRows rows, serve::OtlpToRows(body));
+Result<IngestAnswer> Service::IngestTraces(std::string_view body, double now, bool protobuf) {
+  TALA_ASSIGN_OR_RETURN(serve::OtlpRows rows,
+                        protobuf ? serve::OtlpProtobufToRows(body) : serve::OtlpToRows(body));
   IngestAnswer answer;
   if (!rows.jsonl.empty()) {
     TALA_ASSIGN_OR_RETURN(answer, Ingest(rows.jsonl, now));

@@ -50,6 +50,7 @@ struct Service::Impl {
   std::map<std::string, HttpSeries> http_durations;              // route -> durations
   double started = 0;                                            // epoch seconds
   int64_t deleted = 0;  // rows removed by retention since the start (guarded by stats_mu)
+  std::map<std::string, bool> firing;  // alert rule -> firing now (guarded by stats_mu)
 
   ~Impl() {
     if (db != nullptr) sqlite3_close(db);

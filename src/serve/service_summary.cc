@@ -314,6 +314,15 @@ Result<std::string> Service::PrometheusText(double now) {
          "What the judge calls cost, when the price is known.");
     out += "tala_judge_cost_usd_total " + Number(s.judge_cost) + "\n";
   }
+  if (!s.options.alerts.empty()) {
+    std::lock_guard<std::mutex> lock(s.stats_mu);
+    head("tala_alert_firing", "gauge", "1 while an alert rule fires, else 0.");
+    for (const AlertRule& rule : s.options.alerts) {
+      auto it = s.firing.find(rule.text);
+      out += "tala_alert_firing{rule=\"" + Label(rule.text) + "\"} " +
+             (it != s.firing.end() && it->second ? "1" : "0") + "\n";
+    }
+  }
   head("tala_queue_depth", "gauge", "Sampled rows waiting to be scored.");
   out += "tala_queue_depth " + std::to_string(all.pending()) + "\n";
 

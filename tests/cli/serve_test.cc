@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <simdjson.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -139,18 +141,31 @@ TEST(ServeCommandTest, KillNineLosesNothingAcknowledgedAndScoresItOnce) {
 // A webhook receiver on 127.0.0.1 that keeps every payload it is sent.
 class Receiver {
  public:
-  Receiver() {
-    server_.Post("/hook", [this](const httplib::Request& req, httplib::Response& res) {
-      std::lock_guard<std::mutex> lock(mu_);
-      bodies_.push_back(req.body);
-      res.status = 204;
-    });
+  // Answers `status`; with `hang`, each request waits until Release() (a webhook that hangs).
+  explicit Receiver(int status = 204, bool hang = false) {
+    server_.Post("/hook",
+                 [this, status, hang](const httplib::Request& req, httplib::Response& res) {
+                   std::unique_lock<std::mutex> lock(mu_);
+                   bodies_.push_back(req.body);
+                   if (hang) released_cv_.wait(lock, [this] { return released_; });
+                   res.status = status;
+                 });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
   }
   ~Receiver() {
+    Release();
     server_.stop();
     thread_.join();
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = true;
+    released_cv_.notify_all();
+  }
+  size_t Count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return bodies_.size();
   }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/hook"; }
   // Waits (bounded) until `n` payloads came; returns them all.
@@ -171,6 +186,8 @@ class Receiver {
   int port_ = 0;
   std::thread thread_;
   std::mutex mu_;
+  std::condition_variable released_cv_;
+  bool released_ = false;
   std::vector<std::string> bodies_;
 };
 
@@ -355,6 +372,98 @@ TEST(ServeCommandTest, PromtoolChecksTheScrapeAndFindsNothing) {
   for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) said.append(buf, n);
   EXPECT_EQ(pclose(pipe), 0) << said;
   EXPECT_EQ(said, "") << said;
+}
+
+// Alerts are delivered on a thread of their own: a webhook that never answers leaves scoring
+// at full speed (before, each delivery attempt held the scorer for its 5 s timeout: 640 rows,
+// 10 passes, took 50 s), and one that answers 500 is retried with backoff, not 20 times a second.
+TEST(ServeCommandTest, AHangingOrFailingWebhookNeverSlowsScoringAndIsRetriedWithBackoff) {
+  for (bool hang : {true, false}) {
+    TempDir dir;
+    Receiver hook(hang ? 204 : 500, hang);
+    std::string config = dir.Write("tala.toml",
+                                   "[serve]\nsample = 1\n\n[[serve.alerts]]\n"
+                                   "when = \"faithfulness.mean_1d < 0.70\"\n"
+                                   "min_rows = 5\nwebhook = \"" +
+                                       hook.url() + "\"\n");
+    Served s(dir.path() + "/t.sqlite", {"--config", config});
+    auto res =
+        s.client->Post("/v1/interactions", FerryRows("bad", 10, false), "application/x-ndjson");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 202);
+    ASSERT_EQ(hook.Await(1).size(), 1u);  // fired; the webhook now hangs, or said 500
+    for (int batch = 0; batch < 10; ++batch) {
+      res = s.client->Post("/v1/interactions",
+                           FerryRows("b" + std::to_string(batch) + "-", 64, false),
+                           "application/x-ndjson");
+      ASSERT_TRUE(res);
+      ASSERT_EQ(res->status, 202);
+    }
+    // All 650 rows scored well within the time one stalled delivery used to cost per pass.
+    bool scored = false;
+    for (int i = 0; i < 300 && !scored; ++i) {
+      auto summary = s.client->Get("/v1/summary?window=1d");
+      scored = summary && summary->body.find("\"rows_scored\":650,") != std::string::npos;
+      if (!scored) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_TRUE(scored);
+    if (!hang) {
+      // Backoff: 1 s, 2 s, 4 s... so over the next 2.5 s at most two more attempts.
+      std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+      EXPECT_LE(hook.Count(), 5u);
+      auto alerts = s.client->Get("/v1/alerts");
+      ASSERT_TRUE(alerts);
+      EXPECT_NE(alerts->body.find("\"error\":\"HTTP 500\""), std::string::npos) << alerts->body;
+      EXPECT_NE(alerts->body.find("\"delivered\":false"), std::string::npos) << alerts->body;
+    }
+    hook.Release();
+  }
+}
+
+std::string Gzip(const std::string& data) {
+  z_stream z{};
+  deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // gzip wrapper
+  std::string out(deflateBound(&z, data.size()) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// OTLP/HTTP protobuf as the OpenTelemetry JS SDK sent it (recorded once), plain and gzipped:
+// one row with its documents, the answer in protobuf, and the repeat stored once.
+TEST(ServeCommandTest, OtlpProtobufAndGzipFromARealSdkBecomeOneRow) {
+  TempDir dir;
+  Served s(dir.path() + "/t.sqlite", {"--sample", "1"});
+  std::ifstream in(std::string(TALA_SOURCE_DIR) + "/tests/data/otlp/js_sdk_trace.pb",
+                   std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  auto res = s.client->Post("/v1/traces", bytes.str(), "application/x-protobuf");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(res->get_header_value("Content-Type"), "application/x-protobuf");
+  EXPECT_EQ(res->body, "");  // an ExportTraceServiceResponse without a partial success
+  httplib::Headers gzip = {{"Content-Encoding", "gzip"}};
+  res = s.client->Post("/v1/traces", gzip, Gzip(bytes.str()), "application/x-protobuf");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  std::string summary = s.SettledSummary();
+  EXPECT_EQ(Field(summary, "rows_ingested"), 1) << summary;
+  EXPECT_EQ(Field(summary, "rows_scored"), 1) << summary;
+  auto rows = s.client->Get("/v1/rows?since=0");
+  ASSERT_TRUE(rows);
+  EXPECT_NE(rows->body.find("A single ride costs 2.40 euros."), std::string::npos) << rows->body;
+  // JSON sent as protobuf is refused with the reason, not taken.
+  res = s.client->Post("/v1/traces", "{\"resourceSpans\":[]}", "application/x-protobuf");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(res->body.find("not an OTLP ExportTraceServiceRequest"), std::string::npos)
+      << res->body;
 }
 
 TEST(ServeCommandTest, ATokenGuardsEverythingButHealth) {

@@ -585,3 +585,82 @@ TEST(RetentionTest, PastMaxDbBytesTheOldestRowsGoFirst) {
 
 }  // namespace
 }  // namespace tala
+
+namespace tala {
+namespace {
+
+std::unique_ptr<Service> FiringService(const std::string& db, bool clear_on_no_data) {
+  ServeOptions o;
+  auto rule = ParseAlertRule("faithfulness.mean_1h < 0.70");
+  EXPECT_TRUE(rule.has_value());
+  rule->min_rows = 2;
+  rule->webhook = "http://127.0.0.1:9/hook";
+  rule->clear_on_no_data = clear_on_no_data;
+  o.alerts = {*rule};
+  auto s = Open(db, o);
+  EXPECT_TRUE(
+      s->Ingest(Row("a", kBad, kNow - 100) + "\n" + Row("b", kBad, kNow - 90), kNow).has_value());
+  EXPECT_EQ(*s->ScorePending(64), 2);
+  return s;
+}
+
+TEST(AlertDeliveryTest, FailedDeliveriesBackOffExponentiallyAndEveryAttemptIsShown) {
+  TempDir dir;
+  auto s = FiringService(dir.path() + "/t.sqlite", false);
+  auto fired = *s->CheckAlerts(kNow);
+  ASSERT_EQ(fired.size(), 1u);
+  const int64_t id = fired[0].id;
+  EXPECT_NE(
+      s->PrometheusText(kNow)->find("tala_alert_firing{rule=\"faithfulness.mean_1h < 0.70\"} 1\n"),
+      std::string::npos);
+  double at = kNow;
+  double previous_wait = 0;
+  for (int attempt = 1; attempt <= 12; ++attempt) {
+    ASSERT_EQ(s->UndeliveredAlerts(at)->size(), 1u) << attempt;
+    ASSERT_TRUE(s->RecordAlertAttempt(id, at, 500, "HTTP 500").ok());
+    // Not due again at once: the wait doubles (with ±20% jitter), up to 5 minutes.
+    const double base = std::min(300.0, std::ldexp(1.0, attempt - 1));
+    const double step = std::max(0.05, base / 100);
+    double wait = 0;
+    while (s->UndeliveredAlerts(at + wait)->empty() && wait < 1000) wait += step;
+    EXPECT_GE(wait, 0.8 * base - step) << attempt;
+    EXPECT_LE(wait, 1.2 * base + step) << attempt;
+    if (attempt > 1 && base < 300) {
+      EXPECT_GT(wait, previous_wait) << attempt;
+    }
+    previous_wait = wait;
+    at += wait;
+  }
+  ASSERT_TRUE(s->RecordAlertAttempt(id, at, 0, "Connection refused").ok());
+  ASSERT_TRUE(s->RecordAlertAttempt(id, at + 400, 204, "").ok());
+  EXPECT_TRUE(s->UndeliveredAlerts(at + 1e6)->empty());
+  simdjson::dom::parser p;
+  auto alerts = p.parse(*s->AlertsJson());
+  auto event = alerts["history"].at(0);
+  EXPECT_TRUE(bool(event["delivered"]));
+  EXPECT_EQ(int64_t(event["attempts"]), 14);
+  EXPECT_EQ(alerts["attempts"].get_array().size(), 14u);
+  EXPECT_EQ(int64_t(alerts["attempts"].at(0)["status"]), 204);
+  EXPECT_EQ(std::string_view(alerts["attempts"].at(1)["error"]), "Connection refused");
+}
+
+TEST(AlertDeliveryTest, AnEmptyWindowClearsAFiringRuleOnlyWhenConfigured) {
+  for (bool clear : {true, false}) {
+    TempDir dir;
+    auto s = FiringService(dir.path() + "/t.sqlite", clear);
+    ASSERT_EQ(s->CheckAlerts(kNow)->size(), 1u);
+    // Two hours later the 1h window holds no row.
+    auto later = *s->CheckAlerts(kNow + 2 * 3600);
+    if (clear) {
+      ASSERT_EQ(later.size(), 1u);
+      EXPECT_EQ(later[0].event, "cleared");
+      EXPECT_EQ(later[0].n, 0);
+      EXPECT_NE(s->PrometheusText(kNow)->find("} 0\n# HELP tala_queue_depth"), std::string::npos);
+    } else {
+      EXPECT_TRUE(later.empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tala
