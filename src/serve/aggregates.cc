@@ -35,6 +35,8 @@ void AddField(Tally& t, const std::string& field, int64_t n, double sum, double 
     t.failed += n;
   } else if (field == "skipped") {
     t.skipped += n;
+  } else if (field == "duplicates") {
+    t.duplicates += n;
   } else if (field.rfind("m:", 0) == 0) {
     t.metrics[field.substr(2)].Add(Sums{n, sum, squares});
   } else if (field.rfind("d:", 0) == 0) {
@@ -50,6 +52,7 @@ void Tally::Add(const Tally& o) {
   scored += o.scored;
   failed += o.failed;
   skipped += o.skipped;
+  duplicates += o.duplicates;
   for (const auto& [k, s] : o.metrics) metrics[k].Add(s);
   for (const auto& [k, n] : o.diagnoses) diagnoses[k] += n;
 }
@@ -102,6 +105,8 @@ void Aggregates::Ingested(AggDelta& d, double ts, const std::vector<std::string>
   }
 }
 
+void Aggregates::Duplicate(AggDelta& d, double now) { ++d.minutes[{MinuteOf(now), ""}].duplicates; }
+
 void Aggregates::Scored(AggDelta& d, double ts, const std::vector<std::string>& tags,
                         const std::string& state, const std::string& diagnosis,
                         const std::vector<std::pair<std::string, double>>& values) {
@@ -146,7 +151,8 @@ Status Aggregates::Stage(sqlite3* db, const AggDelta& delta) {
     ok = ok && put(minute, tag, "ingested", t.ingested, 0, 0) &&
          put(minute, tag, "sampled", t.sampled, 0, 0) &&
          put(minute, tag, "scored", t.scored, 0, 0) && put(minute, tag, "failed", t.failed, 0, 0) &&
-         put(minute, tag, "skipped", t.skipped, 0, 0);
+         put(minute, tag, "skipped", t.skipped, 0, 0) &&
+         put(minute, tag, "duplicates", t.duplicates, 0, 0);
     for (const auto& [metric, s] : t.metrics) {
       ok = ok && put(minute, tag, "m:" + metric, s.n, s.sum, s.squares);
     }

@@ -43,6 +43,7 @@ struct Sums {
 // What a stretch of time holds for one set of rows.
 struct Tally {
   int64_t ingested = 0, sampled = 0, scored = 0, failed = 0, skipped = 0;
+  int64_t duplicates = 0;  // repeats of a stored id: acknowledged, not stored again
   std::map<std::string, Sums> metrics;
   std::map<std::string, int64_t> diagnoses;
   int64_t pending() const { return std::max<int64_t>(0, sampled - scored - failed - skipped); }
@@ -80,6 +81,8 @@ class Aggregates {
   // The tags a row's tags object (JSON) is counted under: "" and "key=value" of configured keys.
   std::vector<std::string> TagsOf(std::string_view tags_json, AggDelta& delta);
   static void Ingested(AggDelta& d, double ts, const std::vector<std::string>& tags, bool sampled);
+  // A repeated id, counted at the time it came in, for all rows only.
+  static void Duplicate(AggDelta& d, double now);
   static void Scored(AggDelta& d, double ts, const std::vector<std::string>& tags,
                      const std::string& state, const std::string& diagnosis,
                      const std::vector<std::pair<std::string, double>>& values);

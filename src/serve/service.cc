@@ -301,6 +301,7 @@ Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
     if (sqlite3_changes(s.db) == 0) {
       ++answer.duplicates;
       if (in.sampled) --sampled;
+      serve::Aggregates::Duplicate(delta, now);
     } else {
       serve::Aggregates::Ingested(delta, in.ts, s.agg->TagsOf(in.tags, delta), in.sampled);
     }

@@ -79,6 +79,7 @@ struct MetricWindow {
 
 struct Window {
   int64_t ingested = 0, sampled = 0, scored = 0, failed = 0, pending = 0, skipped = 0;
+  int64_t duplicates = 0;  // from the aggregates only (a summary by another tag has none)
   std::map<std::string, MetricWindow> metrics;
   std::vector<std::pair<std::string, int64_t>> diagnoses;
 };
@@ -139,6 +140,7 @@ Window FromTally(const serve::Tally& t) {
   w.failed = t.failed;
   w.pending = t.pending();
   w.skipped = t.skipped;
+  w.duplicates = t.duplicates;
   for (const auto& [metric, sums] : t.metrics) w.metrics[metric] = {sums.n, sums.sum, sums.squares};
   for (const auto& [d, n] : t.diagnoses) w.diagnoses.emplace_back(d, n);
   std::stable_sort(w.diagnoses.begin(), w.diagnoses.end(),
@@ -248,7 +250,8 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
          ",\"rows_scored\":" + std::to_string(w.scored) +
          ",\"rows_failed\":" + std::to_string(w.failed) +
          ",\"rows_pending\":" + std::to_string(w.pending) +
-         ",\"rows_skipped\":" + std::to_string(w.skipped) + ",\"metrics\":{";
+         ",\"rows_skipped\":" + std::to_string(w.skipped) +
+         ",\"rows_duplicate\":" + std::to_string(w.duplicates) + ",\"metrics\":{";
   bool first = true;
   for (const auto& metric : s.metrics) {
     auto it = w.metrics.find(metric->key());
@@ -299,6 +302,9 @@ Result<std::string> Service::PrometheusText(double now) {
   };
   counter("tala_rows_ingested_total", "Rows accepted and stored (a repeated id once).",
           all.ingested);
+  counter("tala_rows_duplicate_total",
+          "Rows whose id was already stored: acknowledged, not stored or scored again.",
+          all.duplicates);
   counter("tala_rows_sampled_total", "Rows chosen for scoring by the sample.", all.sampled);
   counter("tala_rows_scored_total", "Rows scored.", all.scored);
   counter("tala_rows_failed_total", "Rows whose scoring failed.", all.failed);

@@ -454,6 +454,23 @@ TEST(AggregatesTest, WindowsFromTheAggregatesEqualTheRowsAndSurviveARestartAndAR
   EXPECT_EQ(*by_user, by_rows);
 }
 
+TEST(AggregatesTest, ARepeatedIdIsStoredOnceAndCountedAsADuplicate) {
+  TempDir dir;
+  auto s = Open(dir.path() + "/t.sqlite");
+  ASSERT_TRUE(s->Ingest(Row("a", kGood), kNow).has_value());
+  auto again = s->Ingest(Row("a", kBad) + "\n" + Row("b", kGood), kNow);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->accepted, 2);
+  EXPECT_EQ(again->duplicates, 1);
+  EXPECT_EQ(*s->ScorePending(64), 2);
+  simdjson::dom::parser p;
+  auto summary = Summary(*s, "1h", p);
+  EXPECT_EQ(int64_t(summary["rows_ingested"]), 2);
+  EXPECT_EQ(int64_t(summary["rows_scored"]), 2);
+  EXPECT_EQ(int64_t(summary["rows_duplicate"]), 1);
+  EXPECT_NE(s->PrometheusText(kNow)->find("tala_rows_duplicate_total 1\n"), std::string::npos);
+}
+
 TEST(AggregatesTest, PrometheusTextHasHistogramsTagsEscapedLabelsAndValidLines) {
   TempDir dir;
   ServeOptions o;
