@@ -127,13 +127,119 @@ std::string MessageOf(const json& messages, const std::string& role, bool last) 
 
 struct Trace {
   std::string user_input, response, query;
+  // OpenInference's root CHAIN span: the application's own question and answer, preferred to
+  // the LLM span's messages, whose last user turn is often the prompt template around them.
+  std::string chain_input, chain_output;
   std::vector<std::string> contexts, context_ids;
   double ts = 0;
   json tags = json::object();
 };
 
+std::string StringAt(std::map<std::string, json>& attrs, const std::string& key) {
+  auto it = attrs.find(key);
+  return it != attrs.end() && it->second.is_string() ? it->second.get<std::string>() : "";
+}
+
+// Flattened indexed attributes, PREFIX.N.FIELD (OpenLLMetry's gen_ai.prompt.0.content,
+// OpenInference's retrieval.documents.0.document.id): N -> FIELD -> value, in N order.
+std::map<int, std::map<std::string, json>> Indexed(const std::map<std::string, json>& attrs,
+                                                   const std::string& prefix) {
+  std::map<int, std::map<std::string, json>> out;
+  for (auto it = attrs.lower_bound(prefix); it != attrs.end(); ++it) {
+    const std::string& key = it->first;
+    if (key.compare(0, prefix.size(), prefix) != 0) break;
+    size_t dot = key.find('.', prefix.size());
+    if (dot == std::string::npos || dot == prefix.size()) continue;
+    const std::string number = key.substr(prefix.size(), dot - prefix.size());
+    if (number.find_first_not_of("0123456789") != std::string::npos || number.size() > 6) continue;
+    out[std::stoi(number)][key.substr(dot + 1)] = it->second;
+  }
+  return out;
+}
+
+// The content of the last (or first) indexed message with `role`, from OpenLLMetry
+// (ROLE_KEY "role", CONTENT_KEY "content") or OpenInference ("message.role", "message.content").
+std::string IndexedMessage(const std::map<int, std::map<std::string, json>>& messages,
+                           const std::string& role, const char* role_key, const char* content_key,
+                           bool last) {
+  std::string found;
+  for (const auto& [n, fields] : messages) {
+    auto r = fields.find(role_key);
+    auto c = fields.find(content_key);
+    if (c == fields.end() || !c->second.is_string()) continue;
+    if (r != fields.end() && r->second.is_string() && r->second.get<std::string>() != role)
+      continue;
+    found = c->second.get<std::string>();
+    if (!last && !found.empty()) return found;
+  }
+  return found;
+}
+
+void ReadEnd(const json& span, Trace& t) {
+  const json& end = Member(span, "endTimeUnixNano");
+  if (end.is_string()) t.ts = std::strtod(end.get_ref<const std::string&>().c_str(), nullptr) / 1e9;
+  if (end.is_number()) t.ts = end.get<double>() / 1e9;
+  if (!std::isfinite(t.ts) || t.ts < 0) t.ts = 0;
+}
+
+// OpenInference (Arize Phoenix, its LlamaIndex and LangChain instrumentations): true when the
+// span is one of its kinds.
+bool ReadOpenInference(const json& span, std::map<std::string, json>& attrs, Trace& t) {
+  const std::string kind = StringAt(attrs, "openinference.span.kind");
+  if (kind.empty()) return false;
+  if (kind == "RETRIEVER") {
+    if (t.query.empty()) t.query = StringAt(attrs, "input.value");
+    for (const auto& [n, doc] : Indexed(attrs, "retrieval.documents.")) {
+      auto content = doc.find("document.content");
+      if (content == doc.end() || !content->second.is_string()) continue;
+      t.contexts.push_back(content->second.get<std::string>());
+      auto id = doc.find("document.id");
+      t.context_ids.push_back(id != doc.end() && id->second.is_string()
+                                  ? id->second.get<std::string>()
+                              : id != doc.end() && id->second.is_number() ? id->second.dump()
+                                                                          : "");
+    }
+    return true;
+  }
+  const json& parent = Member(span, "parentSpanId");
+  const bool root = !parent.is_string() || parent.get<std::string>().empty();
+  if (kind == "CHAIN" || kind == "AGENT") {
+    if (root) {
+      t.chain_input = StringAt(attrs, "input.value");
+      t.chain_output = StringAt(attrs, "output.value");
+      if (t.ts == 0) ReadEnd(span, t);
+    }
+    return true;
+  }
+  if (kind == "LLM") {
+    auto in = Indexed(attrs, "llm.input_messages.");
+    auto out = Indexed(attrs, "llm.output_messages.");
+    std::string question = IndexedMessage(in, "user", "message.role", "message.content", true);
+    std::string answer = IndexedMessage(out, "assistant", "message.role", "message.content", false);
+    if (question.empty()) question = StringAt(attrs, "input.value");
+    if (answer.empty()) answer = StringAt(attrs, "output.value");
+    if (!question.empty()) t.user_input = question;
+    if (!answer.empty()) t.response = answer;
+    ReadEnd(span, t);
+  }
+  return true;
+}
+
 void ReadSpan(const json& span, Trace& t) {
   auto attrs = Attributes(span);
+  if (ReadOpenInference(span, attrs, t)) return;
+  // OpenLLMetry (Traceloop): gen_ai.prompt.N.{role,content} and gen_ai.completion.N.{...} on
+  // the LLM span, with llm.request.type instead of gen_ai.operation.name.
+  auto prompts = Indexed(attrs, "gen_ai.prompt.");
+  auto completions = Indexed(attrs, "gen_ai.completion.");
+  if (!prompts.empty() || !completions.empty()) {
+    std::string question = IndexedMessage(prompts, "user", "role", "content", true);
+    std::string answer = IndexedMessage(completions, "assistant", "role", "content", false);
+    if (!question.empty()) t.user_input = question;
+    if (!answer.empty()) t.response = answer;
+    ReadEnd(span, t);
+    return;
+  }
   std::string op =
       attrs.count("gen_ai.operation.name") && attrs["gen_ai.operation.name"].is_string()
           ? attrs["gen_ai.operation.name"].get<std::string>()
@@ -169,7 +275,15 @@ void ReadSpan(const json& span, Trace& t) {
     auto ea = Attributes(e);
     const json& n = Member(e, "name");
     std::string name = n.is_string() ? n.get<std::string>() : "";
-    if (name == "gen_ai.user.message" && t.user_input.empty() && ea.count("content")) {
+    if (name == "gen_ai.client.inference.operation.details") {
+      // Content recorded on the event instead of the span (the conventions' opt-in event).
+      if (t.user_input.empty() && ea.count("gen_ai.input.messages")) {
+        t.user_input = MessageOf(ea["gen_ai.input.messages"], "user", /*last=*/true);
+      }
+      if (t.response.empty() && ea.count("gen_ai.output.messages")) {
+        t.response = MessageOf(ea["gen_ai.output.messages"], "assistant", /*last=*/false);
+      }
+    } else if (name == "gen_ai.user.message" && t.user_input.empty() && ea.count("content")) {
       t.user_input = Text(ea["content"]);
     } else if (name == "gen_ai.choice" && t.response.empty()) {
       if (ea.count("message")) t.response = Text(Structured(ea["message"]));
@@ -180,10 +294,7 @@ void ReadSpan(const json& span, Trace& t) {
     t.user_input = Text(attrs["gen_ai.prompt"]);
   if (t.response.empty() && attrs.count("gen_ai.completion"))
     t.response = Text(attrs["gen_ai.completion"]);
-  const json& end = Member(span, "endTimeUnixNano");
-  if (end.is_string()) t.ts = std::strtod(end.get_ref<const std::string&>().c_str(), nullptr) / 1e9;
-  if (end.is_number()) t.ts = end.get<double>() / 1e9;
-  if (!std::isfinite(t.ts) || t.ts < 0) t.ts = 0;
+  ReadEnd(span, t);
 }
 
 }  // namespace
@@ -247,6 +358,8 @@ Result<OtlpRows> OtlpJsonToRows(const nlohmann::json& root) {
   for (const std::string& id : order) {
     Trace& t = traces[id];
     ++out.traces;
+    if (!t.chain_input.empty()) t.user_input = t.chain_input;
+    if (!t.chain_output.empty()) t.response = t.chain_output;
     if (t.user_input.empty()) t.user_input = t.query;
     if (t.user_input.empty() || t.response.empty()) {
       ++out.skipped;

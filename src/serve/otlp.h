@@ -11,6 +11,16 @@
 //   - a retrieval span (gen_ai.operation.name retrieval): gen_ai.retrieval.documents, a list of
 //     {"id", "content"}, gives retrieved_contexts (content) and retrieved_context_ids (id), in
 //     order; gen_ai.retrieval.query.text stands in for a missing user_input.
+// Other instrumentation styles map too:
+//   - OpenLLMetry: gen_ai.prompt.N.{role,content} (the last user one) and
+//     gen_ai.completion.N.{role,content} (the first assistant one) on the LLM span;
+//   - OpenInference (Phoenix): openinference.span.kind LLM (llm.input_messages.N.message.*,
+//     llm.output_messages.N.message.*, else input.value / output.value), RETRIEVER
+//     (retrieval.documents.N.document.{content,id}, input.value as the query), and a root CHAIN
+//     or AGENT span whose input.value and output.value are the application's own question and
+//     answer, preferred to the LLM's prompt;
+//   - content on the gen_ai.client.inference.operation.details event (gen_ai.input.messages,
+//     gen_ai.output.messages).
 // The row's id is the trace id; its timestamp the inference span's end; its tags the
 // resource's service.name and service.version (as "service", "version"). A trace without an
 // inference span holding both a question and an answer is skipped and counted. Pure.

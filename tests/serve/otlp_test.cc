@@ -115,3 +115,100 @@ TEST(OtlpTest, WhatIsNotOtlpIsADataError) {
 
 }  // namespace
 }  // namespace tala::serve
+
+namespace tala::serve {
+namespace {
+
+json Child(const std::string& trace, const std::string& id, const std::string& parent,
+           std::vector<json> attrs, json events = json::array()) {
+  json span = Span(trace, id, std::move(attrs), std::move(events));
+  span["parentSpanId"] = parent;
+  span["endTimeUnixNano"] = "1796371200000000000";
+  return span;
+}
+
+json Request(std::vector<json> spans) {
+  return {{"resourceSpans", json::array({{{"scopeSpans", json::array({{{"spans", spans}}})}}})}};
+}
+
+TEST(OtlpStylesTest, OpenInferenceMapsTheRootChainTheRetrieverAndTheLlm) {
+  json body = Request({
+      Child("oi", "1", "",
+            {Attr("openinference.span.kind", Str("CHAIN")),
+             Attr("input.value", Str("When does the ferry sail?")),
+             Attr("output.value", Str("Every 20 minutes from Pier 3."))}),
+      Child(
+          "oi", "2", "1",
+          {Attr("openinference.span.kind", Str("RETRIEVER")),
+           Attr("input.value", Str("When does the ferry sail?")),
+           Attr("retrieval.documents.0.document.id", Str("timetable#2")),
+           Attr("retrieval.documents.0.document.content",
+                Str("The ferry sails every 20 minutes from Pier 3.")),
+           Attr("retrieval.documents.1.document.id", Str("fares#1")),
+           Attr("retrieval.documents.1.document.content", Str("A single ride costs 2.40 euros."))}),
+      // The LLM's own prompt wraps the question in a template: the chain's is kept.
+      Child("oi", "3", "1",
+            {Attr("openinference.span.kind", Str("LLM")),
+             Attr("llm.input_messages.0.message.role", Str("system")),
+             Attr("llm.input_messages.0.message.content", Str("Answer from the context.")),
+             Attr("llm.input_messages.1.message.role", Str("user")),
+             Attr("llm.input_messages.1.message.content",
+                  Str("Context: ...\nQuery: When does the ferry sail?")),
+             Attr("llm.output_messages.0.message.role", Str("assistant")),
+             Attr("llm.output_messages.0.message.content", Str("Every 20 minutes from Pier 3."))}),
+  });
+  auto rows = OtlpToRows(body.dump());
+  ASSERT_TRUE(rows.has_value()) << rows.error().ToString();
+  ASSERT_EQ(rows->skipped, 0);
+  json row = json::parse(rows->jsonl);
+  EXPECT_EQ(row["user_input"], "When does the ferry sail?");
+  EXPECT_EQ(row["response"], "Every 20 minutes from Pier 3.");
+  EXPECT_EQ(row["retrieved_contexts"], json({"The ferry sails every 20 minutes from Pier 3.",
+                                             "A single ride costs 2.40 euros."}));
+  EXPECT_EQ(row["retrieved_context_ids"], json({"timetable#2", "fares#1"}));
+  EXPECT_EQ(row["timestamp"], 1796371200.0);
+}
+
+TEST(OtlpStylesTest, OpenLlmetryIndexedPromptsAndCompletionsMapToARow) {
+  json body = Request({
+      Child("ol", "1", "",
+            {Attr("llm.request.type", Str("chat")), Attr("gen_ai.system", Str("openai")),
+             Attr("gen_ai.prompt.0.role", Str("system")),
+             Attr("gen_ai.prompt.0.content", Str("Be brief.")),
+             Attr("gen_ai.prompt.1.role", Str("user")),
+             Attr("gen_ai.prompt.1.content", Str("When does the ferry sail?")),
+             Attr("gen_ai.completion.0.role", Str("assistant")),
+             Attr("gen_ai.completion.0.content", Str("Every 20 minutes."))}),
+      Child("ol", "2", "1",
+            {Attr("gen_ai.operation.name", Str("retrieval")),
+             Attr("gen_ai.retrieval.documents",
+                  Str(R"([{"id":"timetable#2","content":"The ferry sails every 20 minutes."}])"))}),
+  });
+  auto rows = OtlpToRows(body.dump());
+  ASSERT_TRUE(rows.has_value()) << rows.error().ToString();
+  json row = json::parse(rows->jsonl);
+  EXPECT_EQ(row["user_input"], "When does the ferry sail?");
+  EXPECT_EQ(row["response"], "Every 20 minutes.");
+  EXPECT_EQ(row["retrieved_context_ids"], json({"timetable#2"}));
+}
+
+TEST(OtlpStylesTest, ContentOnTheInferenceDetailsEventMapsLikeSpanAttributes) {
+  json event = {
+      {"name", "gen_ai.client.inference.operation.details"},
+      {"attributes",
+       json::array({Attr("gen_ai.input.messages",
+                         Str(json::array({Text("user", "When does the ferry sail?")}).dump())),
+                    Attr("gen_ai.output.messages",
+                         Str(json::array({Text("assistant", "Every 20 minutes.")}).dump()))})}};
+  json body = Request(
+      {Child("ev", "1", "", {Attr("gen_ai.operation.name", Str("chat"))}, json::array({event}))});
+  auto rows = OtlpToRows(body.dump());
+  ASSERT_TRUE(rows.has_value()) << rows.error().ToString();
+  ASSERT_EQ(rows->skipped, 0);
+  json row = json::parse(rows->jsonl);
+  EXPECT_EQ(row["user_input"], "When does the ferry sail?");
+  EXPECT_EQ(row["response"], "Every 20 minutes.");
+}
+
+}  // namespace
+}  // namespace tala::serve
