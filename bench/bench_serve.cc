@@ -165,6 +165,16 @@ int main(int argc, char** argv) {
     std::printf("scrape at %ld rows, idle: %.2f ms (mean of 20), %zu bytes\n", rows,
                 (tala::bench::NowSeconds() - t) / 20 * 1e3, scraped->body.size());
   }
+  {
+    // The dashboard: served from the aggregates (its charts) and one indexed query (the worst
+    // rows of the last day).
+    double t = tala::bench::NowSeconds();
+    auto page = client.Get("/");
+    if (page && page->status == 200) {
+      std::printf("dashboard at %ld rows: %.1f ms, %zu bytes\n", rows,
+                  (tala::bench::NowSeconds() - t) * 1e3, page->body.size());
+    }
+  }
   auto summary = client.Get("/v1/summary?window=1d");
   if (summary) std::printf("summary: %.300s\n", summary->body.c_str());
   kill(pid, SIGTERM);
