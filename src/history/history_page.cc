@@ -5,6 +5,7 @@
 #include "history/history_json.h"
 #include "history/local_store.h"
 #include "io/reports/markup_escape.h"
+#include "io/reports/page_slots.h"
 
 namespace tala::history {
 
@@ -141,11 +142,6 @@ if(location.hash==='#selftest'){var out=[];try{
 </script></body></html>
 )HTML";
 
-void Put(std::string& page, const std::string& slot, const std::string& value) {
-  size_t at = page.find(slot);
-  if (at != std::string::npos) page.replace(at, slot.size(), value);
-}
-
 }  // namespace
 
 std::string RenderHistoryPage(const std::vector<HistoryRun>& runs, const std::vector<Trend>& trends,
@@ -158,10 +154,11 @@ std::string RenderHistoryPage(const std::vector<HistoryRun>& runs, const std::ve
   trends_json += "]";
   std::string page = kPage;
   // From the last slot to the first, so no text put in holds a slot still to be filled.
-  Put(page, "@PRODUCTION@", io::ScriptJson(production_json.empty() ? "null" : production_json));
-  Put(page, "@VALUES@", io::ScriptJson(values_json.empty() ? "null" : values_json));
-  Put(page, "@TRENDS@", io::ScriptJson(trends_json));
-  Put(page, "@RUNS@", io::ScriptJson(RunsJson(runs)));
+  io::FillSlot(page, "@PRODUCTION@",
+               io::ScriptJson(production_json.empty() ? "null" : production_json));
+  io::FillSlot(page, "@VALUES@", io::ScriptJson(values_json.empty() ? "null" : values_json));
+  io::FillSlot(page, "@TRENDS@", io::ScriptJson(trends_json));
+  io::FillSlot(page, "@RUNS@", io::ScriptJson(RunsJson(runs)));
   return page;
 }
 

@@ -12,6 +12,7 @@
 #include "io/readers/results_reader.h"
 #include "io/reports/html_report.h"
 #include "io/reports/markup_escape.h"
+#include "io/reports/page_slots.h"
 #include "io/writers/json_text.h"
 #include "serve/service_impl.h"
 
@@ -117,11 +118,6 @@ if(location.hash==='#selftest')window.addEventListener('load',selftest);
 </script></body></html>
 )HTML";
 
-void Put(std::string& page, const std::string& slot, const std::string& value) {
-  size_t at = page.find(slot);
-  if (at != std::string::npos) page.replace(at, slot.size(), value);
-}
-
 }  // namespace
 
 Result<std::string> Service::HistoryPageHtml(const TrendOptions& options) {
@@ -165,11 +161,11 @@ Result<std::string> Service::DashboardHtml(double now) {
   // Filled from the last slot to the first, so that text put in never holds a slot still to
   // be filled.
   std::string page = kPage;
-  Put(page, "@RUNS@", io::EscapeMarkup(runs));
-  Put(page, "@METRICS@", io::ScriptJson(metrics));
-  Put(page, "@ALERTS@", io::ScriptJson(alerts));
-  Put(page, "@SERIES@", io::ScriptJson(series));
-  Put(page, "@WORST@", io::EscapeMarkup(report));
+  io::FillSlot(page, "@RUNS@", io::EscapeMarkup(runs));
+  io::FillSlot(page, "@METRICS@", io::ScriptJson(metrics));
+  io::FillSlot(page, "@ALERTS@", io::ScriptJson(alerts));
+  io::FillSlot(page, "@SERIES@", io::ScriptJson(series));
+  io::FillSlot(page, "@WORST@", io::EscapeMarkup(report));
   return page;
 }
 

@@ -379,6 +379,11 @@ Result<int64_t> Service::Prune(double now, int64_t max_rows) {
 Result<IngestAnswer> Service::IngestTraces(std::string_view body, double now, bool protobuf) {
   TALA_ASSIGN_OR_RETURN(serve::OtlpRows rows,
                         protobuf ? serve::OtlpProtobufToRows(body) : serve::OtlpToRows(body));
+  {
+    std::lock_guard<std::mutex> stats(impl_->stats_mu);
+    impl_->traces_received += rows.traces;
+    if (rows.skipped > 0) impl_->traces_dropped["no_question_or_answer"] += rows.skipped;
+  }
   IngestAnswer answer;
   if (!rows.jsonl.empty()) {
     TALA_ASSIGN_OR_RETURN(answer, Ingest(rows.jsonl, now));

@@ -51,6 +51,9 @@ struct Service::Impl {
   double started = 0;                                            // epoch seconds
   int64_t deleted = 0;  // rows removed by retention since the start (guarded by stats_mu)
   std::map<std::string, bool> firing;  // alert rule -> firing now (guarded by stats_mu)
+  // OTLP traces received and dropped, by reason (guarded by stats_mu; since the start).
+  int64_t traces_received = 0;
+  std::map<std::string, int64_t> traces_dropped;
 
   ~Impl() {
     if (db != nullptr) sqlite3_close(db);

@@ -316,6 +316,12 @@ Result<std::string> Service::PrometheusText(double now) {
             static_cast<int64_t>(s.judge_calls));
     counter("tala_rows_deleted_total",
             "Rows deleted by retention since the start (their aggregates are kept).", s.deleted);
+    counter("tala_traces_received_total", "OTLP traces received on /v1/traces.", s.traces_received);
+    head("tala_traces_dropped_total", "counter",
+         "OTLP traces that gave no row, by reason (a repeated trace id counts as a duplicate "
+         "row instead).");
+    out += "tala_traces_dropped_total{reason=\"no_question_or_answer\"} " +
+           std::to_string(s.traces_dropped["no_question_or_answer"]) + "\n";
     head("tala_judge_cost_usd_total", "counter",
          "What the judge calls cost, when the price is known.");
     out += "tala_judge_cost_usd_total " + Number(s.judge_cost) + "\n";

@@ -288,6 +288,20 @@ TEST(ServeCommandTest, OtlpTracesAreScoredLikeInteractions) {
   auto bad = s.client->Post("/v1/traces", "{}", "application/json");
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
+  // A trace with no question or answer gives no row: told in partialSuccess, counted by reason.
+  std::string retrieval_only =
+      R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"77","spanId":"1","attributes":[)"
+      R"({"key":"gen_ai.operation.name","value":{"stringValue":"retrieval"}}]}]}]}]})";
+  auto dropped = s.client->Post("/v1/traces", retrieval_only, "application/json");
+  ASSERT_TRUE(dropped);
+  EXPECT_EQ(dropped->status, 200);
+  EXPECT_NE(dropped->body.find("partialSuccess"), std::string::npos) << dropped->body;
+  auto metrics = s.client->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("tala_traces_received_total 2\n"), std::string::npos);
+  EXPECT_NE(metrics->body.find("tala_traces_dropped_total{reason=\"no_question_or_answer\"} 1\n"),
+            std::string::npos)
+      << metrics->body;
 }
 
 TEST(ServeCommandTest, TheDashboardChecksItselfInAHeadlessBrowser) {
