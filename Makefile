@@ -21,7 +21,7 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config make \
   python3-dev pybind11-dev python3-pytest python3-pandas python3-tqdm \
   python3-pip python3-setuptools python3-wheel python3-venv python3-dask python3-distributed python3-yaml
 # What only the tests add: a real browser for the HTML pages, and promtool (Prometheus) to lint /metrics.
-TEST_PACKAGES := chromium prometheus
+TEST_PACKAGES := chromium prometheus python3-pil
 
 .PHONY: all deps test-deps configure build python test test-sanitize demo bench format clean
 

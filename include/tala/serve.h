@@ -102,6 +102,13 @@ struct ServeOptions {
   // 0: no limit. Rows waiting to be scored are kept; the aggregates are kept whole.
   double retain_days = 0;
   int64_t max_db_bytes = 0;
+  // OTLP spans wait in the database by trace id until their trace is whole: its root span has
+  // ended and `trace_linger` seconds passed with no new span of it, or (a root that never
+  // comes) `trace_timeout` seconds passed with none. Then the trace becomes one row. At most
+  // `max_open_traces` traces wait; spans of more are refused (told in partialSuccess).
+  double trace_linger = 10;
+  double trace_timeout = 300;
+  int64_t max_open_traces = 100000;
   // One server per database: an exclusive lock (fs/file_lock.h) held while the Service lives,
   // so two servers never score, or pay for, the same rows. Off for readers (tala export).
   bool lock_db = true;
@@ -111,9 +118,12 @@ struct ServeOptions {
 };
 
 struct IngestAnswer {
-  int64_t accepted = 0;    // rows committed
-  int64_t sampled = 0;     // of them, rows that will be scored
-  int64_t skipped = 0;     // traces without a question and an answer (IngestTraces)
+  int64_t accepted = 0;  // rows committed
+  int64_t sampled = 0;   // of them, rows that will be scored
+  // IngestTraces: spans refused (their trace is a row already, or too many traces are open),
+  // and why, for OTLP's partialSuccess.
+  int64_t skipped = 0;
+  std::string why_skipped;
   int64_t duplicates = 0;  // of the accepted, rows whose id was already stored (not stored again)
   std::vector<std::string> ids;
 };
@@ -131,9 +141,20 @@ class Service {
   // kDataError naming "request", the line and the field of the first bad row; kUnavailable
   // (retry later) when the scoring queue is full. `now` stamps rows without a timestamp.
   Result<IngestAnswer> Ingest(std::string_view body, double now);
-  // OTLP/HTTP traces, JSON or (with `protobuf`) an ExportTraceServiceRequest's bytes, one row
-  // per trace (the mapping: src/serve/otlp.h), then as Ingest.
+  // OTLP/HTTP traces, JSON or (with `protobuf`) an ExportTraceServiceRequest's bytes: their
+  // spans are committed to the trace buffer, by trace id (`now` is when they came); a trace
+  // becomes one row later, in FlushTraces (the mapping: src/serve/otlp.h). The answer counts
+  // spans: accepted (stored) and skipped (refused, with why); ids are the traces'.
+  // kDataError naming "request" and the field when the body is not OTLP.
   Result<IngestAnswer> IngestTraces(std::string_view body, double now, bool protobuf = false);
+  // Makes rows, as Ingest, of up to `max_traces` buffered traces that are whole at `now` (see
+  // ServeOptions::trace_linger); traces that give no row are counted by reason in /metrics.
+  // Returns the traces closed. Call it every second or so.
+  Result<int64_t> FlushTraces(double now, int max_traces = 200);
+  // Traces whose spans wait in the buffer.
+  int64_t open_traces() const;
+  // How long the oldest row waiting to be scored has waited, in seconds at `now` (0: none).
+  double ScoringLag(double now) const;
 
   // Scores up to `max_rows` waiting rows (oldest first); the number scored.
   Result<int64_t> ScorePending(int max_rows);

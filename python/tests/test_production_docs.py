@@ -8,6 +8,7 @@ import gzip
 import os
 import re
 import subprocess
+import time
 import urllib.request
 
 import pytest
@@ -41,7 +42,7 @@ def test_promtool_accepts_the_scrape_config_and_the_rules(tmp_path):
     rules = subprocess.run(["promtool", "check", "rules", str(tmp_path / "tala-rules.yml")],
                            capture_output=True, text=True)
     assert rules.returncode == 0, rules.stdout + rules.stderr
-    assert "5 rules found" in rules.stdout + rules.stderr
+    assert "6 rules found" in rules.stdout + rules.stderr
 
 
 def test_the_collectors_exporter_reaches_tala_serve(tmp_path):
@@ -56,7 +57,8 @@ def test_the_collectors_exporter_reaches_tala_serve(tmp_path):
     headers = {k: v.replace("${env:TALA_SERVE_TOKEN}", token)
                for k, v in exporter["headers"].items()}
     serve = subprocess.Popen([os.path.join(BINARY, "tala"), "serve", "--db",
-                              str(tmp_path / "t.sqlite"), "--port", "0", "--token", token],
+                              str(tmp_path / "t.sqlite"), "--port", "0", "--token", token,
+                              "--trace-linger", "0"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         base = serve.stdout.readline().strip()
@@ -69,6 +71,18 @@ def test_the_collectors_exporter_reaches_tala_serve(tmp_path):
         with urllib.request.urlopen(request, timeout=30) as reply:
             assert reply.status == 200
             assert reply.headers["Content-Type"] == "application/x-protobuf"
+        # The trace becomes a row (its root span has ended; no linger here).
+        scrape = urllib.request.Request(base + "/metrics",
+                                        headers={"Authorization": "Bearer " + token})
+        text = ""
+        for _ in range(300):
+            with urllib.request.urlopen(scrape, timeout=30) as reply:
+                text = reply.read().decode()
+            if "tala_rows_ingested_total 1\n" in text:
+                break
+            time.sleep(0.1)
+        assert "tala_rows_ingested_total 1\n" in text
+        assert "tala_traces_received_total 1\n" in text
         # Without the header the serve refuses it: the header is what makes the config work.
         bare = urllib.request.Request(base + m.group(2), data=body, method="POST",
                                       headers={"Content-Type": "application/x-protobuf",

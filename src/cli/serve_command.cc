@@ -348,17 +348,17 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
     body += "]";
     if (protobuf) {
       res.status = 200;
-      res.set_content(serve::OtlpProtobufAnswer(answer->skipped,
-                                                std::to_string(answer->skipped) +
-                                                    " traces had no gen_ai inference span with "
-                                                    "both input and output messages"),
+      res.set_content(serve::OtlpProtobufAnswer(answer->skipped, answer->why_skipped),
                       "application/x-protobuf");
       return;
     }
     if (traces && answer->skipped > 0) {
-      // OTLP's partial success: the exporter is told, and does not retry.
-      body += ",\"partialSuccess\":{\"errorMessage\":\"" + std::to_string(answer->skipped) +
-              " traces had no gen_ai inference span with both input and output messages\"}";
+      // OTLP's partial success: the exporter is told which spans were refused, and does not
+      // retry them.
+      body += ",\"partialSuccess\":{\"rejectedSpans\":" + std::to_string(answer->skipped) +
+              ",\"errorMessage\":";
+      io::AppendJsonString(body, answer->why_skipped);
+      body += "}";
     }
     // OTLP exporters expect 200; the interactions API answers 202 (accepted, scored later).
     res.status = traces ? 200 : 202;
@@ -480,6 +480,21 @@ int RunServe(ServeFlags& f) {
       }
     }
   });
+  // Buffered OTLP traces become rows once whole (--trace-linger), on a thread of their own so
+  // that a long scoring pass never holds them back.
+  std::thread tracer([&service] {
+    while (!g_stopping) {
+      auto closed = (*service)->FlushTraces(Now());
+      if (!closed) {
+        std::fprintf(stderr, "tala serve: traces: %s\n", closed.error().ToString().c_str());
+      }
+      if (!closed || *closed == 0) {
+        for (int i = 0; i < 10 && !g_stopping; ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+      }
+    }
+  });
   std::thread scorer([&service] {
     double pruned = 0;
     std::string last_error;
@@ -524,6 +539,7 @@ int RunServe(ServeFlags& f) {
   watcher.join();
   scorer.join();
   alerter.join();
+  tracer.join();
   std::signal(SIGTERM, old_term);
   std::signal(SIGINT, old_int);
   std::fprintf(stderr, "tala serve: stopped; %lld rows wait to be scored at the next start\n",
@@ -605,6 +621,22 @@ void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& default
                   "sampled rows waiting to be scored; past it the oldest are skipped and counted "
                   "(ingest never refuses rows for a backlog)")
       ->capture_default_str();
+  cmd->add_option("--trace-linger", f->options.trace_linger,
+                  "OTLP: seconds a trace waits, after its root span has ended, for more of its "
+                  "spans before it becomes a row (SDKs export a trace's spans in several "
+                  "requests)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--trace-timeout", f->options.trace_timeout,
+                  "OTLP: seconds after its last span that a trace whose root span never came "
+                  "becomes a row anyway")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-open-traces", f->options.max_open_traces,
+                  "OTLP: traces that may wait at once; spans of more are refused and told in "
+                  "partialSuccess")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--retain-days", f->options.retain_days,
                   "delete rows (and their scores) stamped more than D days ago, in the "
                   "background; the windows' aggregates are kept (0: keep every row)")

@@ -119,6 +119,12 @@ Status ApplyServeTable(const std::string& path, ServeSettings& s) {
         TALA_RETURN_IF_ERROR(Read(path, item, name, tag, "a tag name"));
         o.tag_keys.push_back(tag);
       }
+    } else if (key == "trace_linger" || key == "trace_timeout") {
+      TALA_RETURN_IF_ERROR(Read(path, n, name,
+                                key == "trace_linger" ? o.trace_linger : o.trace_timeout,
+                                "a number of seconds"));
+    } else if (key == "max_open_traces") {
+      TALA_RETURN_IF_ERROR(Read(path, n, name, o.max_open_traces, "an integer"));
     } else if (key == "retain_days") {
       TALA_RETURN_IF_ERROR(Read(path, n, name, o.retain_days, "a number of days"));
     } else if (key == "max_db_bytes") {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -297,34 +298,19 @@ void ReadSpan(const json& span, Trace& t) {
   ReadEnd(span, t);
 }
 
-}  // namespace
-
-Result<OtlpRows> OtlpToRows(std::string_view body) {
-  json root;
-  try {
-    root = json::parse(body, [](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxDepth) throw TooDeep{};
-      return true;
-    });
-  } catch (const TooDeep&) {
-    return Bad("", "nested deeper than " + std::to_string(kMaxDepth) + " levels");
-  } catch (const json::exception&) {
-    return Bad("", "not JSON (OTLP/HTTP JSON expected; send protobuf as application/x-protobuf)");
-  }
-  return OtlpJsonToRows(root);
-}
-
-Result<OtlpRows> OtlpJsonToRows(const nlohmann::json& root) {
+// Every span of a traces request with where it is and its resource, in order; stops at the
+// first malformed part (kDataError naming its JSON path).
+using SpanVisitor = std::function<Status(const json& span, const std::string& trace_id,
+                                         const std::string& at, const json& resource)>;
+Status ForEachSpan(const json& root, const SpanVisitor& visit) {
   const json& resource_spans = Member(root, "resourceSpans");
   if (!resource_spans.is_array())
     return Bad("resourceSpans", "missing: not an OTLP traces request");
-  std::map<std::string, Trace> traces;
-  std::vector<std::string> order;
   for (size_t r = 0; r < resource_spans.size(); ++r) {
     const json& rs = resource_spans[r];
     std::string where = "resourceSpans[" + std::to_string(r) + "]";
     if (!rs.is_object()) return Bad(where, "expected an object");
-    auto resource = Attributes(Member(rs, "resource"));
+    const json& resource = Member(rs, "resource");
     TALA_ASSIGN_OR_RETURN(const json* scope_spans, ListAt(rs, "scopeSpans", where));
     for (size_t s = 0; s < scope_spans->size(); ++s) {
       const json& ss = (*scope_spans)[s];
@@ -336,24 +322,96 @@ Result<OtlpRows> OtlpJsonToRows(const nlohmann::json& root) {
         std::string span_at = at + ".spans[" + std::to_string(k) + "]";
         if (!span.is_object()) return Bad(span_at, "expected an object");
         const json& trace_id = Member(span, "traceId");
-        if (!trace_id.is_string()) return Bad(span_at + ".traceId", "missing or not a string");
-        std::string id = trace_id.get<std::string>();
-        auto [it, added] = traces.try_emplace(id);
-        if (added) order.push_back(id);
-        for (const char* key : {"service.name", "service.version"}) {
-          if (resource.count(key) && resource[key].is_string()) {
-            it->second.tags[std::string(key) == "service.name" ? "service" : "version"] =
-                resource[key];
-          }
-        }
-        try {
-          ReadSpan(span, it->second);
-        } catch (const json::exception&) {
-          return Bad(span_at, "a value of an unexpected type");
-        }
+        if (!trace_id.is_string() || trace_id.get_ref<const std::string&>().empty())
+          return Bad(span_at + ".traceId", "missing or not a string");
+        TALA_RETURN_IF_ERROR(visit(span, trace_id.get<std::string>(), span_at, resource));
       }
     }
   }
+  return OkStatus();
+}
+
+Result<json> ParseJsonBody(std::string_view body) {
+  try {
+    return json::parse(body, [](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxDepth) throw TooDeep{};
+      return true;
+    });
+  } catch (const TooDeep&) {
+    return Bad("", "nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  } catch (const json::exception&) {
+    return Bad("", "not JSON (OTLP/HTTP JSON expected; send protobuf as application/x-protobuf)");
+  }
+}
+
+// The resource attributes a row keeps (its tags), as OTLP key-values.
+json RowResource(const json& resource) {
+  json kept = json::array();
+  const json& attributes = Member(resource, "attributes");
+  for (const json& kv : attributes.is_array() ? attributes : Empty()) {
+    const json& key = Member(kv, "key");
+    if (key.is_string() && (key.get_ref<const std::string&>() == "service.name" ||
+                            key.get_ref<const std::string&>() == "service.version")) {
+      kept.push_back(kv);
+    }
+  }
+  return {{"attributes", kept}};
+}
+
+bool IsEndedRoot(const json& span) {
+  const json& parent = Member(span, "parentSpanId");
+  if (parent.is_string() && !parent.get_ref<const std::string&>().empty()) return false;
+  const json& end = Member(span, "endTimeUnixNano");
+  if (end.is_number()) return end.get<double>() > 0;
+  return end.is_string() && std::strtod(end.get_ref<const std::string&>().c_str(), nullptr) > 0;
+}
+
+}  // namespace
+
+Result<OtlpRows> OtlpToRows(std::string_view body) {
+  TALA_ASSIGN_OR_RETURN(json root, ParseJsonBody(body));
+  return OtlpJsonToRows(root);
+}
+
+Result<std::vector<OtlpSpan>> OtlpSpans(std::string_view body, bool protobuf) {
+  json root;
+  if (protobuf) {
+    TALA_ASSIGN_OR_RETURN(root, OtlpProtobufToJson(body));
+  } else {
+    TALA_ASSIGN_OR_RETURN(root, ParseJsonBody(body));
+  }
+  std::vector<OtlpSpan> out;
+  TALA_RETURN_IF_ERROR(ForEachSpan(root, [&](const json& span, const std::string& trace_id,
+                                             const std::string&, const json& resource) {
+    json piece = {{"resource", RowResource(resource)},
+                  {"scopeSpans", json::array({{{"spans", json::array({span})}}})}};
+    out.push_back({trace_id, IsEndedRoot(span), piece.dump()});
+    return OkStatus();
+  }));
+  return out;
+}
+
+Result<OtlpRows> OtlpJsonToRows(const nlohmann::json& root) {
+  std::map<std::string, Trace> traces;
+  std::vector<std::string> order;
+  TALA_RETURN_IF_ERROR(ForEachSpan(root, [&](const json& span, const std::string& id,
+                                             const std::string& span_at,
+                                             const json& resource_json) {
+    auto [it, added] = traces.try_emplace(id);
+    if (added) order.push_back(id);
+    auto resource = Attributes(resource_json);
+    for (const char* key : {"service.name", "service.version"}) {
+      if (resource.count(key) && resource[key].is_string()) {
+        it->second.tags[std::string(key) == "service.name" ? "service" : "version"] = resource[key];
+      }
+    }
+    try {
+      ReadSpan(span, it->second);
+    } catch (const json::exception&) {
+      return Bad(span_at, "a value of an unexpected type");
+    }
+    return OkStatus();
+  }));
   OtlpRows out;
   for (const std::string& id : order) {
     Trace& t = traces[id];

@@ -24,14 +24,29 @@
 // The row's id is the trace id; its timestamp the inference span's end; its tags the
 // resource's service.name and service.version (as "service", "version"). A trace without an
 // inference span holding both a question and an answer is skipped and counted. Pure.
+//
+// An SDK exports spans as they end, in batches, so one trace often comes in several requests:
+// the service keeps each span (OtlpSpans) by trace id until the trace is whole, then maps the
+// trace's spans together (OtlpJsonToRows over them).
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tala/status.h"
 
 namespace tala::serve {
+
+// One span of a traces request, as the trace buffer keeps it until its trace is whole.
+struct OtlpSpan {
+  std::string trace_id;
+  bool root_ended = false;  // a root span (no parent) with an end time: the trace may be whole
+  // A resourceSpans element holding this span alone, with the resource's service.name and
+  // service.version: the spans of a trace, put together as {"resourceSpans": [...]}, are a
+  // request OtlpJsonToRows reads.
+  std::string piece;
+};
 
 struct OtlpRows {
   std::string jsonl;  // the rows, for Service::Ingest
@@ -47,6 +62,12 @@ Result<OtlpRows> OtlpJsonToRows(const nlohmann::json& root);
 // otlp_trace.proto): decoded with libprotobuf into OTLP's JSON form, then read as above, so
 // both encodings map one way. kDataError when the bytes are not such a message.
 Result<OtlpRows> OtlpProtobufToRows(std::string_view body);
+// The spans of an OTLP/HTTP body, JSON or (`protobuf`) an ExportTraceServiceRequest, in order;
+// the errors of OtlpToRows (a span without a traceId among them).
+Result<std::vector<OtlpSpan>> OtlpSpans(std::string_view body, bool protobuf);
+// An ExportTraceServiceRequest's bytes in OTLP's JSON form; kDataError when they are not one.
+Result<nlohmann::json> OtlpProtobufToJson(std::string_view body);
+
 // The protobuf answer an OTLP exporter expects (ExportTraceServiceResponse), with a partial
 // success when traces were skipped.
 std::string OtlpProtobufAnswer(int64_t skipped, const std::string& message);

@@ -58,7 +58,7 @@ json Value(const tala::otlp::AnyValue& v) {
 
 }  // namespace
 
-Result<OtlpRows> OtlpProtobufToRows(std::string_view body) {
+Result<json> OtlpProtobufToJson(std::string_view body) {
   tala::otlp::ExportTraceServiceRequest request;
   if (body.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       !request.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
@@ -92,7 +92,12 @@ Result<OtlpRows> OtlpProtobufToRows(std::string_view body) {
     resource_spans.push_back({{"resource", {{"attributes", KeyValues(rs.resource().attributes())}}},
                               {"scopeSpans", scope_spans}});
   }
-  return OtlpJsonToRows({{"resourceSpans", resource_spans}});
+  return json{{"resourceSpans", resource_spans}};
+}
+
+Result<OtlpRows> OtlpProtobufToRows(std::string_view body) {
+  TALA_ASSIGN_OR_RETURN(json root, OtlpProtobufToJson(body));
+  return OtlpJsonToRows(root);
 }
 
 std::string OtlpProtobufAnswer(int64_t skipped, const std::string& message) {

@@ -4,6 +4,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <unordered_map>
@@ -141,10 +142,32 @@ Status SkipBacklog(Service::Impl& s, double now) {
   }
   TALA_RETURN_IF_ERROR(Store(s, skipped, 0, 0, now));
   s.pending -= static_cast<int64_t>(skipped.size());
+  ForgetScored(s);
   return OkStatus();
 }
 
 }  // namespace
+
+void ForgetScored(Service::Impl& s) {
+  // The oldest row still waiting (the index on state and seq finds it at once).
+  Stmt oldest(s.db, "SELECT MIN(seq) FROM rows WHERE state = 'pending'");
+  const bool any = oldest.Step() && sqlite3_column_type(oldest.get(), 0) != SQLITE_NULL;
+  const int64_t first = any ? sqlite3_column_int64(oldest.get(), 0) : 0;
+  std::lock_guard<std::mutex> stats(s.stats_mu);
+  if (!any) {
+    s.waiting_since.clear();
+    return;
+  }
+  while (!s.waiting_since.empty() && s.waiting_since.front().first < first) {
+    s.waiting_since.pop_front();
+  }
+}
+
+double Service::ScoringLag(double now) const {
+  std::lock_guard<std::mutex> stats(impl_->stats_mu);
+  if (impl_->waiting_since.empty()) return 0;
+  return std::max(0.0, now - impl_->waiting_since.front().second);
+}
 
 Result<int64_t> Service::ScorePending(int max_rows) {
   Impl& s = *impl_;
@@ -233,6 +256,7 @@ Result<int64_t> Service::ScorePending(int max_rows) {
       std::lock_guard<std::mutex> lock(s.mu);
       TALA_RETURN_IF_ERROR(Store(s, finished, calls, cost, now));
       s.pending -= static_cast<int64_t>(finished.size());
+      ForgetScored(s);
       return run;
     }
   }
@@ -240,6 +264,7 @@ Result<int64_t> Service::ScorePending(int max_rows) {
   TALA_RETURN_IF_ERROR(Store(s, done, calls, cost, now));
   s.pending -= static_cast<int64_t>(done.size());
   if (s.pending < 0) s.pending = 0;
+  ForgetScored(s);
   return static_cast<int64_t>(done.size());
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -17,7 +18,6 @@
 #include "judges/registry.h"
 #include "judges/task_plan.h"
 #include "metrics/registry.h"
-#include "serve/otlp.h"
 #include "serve/service_impl.h"
 #include "tala/serve.h"
 
@@ -139,8 +139,20 @@ Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
                              " is not among the served metrics (" + options.metrics + ")");
     }
   }
-  Stmt count(impl->db, "SELECT COUNT(*) FROM rows WHERE state = 'pending'");
+  Stmt count(impl->db, "SELECT COUNT(*), MAX(seq) FROM rows WHERE state = 'pending'");
   if (count && count.Step()) impl->pending = sqlite3_column_int64(count.get(), 0);
+  impl->started = static_cast<double>(std::time(nullptr));
+  // Rows left waiting by the last run: their lag counts from this start.
+  if (impl->pending > 0) {
+    impl->waiting_since.push_back({sqlite3_column_int64(count.get(), 1), impl->started});
+  }
+  if (!(options.trace_linger >= 0) || !(options.trace_timeout >= options.trace_linger)) {
+    return InvalidArgument(
+        "--trace-linger must be at least 0 and --trace-timeout at least "
+        "--trace-linger");
+  }
+  if (options.max_open_traces < 1) return InvalidArgument("--max-open-traces must be at least 1");
+  TALA_RETURN_IF_ERROR(OpenTraceBuffer(*impl));
   for (const std::string& key : options.tag_keys) {
     if (key.empty() || key.find_first_of("=\"\\") != std::string::npos) {
       return InvalidArgument("tag key \"" + key + "\": a tag's name, without '=' or quotes");
@@ -154,7 +166,6 @@ Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
     impl->judge_calls = sqlite3_column_double(spend.get(), 0);
     impl->judge_cost = sqlite3_column_double(spend.get(), 1);
   }
-  impl->started = static_cast<double>(std::time(nullptr));
   return std::unique_ptr<Service>(new Service(std::move(impl)));
 }
 
@@ -164,12 +175,6 @@ int64_t Service::pending() const {
 }
 
 namespace {
-
-struct Incoming {
-  std::string id, tags = "{}", body;
-  double ts = 0;
-  bool sampled = false;
-};
 
 // One line of a request: the dataset's row checks, then timestamp and tags.
 Result<Incoming> ParseIncoming(simdjson::dom::element row, std::string_view line, int64_t line_no,
@@ -227,8 +232,7 @@ Result<Incoming> ParseIncoming(simdjson::dom::element row, std::string_view line
 
 }  // namespace
 
-Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
-  Impl& s = *impl_;
+Result<std::vector<Incoming>> ParseRows(const Service::Impl& s, std::string_view body, double now) {
   std::vector<Incoming> rows;
   simdjson::dom::parser parser;
   simdjson::padded_string padded(body);
@@ -260,19 +264,21 @@ Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
     return InvalidArgument("the request holds " + std::to_string(lines.size()) + " rows; at most " +
                            std::to_string(s.options.max_rows_per_request) + " per request");
   }
-  int64_t sampled = 0;
   for (const auto& [line, line_no] : lines) {
     simdjson::dom::element row;
     if (auto err = parser.parse(line.data(), line.size()).get(row)) {
       return io::JsonSyntaxError(err, "request", line_no);
     }
     TALA_ASSIGN_OR_RETURN(Incoming in, ParseIncoming(row, line, line_no, now, s.options));
-    sampled += in.sampled ? 1 : 0;
     rows.push_back(std::move(in));
   }
-  // The database is the queue: a scoring backlog never refuses a row (an exporter that gets a
-  // 503 may drop it); the scorer skips the oldest rows past --max-pending, and counts them.
-  std::lock_guard<std::mutex> lock(s.mu);
+  return rows;
+}
+
+Result<IngestAnswer> StoreRows(Service::Impl& s, const std::vector<Incoming>& rows, double now,
+                               const std::function<Status()>& also) {
+  int64_t sampled = 0;
+  for (const Incoming& in : rows) sampled += in.sampled ? 1 : 0;
   if (Status begun = s.Exec("BEGIN IMMEDIATE"); !begun.ok()) {
     return Status(ErrorCode::kUnavailable, "cannot store rows now: " + begun.message());
   }
@@ -310,6 +316,12 @@ Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
     (void)s.Exec("ROLLBACK");
     return Status(ErrorCode::kUnavailable, staged.message());
   }
+  if (also) {
+    if (Status done = also(); !done.ok()) {
+      (void)s.Exec("ROLLBACK");
+      return Status(ErrorCode::kUnavailable, done.message());
+    }
+  }
   // Committed (and synced) before the caller acknowledges anything.
   if (Status committed = s.Exec("COMMIT"); !committed.ok()) {
     (void)s.Exec("ROLLBACK");
@@ -319,7 +331,20 @@ Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
   answer.accepted = static_cast<int64_t>(rows.size());
   answer.sampled = sampled;
   s.pending += sampled;
+  if (sampled > 0) {
+    // Rows up to this seq were received now: what the scoring lag is measured from.
+    std::lock_guard<std::mutex> stats(s.stats_mu);
+    s.waiting_since.push_back({sqlite3_last_insert_rowid(s.db), now});
+  }
   return answer;
+}
+
+Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {
+  TALA_ASSIGN_OR_RETURN(std::vector<Incoming> rows, ParseRows(*impl_, body, now));
+  // The database is the queue: a scoring backlog never refuses a row (an exporter that gets a
+  // 503 may drop it); the scorer skips the oldest rows past --max-pending, and counts them.
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return StoreRows(*impl_, rows, now, nullptr);
 }
 
 Result<int64_t> Service::Prune(double now, int64_t max_rows) {
@@ -374,22 +399,6 @@ Result<int64_t> Service::Prune(double now, int64_t max_rows) {
   }
   if (deleted > 0) (void)s.Exec("PRAGMA incremental_vacuum");
   return deleted;
-}
-
-Result<IngestAnswer> Service::IngestTraces(std::string_view body, double now, bool protobuf) {
-  TALA_ASSIGN_OR_RETURN(serve::OtlpRows rows,
-                        protobuf ? serve::OtlpProtobufToRows(body) : serve::OtlpToRows(body));
-  {
-    std::lock_guard<std::mutex> stats(impl_->stats_mu);
-    impl_->traces_received += rows.traces;
-    if (rows.skipped > 0) impl_->traces_dropped["no_question_or_answer"] += rows.skipped;
-  }
-  IngestAnswer answer;
-  if (!rows.jsonl.empty()) {
-    TALA_ASSIGN_OR_RETURN(answer, Ingest(rows.jsonl, now));
-  }
-  answer.skipped = rows.skipped;
-  return answer;
 }
 
 }  // namespace tala

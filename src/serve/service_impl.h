@@ -6,6 +6,9 @@
 #include <sqlite3.h>
 
 #include <array>
+#include <atomic>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -54,6 +57,12 @@ struct Service::Impl {
   // OTLP traces received and dropped, by reason (guarded by stats_mu; since the start).
   int64_t traces_received = 0;
   std::map<std::string, int64_t> traces_dropped;
+  // When sampled rows were received, as (the last seq of an ingest, its time), oldest first;
+  // marks whose rows are all scored are dropped. The scoring lag is the age of the first.
+  // Guarded by stats_mu.
+  std::deque<std::pair<int64_t, double>> waiting_since;
+  // Traces whose spans wait in the trace buffer (changed under mu, read without it).
+  std::atomic<int64_t> open_traces{0};
 
   ~Impl() {
     if (db != nullptr) sqlite3_close(db);
@@ -66,6 +75,24 @@ struct Service::Impl {
     return rc == SQLITE_OK ? OkStatus() : IoError(options.db + ": " + message);
   }
 };
+
+// A row of a request, checked and stamped, ready to store.
+struct Incoming {
+  std::string id, tags = "{}", body;
+  double ts = 0;
+  bool sampled = false;
+};
+// Checks every row of `body` (one JSON object or JSON Lines) as Service::Ingest describes.
+Result<std::vector<Incoming>> ParseRows(const Service::Impl& impl, std::string_view body,
+                                        double now);
+// Stores `rows` in one transaction (an id already stored is counted as a duplicate), with
+// `also` (when set) run inside the same transaction before it commits. REQUIRES: impl.mu held.
+Result<IngestAnswer> StoreRows(Service::Impl& impl, const std::vector<Incoming>& rows, double now,
+                               const std::function<Status()>& also);
+// Drops the scoring-lag marks of rows no longer waiting. REQUIRES: impl.mu held.
+void ForgetScored(Service::Impl& impl);
+// Creates the trace buffer's tables and counts the open traces. REQUIRES: impl.db open.
+Status OpenTraceBuffer(Service::Impl& impl);
 
 // A named window of the options, or "90m", "1h", "7d", "3600".
 Result<int64_t> WindowSeconds(const ServeOptions& o, const std::string& window);

@@ -251,7 +251,9 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
          ",\"rows_failed\":" + std::to_string(w.failed) +
          ",\"rows_pending\":" + std::to_string(w.pending) +
          ",\"rows_skipped\":" + std::to_string(w.skipped) +
-         ",\"rows_duplicate\":" + std::to_string(w.duplicates) + ",\"metrics\":{";
+         ",\"rows_duplicate\":" + std::to_string(w.duplicates) +
+         ",\"traces_open\":" + std::to_string(s.open_traces.load()) +
+         ",\"scoring_lag_seconds\":" + Number(ScoringLag(now)) + ",\"metrics\":{";
   bool first = true;
   for (const auto& metric : s.metrics) {
     auto it = w.metrics.find(metric->key());
@@ -318,10 +320,12 @@ Result<std::string> Service::PrometheusText(double now) {
             "Rows deleted by retention since the start (their aggregates are kept).", s.deleted);
     counter("tala_traces_received_total", "OTLP traces received on /v1/traces.", s.traces_received);
     head("tala_traces_dropped_total", "counter",
-         "OTLP traces that gave no row, by reason (a repeated trace id counts as a duplicate "
-         "row instead).");
-    out += "tala_traces_dropped_total{reason=\"no_question_or_answer\"} " +
-           std::to_string(s.traces_dropped["no_question_or_answer"]) + "\n";
+         "OTLP traces that gave no row, or whose spans were refused, by reason.");
+    for (const char* reason :
+         {"no_question_or_answer", "late_spans", "too_many_open_traces", "invalid_row"}) {
+      out += std::string("tala_traces_dropped_total{reason=\"") + reason + "\"} " +
+             std::to_string(s.traces_dropped[reason]) + "\n";
+    }
     head("tala_judge_cost_usd_total", "counter",
          "What the judge calls cost, when the price is known.");
     out += "tala_judge_cost_usd_total " + Number(s.judge_cost) + "\n";
@@ -337,6 +341,12 @@ Result<std::string> Service::PrometheusText(double now) {
   }
   head("tala_queue_depth", "gauge", "Sampled rows waiting to be scored.");
   out += "tala_queue_depth " + std::to_string(all.pending()) + "\n";
+  head("tala_scoring_lag_seconds", "gauge",
+       "How long the oldest row waiting to be scored has waited (0: none waits).");
+  out += "tala_scoring_lag_seconds " + Number(ScoringLag(now)) + "\n";
+  head("tala_traces_open", "gauge",
+       "OTLP traces whose spans wait for the trace to end (--trace-linger).");
+  out += "tala_traces_open " + std::to_string(s.open_traces.load()) + "\n";
 
   // Each metric's values as a histogram: rate() and histogram_quantile() over any window.
   head("tala_metric_value", "histogram", "Values of a metric over the scored rows.");
@@ -488,7 +498,8 @@ Result<std::string> Service::SeriesJson(int64_t window_seconds, int buckets, dou
   // The backlog now, and each bucket's ingested and scored rows: the ingest rate and whether
   // scoring keeps up.
   std::string out = "{\"start\":" + Number(since) + ",\"seconds\":" + Number(width) +
-                    ",\"pending\":" + std::to_string(s.agg->Totals().pending()) + ",\"buckets\":[";
+                    ",\"pending\":" + std::to_string(s.agg->Totals().pending()) +
+                    ",\"lag\":" + Number(ScoringLag(now)) + ",\"buckets\":[";
   for (int b = 0; b < buckets; ++b) {
     out += b ? ",{\"t\":" : "{\"t\":";
     out += Number(since + b * width) + ",\"ingested\":" + std::to_string(tallies[b].ingested) +
