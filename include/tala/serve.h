@@ -201,7 +201,8 @@ class Service {
   // [{"t", "metrics": {name: {"n", "mean", "ci"}}, "diagnoses": {name: n}}]}.
   Result<std::string> SeriesJson(int64_t window_seconds, int buckets, double now);
   // The dashboard: one self-contained page (nothing fetched) with each metric's window mean and
-  // 95% band over the last 7 days, the diagnosis mix over time, the alert rules and history,
+  // 95% band over the last 24 hours (15-minute bins) or 7 days (2-hour bins), rows ingested and
+  // scored, the backlog and its lag, the diagnosis mix over time, the alert rules and history,
   // and the worst rows of the last day in the HTML report (its drill-down) inside the page.
   // Opened as page#selftest it checks itself, for the headless-browser test.
   Result<std::string> DashboardHtml(double now);

@@ -29,17 +29,20 @@ header{background:#1d2433;color:#fff;padding:16px 28px}header h1{margin:0;font-s
 main{padding:18px 28px;max-width:1400px}h2{font-size:16px;margin:22px 0 10px}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:12px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 14px}.card h3{margin:0 0 4px;font-size:13px;color:var(--muted)}
-svg.series,svg.mix{width:100%;height:150px}svg .band{fill:#a9b8f0;opacity:.45}svg .line{fill:none;stroke:var(--accent);stroke-width:2}svg .axis{stroke:var(--line)}svg text{font-size:10px;fill:var(--muted)}
+svg.series{width:100%;height:150px}svg.mix{width:100%;height:165px}svg .band{fill:#a9b8f0;opacity:.45}svg .line{fill:none;stroke:var(--accent);stroke-width:2}svg .axis{stroke:var(--line)}svg text{font-size:10px;fill:var(--muted)}
 table{width:100%;border-collapse:collapse;background:#fff;border:1px solid var(--line)}th,td{padding:6px 9px;border-bottom:1px solid var(--line);text-align:left}
 .fired{color:var(--bad);font-weight:600}.cleared{color:var(--ok);font-weight:600}.legend span{display:inline-block;margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 iframe{width:100%;height:760px;border:1px solid var(--line);border-radius:10px;background:#fff}
 nav.tabs{display:flex;gap:4px;padding:0 28px;background:#1d2433}nav.tabs button{font:inherit;color:#cfd4dc;background:none;border:0;border-bottom:3px solid transparent;padding:8px 14px;cursor:pointer}
-nav.tabs button.on{color:#fff;border-bottom-color:#7f9cf5}section[hidden]{display:none}iframe#runs-frame{height:1400px}
+nav.tabs button.on{color:#fff;border-bottom-color:#7f9cf5}
+.range{margin:8px 0 0}.range button{font:inherit;font-size:13px;background:#fff;border:1px solid var(--line);padding:4px 12px;cursor:pointer}.range button:first-child{border-radius:6px 0 0 6px}.range button:last-child{border-radius:0 6px 6px 0}.range button.on{background:var(--accent);border-color:var(--accent);color:#fff}
+svg .tick{stroke:#d0d5dd;stroke-dasharray:2 3}section[hidden]{display:none}iframe#runs-frame{height:1400px}
 </style></head><body><header><h1>tala serve</h1><p id=stamp></p></header>
 <nav class=tabs><button id=tab-production class=on>Production</button><button id=tab-runs>Runs</button></nav><main><section id=production>
-<h2>Metrics over the last 7 days (window mean, 95% band)</h2><div class=charts id=charts></div>
-<h2>Traffic</h2><div class=card><h3 id=traffic-title></h3><svg class=mix id=traffic viewBox="0 0 800 150" preserveAspectRatio=none></svg></div>
-<h2>Diagnosis mix over time</h2><div class=card><div class=legend id=legend></div><svg class=mix id=mix viewBox="0 0 800 150" preserveAspectRatio=none></svg></div>
+<div class=range><button id=range-day class=on>last 24 hours</button><button id=range-week>last 7 days</button></div>
+<h2 id=charts-title></h2><div class=charts id=charts></div>
+<h2>Traffic</h2><div class=card><h3 id=traffic-title></h3><svg class=mix id=traffic viewBox="0 0 800 165" preserveAspectRatio=none></svg></div>
+<h2>Diagnosis mix over time</h2><div class=card><div class=legend id=legend></div><svg class=mix id=mix viewBox="0 0 800 165" preserveAspectRatio=none></svg></div>
 <h2>Alerts</h2><table id=alerts><thead><tr><th>rule</th><th>state</th><th>since</th></tr></thead><tbody></tbody></table>
 <table id=history><thead><tr><th>when</th><th>rule</th><th>event</th><th>mean</th><th>rows</th></tr></thead><tbody></tbody></table>
 <h2>Worst rows of the last day</h2><iframe id=worst title="worst rows" srcdoc="@WORST@"></iframe>
@@ -47,6 +50,7 @@ nav.tabs button.on{color:#fff;border-bottom-color:#7f9cf5}section[hidden]{displa
 <iframe id=runs-frame title="runs" srcdoc="@RUNS@"></iframe></section>
 </main>
 <script id=tala-series type=application/json>@SERIES@</script>
+<script id=tala-day type=application/json>@DAY@</script>
 <script id=tala-alerts type=application/json>@ALERTS@</script>
 <script id=tala-metrics type=application/json>@METRICS@</script>
 <script>
@@ -54,42 +58,63 @@ nav.tabs button.on{color:#fff;border-bottom-color:#7f9cf5}section[hidden]{displa
 'use strict';
 var errors=[];window.addEventListener('error',function(e){errors.push(String(e.message));});
 function data(id){return JSON.parse(document.getElementById(id).textContent);}
-var series=data('tala-series'),alerts=data('tala-alerts'),metrics=data('tala-metrics');
+var ranges={week:data('tala-series'),day:data('tala-day')},alerts=data('tala-alerts'),metrics=data('tala-metrics');
 var NS='http://www.w3.org/2000/svg',W=800,H=130;
 function el(tag,attrs,text){var e=document.createElement(tag);for(var k in attrs||{})e.setAttribute(k,attrs[k]);if(text!==undefined)e.textContent=text;return e;}
 function sv(tag,attrs){var e=document.createElementNS(NS,tag);for(var k in attrs||{})e.setAttribute(k,attrs[k]);return e;}
 function when(t){return new Date(t*1000).toISOString().replace('T',' ').slice(0,16);}
-var B=series.buckets,n=B.length;function x(i){return n>1?i/(n-1)*W:W/2;}function y(v){return 5+(1-v)*(H-10);}
-document.getElementById('stamp').textContent='as of '+when(series.start+series.seconds*n)+' UTC · refreshes every minute';
-var charts=document.getElementById('charts');
-metrics.forEach(function(m){var card=el('div',{'class':'card'});card.appendChild(el('h3',{},m));
- var svg=sv('svg',{'class':'series','viewBox':'0 0 '+W+' 150','preserveAspectRatio':'none','data-metric':m});
- [0,0.5,1].forEach(function(v){svg.appendChild(sv('line',{'class':'axis',x1:0,x2:W,y1:y(v),y2:y(v)}));var t=sv('text',{x:2,y:y(v)-2});t.textContent=v;svg.appendChild(t);});
- var pts=[];B.forEach(function(b,i){var s=b.metrics[m];if(s)pts.push([i,s]);});
- if(pts.length){var up=pts.map(function(p){return x(p[0])+','+y(p[1].ci[1]);}),down=pts.slice().reverse().map(function(p){return x(p[0])+','+y(p[1].ci[0]);});
-  svg.appendChild(sv('polygon',{'class':'band',points:up.concat(down).join(' ')}));
-  svg.appendChild(sv('polyline',{'class':'line',points:pts.map(function(p){return x(p[0])+','+y(p[1].mean);}).join(' ')}));
-  pts.forEach(function(p){var c=sv('circle',{cx:x(p[0]),cy:y(p[1].mean),r:3,fill:'#3a5bd9'});var t=sv('title');t.textContent=when(B[p[0]].t)+': '+p[1].mean.toFixed(3)+' ('+p[1].n+' rows)';c.appendChild(t);svg.appendChild(c);});
-  var last=pts[pts.length-1][1];card.appendChild(el('div',{},'latest span: '+last.mean.toFixed(3)+' ['+last.ci[0].toFixed(3)+', '+last.ci[1].toFixed(3)+'], '+last.n+' rows'));}
- else card.appendChild(el('div',{},'no scored rows in the last 7 days'));
- card.appendChild(svg);charts.appendChild(card);});
-// Rows ingested per bucket (bars) and rows scored (dots): whether scoring keeps up, and the
-// backlog now.
-var tmax=1;B.forEach(function(b){tmax=Math.max(tmax,b.ingested||0,b.scored||0);});
-var traffic=document.getElementById('traffic'),tw=W/Math.max(1,n);
-B.forEach(function(b,i){var h=(b.ingested||0)/tmax*140;var r=sv('rect',{x:i*tw+1,y:150-h,width:Math.max(1,tw-2),height:h,fill:'#a9b8f0','class':'ingest'});
- var t=sv('title');t.textContent=when(b.t)+': '+(b.ingested||0)+' ingested, '+(b.scored||0)+' scored';r.appendChild(t);traffic.appendChild(r);
- if(b.scored)traffic.appendChild(sv('circle',{cx:i*tw+tw/2,cy:150-b.scored/tmax*140,r:2.5,fill:'#12805c'}));});
-var lastB=B.length?B[B.length-1]:{ingested:0};
-document.getElementById('traffic-title').textContent='rows ingested per '+Math.round(series.seconds/3600)+' h (bars) and scored (dots); latest: '+
- (lastB.ingested/series.seconds).toFixed(2)+' rows/s · waiting to be scored now: '+series.pending;
-var names=[];B.forEach(function(b){for(var d in b.diagnoses)if(names.indexOf(d)<0)names.push(d);});
+function span(s){return s>=3600?Math.round(s/3600)+' h':Math.round(s/60)+' min';}
+function rate(r){return r>=1?r.toFixed(1)+' rows/s':(r*60).toFixed(1)+' rows/min';}
+function clear(e){while(e.firstChild)e.removeChild(e.firstChild);}
+var series,B,n,range='day',names=[];
+// A bucket's time on the x axis: the chart spans the window, each bucket its share of it.
+function tx(t){return (t-series.start)/(series.seconds*n)*W;}function x(i){return tx(series.start+(i+0.5)*series.seconds);}
+function y(v){return 5+(1-v)*(H-10);}
+// Time ticks a reader can place: every 3 hours over a day, every midnight (UTC) over a week.
+function ticks(svg,top,labelY){labelY=labelY||148;var step=series.seconds*n>2*86400?86400:10800,end=series.start+series.seconds*n;
+ for(var t=Math.ceil(series.start/step)*step;t<end;t+=step){var d=new Date(t*1000),iso=d.toISOString();
+  svg.appendChild(sv('line',{'class':'tick',x1:tx(t),x2:tx(t),y1:top,y2:150}));
+  var label=step===86400?['Sun','Mon','Tue','Wed','Thu','Fri','Sat'][d.getUTCDay()]+' '+iso.slice(5,10):iso.slice(11,16);
+  var txt=sv('text',{x:tx(t)+2,y:labelY,'class':'tick-label'});txt.textContent=label;svg.appendChild(txt);}}
+var charts=document.getElementById('charts'),traffic=document.getElementById('traffic'),legend=document.getElementById('legend'),mix=document.getElementById('mix');
 var colors={'healthy':'#12805c','retriever miss':'#c4320a','ranking noise':'#f79009','generator not grounded':'#9e2a9b','off-topic answer':'#3a5bd9'};
-var legend=document.getElementById('legend'),mix=document.getElementById('mix'),bw=W/Math.max(1,n);
-names.forEach(function(d){var c=colors[d]||'#667085';var s=el('span');var i=el('i');i.style.background=c;s.appendChild(i);s.appendChild(document.createTextNode(d));legend.appendChild(s);});
-B.forEach(function(b,i){var total=0;for(var d in b.diagnoses)total+=b.diagnoses[d];if(!total)return;var top=150;
- names.forEach(function(d){var c=b.diagnoses[d]||0;if(!c)return;var h=c/total*140;top-=h;var r=sv('rect',{x:i*bw+1,y:top,width:Math.max(1,bw-2),height:h,fill:colors[d]||'#667085','class':'seg'});
-  var t=sv('title');t.textContent=when(b.t)+': '+d+' '+c;r.appendChild(t);mix.appendChild(r);});});
+function draw(name){range=name;series=ranges[name];B=series.buckets;n=B.length;
+ ['day','week'].forEach(function(r){document.getElementById('range-'+r).className=r===name?'on':'';});
+ [charts,traffic,legend,mix].forEach(clear);
+ document.getElementById('stamp').textContent='as of '+when(series.start+series.seconds*n)+' UTC · refreshes every minute';
+ document.getElementById('charts-title').textContent='Metrics over the '+(name==='day'?'last 24 hours, per '+span(series.seconds):'last 7 days, per '+span(series.seconds))+' (window mean, 95% band)';
+ metrics.forEach(function(m){var card=el('div',{'class':'card'});card.appendChild(el('h3',{},m));
+  var svg=sv('svg',{'class':'series','viewBox':'0 0 '+W+' 150','preserveAspectRatio':'none','data-metric':m});
+  [0,0.5,1].forEach(function(v){svg.appendChild(sv('line',{'class':'axis',x1:0,x2:W,y1:y(v),y2:y(v)}));var t=sv('text',{x:2,y:y(v)-2});t.textContent=v;svg.appendChild(t);});
+  ticks(svg,0);
+  var pts=[];B.forEach(function(b,i){var s=b.metrics[m];if(s)pts.push([i,s]);});
+  if(pts.length){var up=pts.map(function(p){return x(p[0])+','+y(p[1].ci[1]);}),down=pts.slice().reverse().map(function(p){return x(p[0])+','+y(p[1].ci[0]);});
+   svg.appendChild(sv('polygon',{'class':'band',points:up.concat(down).join(' ')}));
+   svg.appendChild(sv('polyline',{'class':'line',points:pts.map(function(p){return x(p[0])+','+y(p[1].mean);}).join(' ')}));
+   pts.forEach(function(p){var c=sv('circle',{cx:x(p[0]),cy:y(p[1].mean),r:3,fill:'#3a5bd9'});var t=sv('title');t.textContent=when(B[p[0]].t)+': '+p[1].mean.toFixed(3)+' ('+p[1].n+' rows)';c.appendChild(t);svg.appendChild(c);});
+   var last=pts[pts.length-1][1];card.appendChild(el('div',{},'latest '+span(series.seconds)+' with rows: '+last.mean.toFixed(3)+' ['+last.ci[0].toFixed(3)+', '+last.ci[1].toFixed(3)+'], '+last.n+' rows'));}
+  else card.appendChild(el('div',{},'no scored rows in this range'));
+  card.appendChild(svg);charts.appendChild(card);});
+ // Rows ingested per bucket (bars) and rows scored (dots): whether scoring keeps up; the
+ // backlog and how long its oldest row has waited.
+ var tmax=1;B.forEach(function(b){tmax=Math.max(tmax,b.ingested||0,b.scored||0);});
+ var tw=W/Math.max(1,n);
+ B.forEach(function(b,i){var h=(b.ingested||0)/tmax*140;var r=sv('rect',{x:i*tw+1,y:150-h,width:Math.max(1,tw-2),height:h,fill:'#a9b8f0','class':'ingest'});
+  var t=sv('title');t.textContent=when(b.t)+': '+(b.ingested||0)+' ingested, '+(b.scored||0)+' scored';r.appendChild(t);traffic.appendChild(r);
+  if(b.scored)traffic.appendChild(sv('circle',{cx:i*tw+tw/2,cy:150-b.scored/tmax*140,r:2.5,fill:'#12805c'}));});
+ ticks(traffic,0,162);
+ var lastB=B.length?B[B.length-1]:{ingested:0};
+ document.getElementById('traffic-title').textContent='rows ingested per '+span(series.seconds)+' (bars) and scored (dots); latest: '+
+  rate(lastB.ingested/series.seconds)+' · waiting to be scored now: '+series.pending+' · the oldest has waited '+Math.round(series.lag||0)+' s';
+ names=[];B.forEach(function(b){for(var d in b.diagnoses)if(names.indexOf(d)<0)names.push(d);});
+ names.forEach(function(d){var c=colors[d]||'#667085';var s=el('span');var i=el('i');i.style.background=c;s.appendChild(i);s.appendChild(document.createTextNode(d));legend.appendChild(s);});
+ B.forEach(function(b,i){var total=0;for(var d in b.diagnoses)total+=b.diagnoses[d];if(!total)return;var top=150;
+  names.forEach(function(d){var c=b.diagnoses[d]||0;if(!c)return;var h=c/total*140;top-=h;var r=sv('rect',{x:i*tw+1,y:top,width:Math.max(1,tw-2),height:h,fill:colors[d]||'#667085','class':'seg'});
+   var t=sv('title');t.textContent=when(b.t)+': '+d+' '+c;r.appendChild(t);mix.appendChild(r);});});
+ ticks(mix,0,162);}
+document.getElementById('range-day').addEventListener('click',function(){draw('day');});
+document.getElementById('range-week').addEventListener('click',function(){draw('week');});
+draw('day');
 var ab=document.querySelector('#alerts tbody');alerts.rules.forEach(function(r){var tr=el('tr');tr.appendChild(el('td',{},r.rule));
  tr.appendChild(el('td',{'class':r.firing?'fired':'cleared'},r.firing?'firing':'ok'));tr.appendChild(el('td',{},r.since||'–'));ab.appendChild(tr);});
 var hb=document.querySelector('#history tbody');alerts.history.forEach(function(e){var tr=el('tr');tr.appendChild(el('td',{},e.at));tr.appendChild(el('td',{},e.rule));
@@ -101,6 +126,10 @@ document.getElementById('tab-production').addEventListener('click',function(){ta
 document.getElementById('tab-runs').addEventListener('click',function(){tab('runs');});
 if(location.hash==='#runs'){tab('runs');window.addEventListener('load',function(){window.scrollTo(0,0);});}
 function selftest(){var out=[];try{
+  var dayTicks=document.querySelectorAll('svg.series text.tick-label').length/Math.max(1,metrics.length);
+  draw('week');var weekOk=document.querySelectorAll('#traffic rect.ingest').length===ranges.week.buckets.length;
+  var weekTicks=document.querySelectorAll('svg.series text.tick-label').length/Math.max(1,metrics.length);draw('day');
+  out.push('ranges='+(weekOk&&range==='day'?1:0));out.push('ticks='+dayTicks+','+weekTicks);
   var lines=document.querySelectorAll('svg.series polyline').length,withData=metrics.filter(function(m){return B.some(function(b){return b.metrics[m];});}).length;
   out.push('charts='+(document.querySelectorAll('svg.series').length===metrics.length&&lines===withData?1:0));
   out.push('mix='+(document.querySelectorAll('#mix rect.seg').length>0||names.length===0?1:0));
@@ -114,6 +143,9 @@ function selftest(){var out=[];try{
  }catch(e){errors.push(String(e));}out.push('errors='+errors.length);if(errors.length)out.push(errors.join(' | '));
  document.body.appendChild(el('pre',{'id':'selftest-result'},'SELFTEST '+out.join(' ')));}
 if(location.hash==='#selftest')window.addEventListener('load',selftest);
+// Where the first chart is drawn, for the screenshot test to read its pixels.
+if(location.hash==='#layout')window.addEventListener('load',function(){var r=document.querySelector('svg.series').getBoundingClientRect();
+ document.body.appendChild(el('pre',{'id':'layout'},'LAYOUT '+[r.left,r.top,r.width,r.height].map(Math.round).join(',')));});
 })();
 </script></body></html>
 )HTML";
@@ -131,7 +163,10 @@ Result<std::string> Service::HistoryPageHtml(const TrendOptions& options) {
 }
 
 Result<std::string> Service::DashboardHtml(double now) {
-  TALA_ASSIGN_OR_RETURN(std::string series, SeriesJson(7 * 86400, 56, now));
+  // Each range binned so that its hours can be told apart: 15 minutes over a day, 2 hours
+  // over a week.
+  TALA_ASSIGN_OR_RETURN(std::string day, SeriesJson(86400, 96, now));
+  TALA_ASSIGN_OR_RETURN(std::string series, SeriesJson(7 * 86400, 84, now));
   TALA_ASSIGN_OR_RETURN(std::string alerts, AlertsJson());
   std::string metrics = "[";
   for (const auto& m : impl_->metrics) {
@@ -164,6 +199,7 @@ Result<std::string> Service::DashboardHtml(double now) {
   io::FillSlot(page, "@RUNS@", io::EscapeMarkup(runs));
   io::FillSlot(page, "@METRICS@", io::ScriptJson(metrics));
   io::FillSlot(page, "@ALERTS@", io::ScriptJson(alerts));
+  io::FillSlot(page, "@DAY@", io::ScriptJson(day));
   io::FillSlot(page, "@SERIES@", io::ScriptJson(series));
   io::FillSlot(page, "@WORST@", io::EscapeMarkup(report));
   return page;

@@ -404,10 +404,13 @@ TEST(ServeCommandTest, TheDashboardChecksItselfInAHeadlessBrowser) {
   }
   std::string html = dir.Write("dashboard.html", page->body);
   std::string dom = testing::DumpDom("file://" + html + "#selftest");
-  size_t at = dom.find("SELFTEST charts");
+  size_t at = dom.find("SELFTEST ranges");
   ASSERT_NE(at, std::string::npos) << "the self-test did not run";
+  // Both ranges draw (the week's 84 bars, back to the day's), with a tick every 3 hours over
+  // the day and every midnight over the week.
   EXPECT_EQ(dom.substr(at, dom.find('<', at) - at),
-            "SELFTEST charts=1 mix=1 traffic=1 alerts=1 drilldown=1 runs=0 shown labels= errors=0");
+            "SELFTEST ranges=1 ticks=8,7 charts=1 mix=1 traffic=1 alerts=1 drilldown=1 runs=0 "
+            "shown labels= errors=0");
   EXPECT_NE(dom.find("faithfulness.mean_1d &lt; 0.9"), std::string::npos) << "the alert is listed";
 }
 
