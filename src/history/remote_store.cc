@@ -1,5 +1,7 @@
 #include "history/remote_store.h"
 
+#include <simdjson.h>
+
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -61,11 +63,12 @@ class RemoteHistory : public History {
     std::string body = "{\"keep\":" + std::to_string(o.keep) +
                        ",\"older_than_days\":" + std::to_string(o.older_than_days) + "}";
     TALA_ASSIGN_OR_RETURN(std::string reply, Call("POST", "/v1/history/prune", body));
-    long long removed = -1;
-    if (std::sscanf(reply.c_str(), "{\"removed\":%lld", &removed) != 1) {
+    simdjson::dom::parser parser;
+    int64_t removed = 0;
+    if (parser.parse(reply)["removed"].get(removed)) {
       return Status(ErrorCode::kBadReply, base_ + "/v1/history/prune: unexpected reply");
     }
-    return static_cast<int64_t>(removed);
+    return removed;
   }
 
   Result<std::string> PageHtml(const TrendOptions& o) override {
@@ -80,13 +83,14 @@ class RemoteHistory : public History {
 
   Result<HistoryAdded> ParseAdded(const std::string& body) {
     // {"added":true|false,"run":{...}}
-    const bool added = body.rfind("{\"added\":true", 0) == 0;
-    size_t at = body.find("\"run\":");
-    if (at == std::string::npos || body.size() < at + 7) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element root, run;
+    bool added = false;
+    if (parser.parse(body).get(root) || root["added"].get(added) || root["run"].get(run)) {
       return Status(ErrorCode::kBadReply, base_ + "/v1/history/runs: unexpected reply");
     }
-    std::string run = body.substr(at + 6, body.size() - at - 7);
-    TALA_ASSIGN_OR_RETURN(HistoryRun parsed, ParseRunJson(run, base_ + "/v1/history/runs"));
+    TALA_ASSIGN_OR_RETURN(HistoryRun parsed,
+                          ParseRunJson(simdjson::minify(run), base_ + "/v1/history/runs"));
     return HistoryAdded{added, std::move(parsed)};
   }
 
