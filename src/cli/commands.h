@@ -37,6 +37,7 @@ void AddReportCommand(CLI::App& app, int* exit_code);
 void AddEstimateCommand(CLI::App& app, int* exit_code);
 void AddMergeCommand(CLI::App& app, int* exit_code);
 void AddExportCommand(CLI::App& app, int* exit_code);
+void AddTestsetCommand(CLI::App& app, int* exit_code);
 struct ServeSettings;
 void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& defaults);
 void AddReviewCommand(CLI::App& app, int* exit_code);

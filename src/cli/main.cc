@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
     tala::cli::AddMergeCommand(app, &exit_code);
     tala::cli::AddServeCommand(app, &exit_code, serve_defaults);
     tala::cli::AddExportCommand(app, &exit_code);
+    tala::cli::AddTestsetCommand(app, &exit_code);
     tala::cli::AddRunCommand(app, &exit_code, run_defaults);
     tala::cli::AddCiCommand(app, &exit_code, defaults, run_defaults, ci_defaults);
     tala::cli::AddCacheCommand(app, &exit_code, defaults.llm.cache);

@@ -338,7 +338,7 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
         "report",         "power",        "metrics",   "judges",      "cache stats",
         "cache clear",    "cache merge",  "run",       "ci",          "review",
         "estimate",       "merge",        "history",   "history add", "history show",
-        "history report", "history prune"}) {
+        "history report", "history prune", "testset", "testset accept"}) {
     EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
     auto help = testing::RunTala(std::string(cmd) + " --help");
     std::regex flag("--[a-z][a-z-]+");

@@ -1,0 +1,101 @@
+#pragma once
+// Building a golden set (`tala testset`): real questions from the application's log first,
+// grouped into intents and picked, seeded, in proportion to traffic; each with a reference
+// drafted from the documents and quoted verbatim; then a person's review, and only the
+// accepted items become golden.jsonl, a dataset tala eval, run and ci read as it is.
+//
+// This build drafts with the offline judge only: it writes no question of its own (documents
+// that no logged question touches are listed as uncovered), and its references are extractive.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tala/status.h"
+
+namespace tala {
+
+struct TestsetOptions {
+  std::string logs;     // a dataset of logged interactions (JSON Lines, JSON, CSV); may be empty
+  std::string docs;     // a folder of .txt / .md, or a JSON Lines file of chunks; may be empty
+  std::string heldout;  // a dataset of questions the set must not repeat (by intent); optional
+  int64_t size = 50;
+  uint64_t seed = 1;
+  std::string judge = "offline";
+};
+
+struct TestsetQuote {
+  std::string context_id, text;
+};
+
+struct TestsetItem {
+  std::string id, user_input, reference;
+  std::vector<std::string> reference_contexts, reference_context_ids;
+  // metadata
+  std::string source = "log";  // log | synthetic
+  std::vector<std::string> log_ids;
+  int64_t cluster = 0;  // the intent's rank by traffic, 1 = the most asked
+  std::string doc;      // the document of the first reference context
+  std::vector<TestsetQuote> quotes;
+  std::string answerable;  // yes | partly | no | unknown (no documents)
+  std::string style;       // plain | typo | vague | multi-part
+  int64_t hops = 0;        // reference contexts
+  int64_t difficulty = 0;  // the verbatim question's rank for its first context (0: not top 10)
+  bool self_contained = true;
+  std::string not_self_contained;  // why, when not
+  double coverage = 0;             // the share of the question's weight the contexts hold
+  uint64_t seed = 0;
+  std::string prompt_version;
+};
+
+struct TestsetReport {
+  int64_t questions = 0, questions_skipped = 0, phrasings = 0, intents = 0;
+  int64_t items = 0, log_items = 0, synthetic_items = 0;
+  int64_t answerable_yes = 0, answerable_partly = 0, answerable_no = 0, answerable_unknown = 0;
+  double traffic_covered = 0;  // share of logged questions whose intent was picked
+  double intents_covered = 0;  // share of intents picked
+  int64_t documents = 0, chunks = 0, chunks_dropped_empty = 0, chunks_dropped_duplicate = 0;
+  std::vector<std::string> uncovered_documents;
+  double documents_covered = 0;
+  int64_t heldout_questions = 0, heldout_removed = 0;
+  // Diversity: each item's distance (1 - rarity-weighted term similarity) to its nearest
+  // other item, mean and minimum.
+  double diversity_mean = 0, diversity_min = 0;
+  // Stability: the share of this seed's intents that the next seed picks too.
+  double stability = 0;
+  std::vector<int64_t> difficulty;  // items by retrieval rank: [not in top 10, 1, 2, ..., 10]
+  std::vector<std::string> notes;
+};
+
+struct Testset {
+  std::vector<TestsetItem> items;
+  TestsetReport report;
+};
+
+// kInvalidArgument for options that cannot work (neither input, a size below 1, a judge this
+// build cannot draft with); the readers' errors (file, line, field) for bad inputs.
+Result<Testset> BuildTestset(const TestsetOptions& options);
+
+// A candidates.jsonl line (no newline): id, user_input, reference, reference_contexts,
+// reference_context_ids and metadata.
+std::string TestsetItemJson(const TestsetItem& item);
+std::string TestsetReportJson(const TestsetReport& report);
+// The report for a person (several lines).
+std::string TestsetReportText(const TestsetReport& report);
+
+struct AcceptedTestset {
+  std::string golden_jsonl;
+  int64_t accepted = 0, edited = 0, unanswerable = 0, rejected = 0, needs_expert = 0;
+  int64_t unlabelled = 0;
+};
+
+// Reviewed candidates into golden rows. `labels` is JSON Lines of {"id", "decision": accept |
+// edit | unanswerable | reject | needs-expert, "user_input"?, "reference"?, "reason"?}; edits
+// replace the candidate's question or reference. Accepted and edited items are golden;
+// unanswerable ones too, as "should refuse" items (metadata.answerable "no", the reference the
+// label's if it gives one). Rejected, needs-expert and unlabelled items are left out.
+// kDataError naming file, line and field for a bad line, an unknown id or decision.
+Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
+                                      const std::string& labels_path);
+
+}  // namespace tala

@@ -1,0 +1,136 @@
+// tala testset: a golden set's candidates from the application's own logged questions and its
+// documents (include/tala/testset.h), and `tala testset accept`, the reviewed ones into
+// golden.jsonl.
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "fs/atomic_file.h"
+#include "fs/output_paths.h"
+#include "tala/testset.h"
+
+namespace tala::cli {
+
+namespace {
+
+struct TestsetFlags {
+  TestsetOptions options;
+  std::string out = "candidates.jsonl";
+  bool json = false;
+  // accept
+  std::string candidates, labels, golden = "golden.jsonl";
+};
+
+int RunTestset(const TestsetFlags& f) {
+  std::vector<fs::NamedPath> inputs;
+  if (!f.options.logs.empty()) inputs.push_back({"--logs", f.options.logs});
+  if (!f.options.docs.empty()) inputs.push_back({"--docs", f.options.docs});
+  if (!f.options.heldout.empty()) inputs.push_back({"--heldout", f.options.heldout});
+  if (Status s = fs::CheckOutputsDistinct(inputs, {{"--out", f.out}}); !s.ok()) {
+    PrintError("tala testset", s);
+    return 2;
+  }
+  auto built = BuildTestset(f.options);
+  if (!built) {
+    PrintError("tala testset", built.error());
+    return ExitCodeFor(built.error());
+  }
+  std::string text;
+  for (const TestsetItem& item : built->items) text += TestsetItemJson(item) + "\n";
+  if (Status s = fs::WriteFileAtomically(f.out, text); !s.ok()) {
+    PrintError("tala testset", s);
+    return 2;
+  }
+  if (f.json) {
+    std::printf("%s\n", TestsetReportJson(built->report).c_str());
+  } else {
+    std::printf("%s", TestsetReportText(built->report).c_str());
+    std::printf(
+        "%zu candidates written to %s; review them, then: tala testset accept %s "
+        "--labels labels.jsonl -o golden.jsonl\n",
+        built->items.size(), f.out.c_str(), f.out.c_str());
+  }
+  return 0;
+}
+
+int RunAccept(const TestsetFlags& f) {
+  if (Status s = fs::CheckOutputsDistinct({{"CANDIDATES", f.candidates}, {"--labels", f.labels}},
+                                          {{"--out", f.golden}});
+      !s.ok()) {
+    PrintError("tala testset accept", s);
+    return 2;
+  }
+  auto accepted = AcceptTestset(f.candidates, f.labels);
+  if (!accepted) {
+    PrintError("tala testset accept", accepted.error());
+    return ExitCodeFor(accepted.error());
+  }
+  if (Status s = fs::WriteFileAtomically(f.golden, accepted->golden_jsonl); !s.ok()) {
+    PrintError("tala testset accept", s);
+    return 2;
+  }
+  const int64_t written = accepted->accepted + accepted->edited + accepted->unanswerable;
+  std::printf(
+      "%lld golden rows written to %s: %lld accepted, %lld edited, %lld unanswerable "
+      "(should refuse); left out: %lld rejected, %lld need an expert, %lld not "
+      "reviewed\n",
+      static_cast<long long>(written), f.golden.c_str(), static_cast<long long>(accepted->accepted),
+      static_cast<long long>(accepted->edited), static_cast<long long>(accepted->unanswerable),
+      static_cast<long long>(accepted->rejected), static_cast<long long>(accepted->needs_expert),
+      static_cast<long long>(accepted->unlabelled));
+  return 0;
+}
+
+}  // namespace
+
+void AddTestsetCommand(CLI::App& app, int* exit_code) {
+  auto f = std::make_shared<TestsetFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "testset",
+      "Candidates for a golden set, real questions first: the logged questions are grouped "
+      "into intents (typos, casing, word order and filler fall together), picked, seeded, in "
+      "proportion to traffic with a floor for rare intents, each in a user's own words; each "
+      "gets a reference drafted from the documents with verbatim quotes, and answerable "
+      "yes / partly / no (a question the documents cannot answer becomes a \"should refuse\" "
+      "item). A person reviews the candidates; `tala testset accept` keeps the accepted ones.");
+  cmd->add_option("--logs", f->options.logs,
+                  "logged interactions, any dataset tala reads (JSON Lines, JSON, CSV): their "
+                  "questions are the candidates");
+  cmd->add_option("--docs", f->options.docs,
+                  "the documents the answers come from: a folder of .txt and .md files (split "
+                  "on headings), or a JSON Lines file of your own chunks {id, text, source}");
+  cmd->add_option("--size", f->options.size, "items to pick")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", f->options.seed,
+                  "the pick's seed: the same inputs and seed give the same file, byte for byte")
+      ->capture_default_str();
+  cmd->add_option("--heldout", f->options.heldout,
+                  "a dataset of questions the set must not repeat (an intent they ask is left "
+                  "out), so nothing leaks into a held-out evaluation");
+  cmd->add_option("--judge", f->options.judge,
+                  "who drafts the references: offline (extractive, no model call; the only "
+                  "one this build has)")
+      ->capture_default_str();
+  cmd->add_option("--out,-o", f->out, "the candidates file to write (JSON Lines)")
+      ->capture_default_str();
+  cmd->add_flag("--json", f->json, "print the report as JSON");
+  cmd->callback([f, exit_code, cmd] {
+    if (cmd->get_subcommands().empty()) *exit_code = RunTestset(*f);
+  });
+
+  CLI::App* accept = cmd->add_subcommand(
+      "accept",
+      "Reviewed candidates into golden.jsonl: the labels file holds a line per reviewed item, "
+      "{\"id\", \"decision\": accept | edit | unanswerable | reject | needs-expert, "
+      "\"user_input\"?, \"reference\"?, \"reason\"?}. Accepted and edited items (edits applied) "
+      "and unanswerable ones (should-refuse items) are written; the rest are left out.");
+  accept->add_option("CANDIDATES", f->candidates, "the candidates file tala testset wrote")
+      ->required();
+  accept->add_option("--labels", f->labels, "the review's decisions (JSON Lines)")->required();
+  accept->add_option("--out,-o", f->golden, "the golden set to write, a dataset tala reads")
+      ->capture_default_str();
+  accept->callback([f, exit_code] { *exit_code = RunAccept(*f); });
+}
+
+}  // namespace tala::cli

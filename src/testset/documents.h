@@ -1,0 +1,38 @@
+#pragma once
+// The documents a golden set's references come from, as chunks. A folder is read recursively
+// (in path order): `.txt` (paragraphs), `.md` (sections split on headings, the heading kept in
+// its section); a JSON Lines file holds the application's own chunks, {"id", "text",
+// "source"}. Long sections are cut at sentence ends near kChunkChars. Each chunk's id is its
+// file's path under the folder and its byte offset ("guide/ferry.md#1204"), stable while the
+// file is. Near-empty chunks (fewer than 5 words) and near-duplicates (MinHash over word
+// 3-grams, Jaccard 0.9 or more: boilerplate repeated across pages) are dropped, with no model
+// call, and counted.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tala/status.h"
+
+namespace tala::testset {
+
+inline constexpr size_t kChunkChars = 1200;
+
+struct Chunk {
+  std::string id, text, source;  // source: the file (or the JSON Lines row's "source")
+};
+
+struct Documents {
+  std::vector<Chunk> chunks;
+  std::vector<std::string> sources;  // every document read, in order (kept chunks or not)
+  int64_t dropped_empty = 0, dropped_duplicate = 0;
+};
+
+// kNotFound when `path` does not exist; kDataError naming file, line and field for a bad JSON
+// Lines chunk; kInvalidArgument when a folder holds no .txt or .md file.
+Result<Documents> ReadDocuments(const std::string& path);
+
+// The chunks of one document's text (exposed for tests): Markdown when `markdown`.
+std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& source, bool markdown);
+
+}  // namespace tala::testset

@@ -1,0 +1,77 @@
+#include "testset/pick.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/hash.h"
+
+namespace tala::testset {
+
+double SeededUniform(uint64_t seed, const std::string& key) {
+  const uint64_t h = Sha256Prefix64(std::to_string(seed) + '\x1f' + key);
+  return (static_cast<double>(h >> 11) + 0.5) / 9007199254740992.0;  // (0, 1)
+}
+
+std::vector<int64_t> AllocateItems(const std::vector<IntentForPick>& intents, int64_t size,
+                                   uint64_t seed) {
+  const size_t n = intents.size();
+  std::vector<int64_t> count(n, 0);
+  if (n == 0 || size <= 0) return count;
+  double mean = 0;
+  for (const IntentForPick& i : intents) mean += static_cast<double>(i.traffic);
+  mean /= static_cast<double>(n);
+  auto weight = [&](size_t i) {
+    return std::max(static_cast<double>(intents[i].traffic), std::max(1e-9, 0.1 * mean));
+  };
+  if (static_cast<size_t>(size) <= n) {
+    // Efraimidis-Spirakis: the `size` largest keys u^(1/w), compared as log(u)/w.
+    std::vector<std::pair<double, size_t>> keys;
+    for (size_t i = 0; i < n; ++i) {
+      keys.emplace_back(std::log(SeededUniform(seed, intents[i].key)) / weight(i), i);
+    }
+    std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    for (int64_t k = 0; k < size; ++k) count[keys[k].second] = 1;
+    return count;
+  }
+  // One each, then the rest by traffic, up to each intent's capacity.
+  int64_t left = size - static_cast<int64_t>(n);
+  std::fill(count.begin(), count.end(), 1);
+  while (left > 0) {
+    std::vector<size_t> open;
+    double open_traffic = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (count[i] < intents[i].capacity) {
+        open.push_back(i);
+        open_traffic += weight(i);
+      }
+    }
+    if (open.empty()) break;
+    std::vector<std::pair<double, size_t>> remainders;
+    int64_t given = 0;
+    for (size_t i : open) {
+      const double share = static_cast<double>(left) * weight(i) / open_traffic;
+      int64_t whole =
+          std::min<int64_t>(static_cast<int64_t>(share), intents[i].capacity - count[i]);
+      count[i] += whole;
+      given += whole;
+      if (count[i] < intents[i].capacity) remainders.emplace_back(share - std::floor(share), i);
+    }
+    std::sort(remainders.begin(), remainders.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first > b.first;
+      return SeededUniform(seed, intents[a.second].key) <
+             SeededUniform(seed, intents[b.second].key);
+    });
+    left -= given;
+    for (size_t k = 0; k < remainders.size() && left > 0; ++k) {
+      ++count[remainders[k].second];
+      --left;
+    }
+    if (given == 0 && remainders.empty()) break;
+  }
+  return count;
+}
+
+}  // namespace tala::testset

@@ -1,0 +1,27 @@
+#pragma once
+// How many items each intent gets, seeded and stratified by traffic. With fewer items than
+// intents, intents are drawn without replacement with chances in proportion to their traffic,
+// floored at a tenth of the mean so rare intents still appear (weighted sampling by keys
+// u^(1/w), u from the seed and the intent's own key, so the draw does not depend on the order
+// intents are listed in). With more, every intent gets one and the rest go by traffic (largest
+// remainders), up to each intent's number of distinct phrasings. Pure.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tala::testset {
+
+struct IntentForPick {
+  std::string key;  // stable: the intent's typical question
+  int64_t traffic = 0;
+  int64_t capacity = 1;  // distinct phrasings: the most items it can give
+};
+
+std::vector<int64_t> AllocateItems(const std::vector<IntentForPick>& intents, int64_t size,
+                                   uint64_t seed);
+
+// A uniform number in [0, 1) from the seed and a key.
+double SeededUniform(uint64_t seed, const std::string& key);
+
+}  // namespace tala::testset

@@ -1,0 +1,211 @@
+#include "testset/question_groups.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+#include "core/text/stemmer.h"
+#include "core/text/stopwords.h"
+#include "core/text/tokenize.h"
+
+namespace tala::testset {
+
+namespace {
+
+// Optimal-string-alignment distance of at most one: a deletion, insertion, substitution or swap
+// of neighbours.
+bool OneEditApart(const std::string& a, const std::string& b) {
+  if (a == b) return false;
+  const size_t la = a.size(), lb = b.size();
+  if (la > lb + 1 || lb > la + 1) return false;
+  size_t i = 0;
+  while (i < la && i < lb && a[i] == b[i]) ++i;
+  if (la == lb) {
+    if (a.compare(i + 1, std::string::npos, b, i + 1, std::string::npos) == 0) return true;
+    return i + 1 < la && a[i] == b[i + 1] && a[i + 1] == b[i] &&
+           a.compare(i + 2, std::string::npos, b, i + 2, std::string::npos) == 0;
+  }
+  const std::string& longer = la > lb ? a : b;
+  const std::string& shorter = la > lb ? b : a;
+  return longer.compare(i + 1, std::string::npos, shorter, i, std::string::npos) == 0;
+}
+
+bool HasDigit(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+struct UnionFind {
+  std::vector<size_t> parent;
+  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  size_t Find(size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void Join(size_t a, size_t b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the earlier phrasing leads
+  }
+};
+
+// Spelling from the log: each rare term's frequent neighbour one edit away, if any.
+std::unordered_map<std::string, std::string> Corrections(
+    const std::unordered_map<std::string, int64_t>& counts) {
+  std::unordered_map<std::string, std::vector<const std::string*>> by_key;
+  auto keys = [](const std::string& t) {
+    std::vector<std::string> out = {t};
+    for (size_t i = 0; i < t.size(); ++i) out.push_back(t.substr(0, i) + t.substr(i + 1));
+    return out;
+  };
+  for (const auto& [term, n] : counts) {
+    if (term.size() < 4 || HasDigit(term)) continue;
+    for (std::string& k : keys(term)) by_key[std::move(k)].push_back(&term);
+  }
+  std::unordered_map<std::string, std::string> out;
+  for (const auto& [term, n] : counts) {
+    if (term.size() < 4 || HasDigit(term)) continue;
+    const std::string* best = nullptr;
+    int64_t best_n = 0;
+    for (const std::string& k : keys(term)) {
+      auto it = by_key.find(k);
+      if (it == by_key.end()) continue;
+      for (const std::string* other : it->second) {
+        const int64_t m = counts.at(*other);
+        if (m < 5 * n || !OneEditApart(term, *other)) continue;
+        if (m > best_n || (m == best_n && *other < *best)) {
+          best = other;
+          best_n = m;
+        }
+      }
+    }
+    if (best != nullptr) out[term] = *best;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> TermsOf(std::string_view text) {
+  thread_local text::Stemmer stemmer;
+  std::vector<std::string> out;
+  for (const text::Token& t : text::Tokenize(text)) {
+    if (!t.number && text::IsStopWord(t.text)) continue;
+    out.push_back(t.number ? t.text : stemmer.Stem(t.text));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+double Grouping::Weight(const std::string& term) const {
+  auto it = std::lower_bound(weights.begin(), weights.end(), term,
+                             [](const auto& w, const std::string& t) { return w.first < t; });
+  if (it != weights.end() && it->first == term) return it->second;
+  return std::log(1.0 + static_cast<double>(std::max<size_t>(1, phrasings.size())));
+}
+
+double WeightedSimilarity(const std::vector<std::string>& a, const std::vector<std::string>& b,
+                          const Grouping& grouping) {
+  double shared = 0, all = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i] < b[j])) {
+      all += grouping.Weight(a[i++]);
+    } else if (i == a.size() || b[j] < a[i]) {
+      all += grouping.Weight(b[j++]);
+    } else {
+      const double w = grouping.Weight(a[i]);
+      shared += w;
+      all += w;
+      ++i;
+      ++j;
+    }
+  }
+  return all > 0 ? shared / all : 1.0;
+}
+
+Grouping GroupQuestions(const std::vector<std::string>& questions, double min_similarity) {
+  Grouping g;
+  g.question_terms.reserve(questions.size());
+  std::unordered_map<std::string, int64_t> counts;
+  for (const std::string& q : questions) {
+    g.question_terms.push_back(TermsOf(q));
+    for (const std::string& t : g.question_terms.back()) ++counts[t];
+  }
+  const auto corrections = Corrections(counts);
+  std::unordered_map<std::string, size_t> phrasing_of;
+  for (size_t q = 0; q < questions.size(); ++q) {
+    std::vector<std::string>& terms = g.question_terms[q];
+    for (std::string& t : terms) {
+      auto it = corrections.find(t);
+      if (it != corrections.end()) t = it->second;
+    }
+    std::sort(terms.begin(), terms.end());
+    terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
+    std::string key;
+    for (const std::string& t : terms) key += t + '\x1f';
+    auto [it, added] = phrasing_of.try_emplace(key, g.phrasings.size());
+    if (added) g.phrasings.push_back({terms, {}});
+    g.phrasings[it->second].questions.push_back(q);
+  }
+  // Rarity among the phrasings.
+  std::map<std::string, int64_t> df;
+  for (const Phrasing& p : g.phrasings) {
+    for (const std::string& t : p.terms) ++df[t];
+  }
+  const double total = static_cast<double>(g.phrasings.size());
+  for (const auto& [t, n] : df) {
+    g.weights.emplace_back(t, std::log(1.0 + total / static_cast<double>(n)));
+  }
+  // Intents: phrasings joined through their shared terms, skipping terms so common that they
+  // name no intent.
+  const int64_t cap = std::max<int64_t>(200, static_cast<int64_t>(g.phrasings.size() / 10));
+  std::unordered_map<std::string, std::vector<size_t>> postings;
+  UnionFind uf(g.phrasings.size());
+  std::vector<size_t> seen(g.phrasings.size(), SIZE_MAX);
+  for (size_t p = 0; p < g.phrasings.size(); ++p) {
+    for (const std::string& t : g.phrasings[p].terms) {
+      if (df[t] > cap) continue;
+      std::vector<size_t>& list = postings[t];
+      for (size_t other : list) {
+        if (seen[other] == p) continue;
+        seen[other] = p;
+        if (uf.Find(other) == uf.Find(p)) continue;
+        if (WeightedSimilarity(g.phrasings[p].terms, g.phrasings[other].terms, g) >=
+            min_similarity) {
+          uf.Join(p, other);
+        }
+      }
+      list.push_back(p);
+    }
+  }
+  std::map<size_t, size_t> intent_of;  // root phrasing -> intent
+  for (size_t p = 0; p < g.phrasings.size(); ++p) {
+    auto [it, added] = intent_of.try_emplace(uf.Find(p), g.intents.size());
+    if (added) g.intents.emplace_back();
+    Intent& intent = g.intents[it->second];
+    intent.phrasings.push_back(p);
+    intent.traffic += static_cast<int64_t>(g.phrasings[p].questions.size());
+  }
+  for (Intent& intent : g.intents) {
+    std::stable_sort(intent.phrasings.begin(), intent.phrasings.end(), [&](size_t a, size_t b) {
+      return g.phrasings[a].questions.size() > g.phrasings[b].questions.size();
+    });
+    std::map<std::string, int64_t> in;
+    for (size_t p : intent.phrasings) {
+      for (const std::string& t : g.phrasings[p].terms) {
+        in[t] += static_cast<int64_t>(g.phrasings[p].questions.size());
+      }
+    }
+    for (const auto& [t, n] : in) {
+      if (2 * n >= intent.traffic) intent.terms.push_back(t);
+    }
+  }
+  std::stable_sort(g.intents.begin(), g.intents.end(),
+                   [](const Intent& a, const Intent& b) { return a.traffic > b.traffic; });
+  return g;
+}
+
+}  // namespace tala::testset

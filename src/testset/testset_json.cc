@@ -1,0 +1,310 @@
+// The candidates' lines, the report (JSON and text), and AcceptTestset: reviewed candidates into
+// golden rows.
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include "io/writers/json_text.h"
+#include "tala/testset.h"
+
+namespace tala {
+
+namespace {
+
+void Key(std::string& out, const char* key) {
+  if (out.back() != '{') out += ',';
+  io::AppendJsonString(out, key);
+  out += ':';
+}
+void Text(std::string& out, const char* key, const std::string& v) {
+  Key(out, key);
+  io::AppendJsonString(out, v);
+}
+void Number(std::string& out, const char* key, double v) {
+  Key(out, key);
+  io::AppendJsonNumber(out, v);
+}
+void Texts(std::string& out, const char* key, const std::vector<std::string>& v) {
+  Key(out, key);
+  out += '[';
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';
+    io::AppendJsonString(out, v[i]);
+  }
+  out += ']';
+}
+
+std::string Percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * share);
+  return buf;
+}
+
+}  // namespace
+
+std::string TestsetItemJson(const TestsetItem& item) {
+  std::string out = "{";
+  Text(out, "id", item.id);
+  Text(out, "user_input", item.user_input);
+  if (item.answerable != "unknown") {
+    Text(out, "reference", item.reference);
+    Texts(out, "reference_contexts", item.reference_contexts);
+    Texts(out, "reference_context_ids", item.reference_context_ids);
+  }
+  Key(out, "metadata");
+  out += '{';
+  Text(out, "source", item.source);
+  Texts(out, "log_ids", item.log_ids);
+  Number(out, "cluster", static_cast<double>(item.cluster));
+  Text(out, "doc", item.doc);
+  Key(out, "quotes");
+  out += '[';
+  for (size_t i = 0; i < item.quotes.size(); ++i) {
+    out += i ? ",{" : "{";
+    Text(out, "context_id", item.quotes[i].context_id);
+    Text(out, "text", item.quotes[i].text);
+    out += '}';
+  }
+  out += ']';
+  Text(out, "answerable", item.answerable);
+  Number(out, "coverage", std::round(item.coverage * 1000) / 1000);
+  Text(out, "style", item.style);
+  Key(out, "persona");
+  out += "null";
+  Number(out, "hops", static_cast<double>(item.hops));
+  Number(out, "difficulty", static_cast<double>(item.difficulty));
+  Key(out, "checks");
+  out += '{';
+  Key(out, "grounded");
+  // Extractive: the reference is the contexts' own sentences.
+  out += item.answerable == "yes" || item.answerable == "partly" ? "true" : "null";
+  Number(out, "retrieval_rank", static_cast<double>(item.difficulty));
+  Key(out, "self_contained");
+  out += item.self_contained ? "true" : "false";
+  if (!item.self_contained) Text(out, "why", item.not_self_contained);
+  out += '}';
+  Number(out, "seed", static_cast<double>(item.seed));
+  Text(out, "prompt_version", item.prompt_version);
+  out += "}}";
+  return out;
+}
+
+std::string TestsetReportJson(const TestsetReport& r) {
+  std::string out = "{";
+  Number(out, "questions", static_cast<double>(r.questions));
+  Number(out, "questions_skipped", static_cast<double>(r.questions_skipped));
+  Number(out, "phrasings", static_cast<double>(r.phrasings));
+  Number(out, "intents", static_cast<double>(r.intents));
+  Number(out, "items", static_cast<double>(r.items));
+  Number(out, "log_items", static_cast<double>(r.log_items));
+  Number(out, "synthetic_items", static_cast<double>(r.synthetic_items));
+  Key(out, "answerable");
+  out += '{';
+  Number(out, "yes", static_cast<double>(r.answerable_yes));
+  Number(out, "partly", static_cast<double>(r.answerable_partly));
+  Number(out, "no", static_cast<double>(r.answerable_no));
+  Number(out, "unknown", static_cast<double>(r.answerable_unknown));
+  out += '}';
+  Key(out, "coverage");
+  out += '{';
+  Number(out, "traffic", r.traffic_covered);
+  Number(out, "intents", r.intents_covered);
+  Number(out, "documents", r.documents_covered);
+  Texts(out, "uncovered_documents", r.uncovered_documents);
+  out += '}';
+  Key(out, "documents");
+  out += '{';
+  Number(out, "files", static_cast<double>(r.documents));
+  Number(out, "chunks", static_cast<double>(r.chunks));
+  Number(out, "dropped_empty", static_cast<double>(r.chunks_dropped_empty));
+  Number(out, "dropped_duplicate", static_cast<double>(r.chunks_dropped_duplicate));
+  out += '}';
+  Key(out, "heldout");
+  out += '{';
+  Number(out, "questions", static_cast<double>(r.heldout_questions));
+  Number(out, "intents_removed", static_cast<double>(r.heldout_removed));
+  out += '}';
+  Key(out, "diversity");
+  out += '{';
+  Number(out, "mean_nearest_distance", r.diversity_mean);
+  Number(out, "min_nearest_distance", r.diversity_min);
+  out += '}';
+  Key(out, "difficulty");
+  out += '[';
+  for (size_t i = 0; i < r.difficulty.size(); ++i) {
+    if (i) out += ',';
+    io::AppendJsonNumber(out, static_cast<double>(r.difficulty[i]));
+  }
+  out += ']';
+  Number(out, "stability", r.stability);
+  Texts(out, "notes", r.notes);
+  out += '}';
+  return out;
+}
+
+std::string TestsetReportText(const TestsetReport& r) {
+  std::string out;
+  auto line = [&](const std::string& s) { out += s + "\n"; };
+  line("questions: " + std::to_string(r.questions) + " logged (" +
+       std::to_string(r.questions_skipped) + " rows without one), " + std::to_string(r.phrasings) +
+       " distinct phrasings, " + std::to_string(r.intents) + " intents");
+  line("items: " + std::to_string(r.items) + " (" + std::to_string(r.log_items) +
+       " real questions, verbatim; " + std::to_string(r.synthetic_items) + " written)");
+  line("coverage: " + Percent(r.intents_covered) + " of intents, " + Percent(r.traffic_covered) +
+       " of the logged traffic; " + Percent(r.documents_covered) + " of " +
+       std::to_string(r.documents) + " documents");
+  line("answerable: " + std::to_string(r.answerable_yes) + " yes, " +
+       std::to_string(r.answerable_partly) + " partly, " + std::to_string(r.answerable_no) +
+       " no (should refuse), " + std::to_string(r.answerable_unknown) + " unknown");
+  if (r.documents > 0) {
+    line("documents: " + std::to_string(r.chunks) + " chunks (" +
+         std::to_string(r.chunks_dropped_empty) + " near-empty and " +
+         std::to_string(r.chunks_dropped_duplicate) + " near-duplicate chunks dropped)");
+  }
+  if (r.heldout_questions > 0) {
+    line("held out: " + std::to_string(r.heldout_removed) + " intents left out, asked among " +
+         std::to_string(r.heldout_questions) + " held-out questions");
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "diversity: nearest other item at distance %.2f on average, %.2f at least; "
+                "stability: %.0f%% of the intents picked again with the next seed",
+                r.diversity_mean, r.diversity_min, 100 * r.stability);
+  line(buf);
+  if (!r.uncovered_documents.empty()) {
+    std::string list;
+    for (size_t i = 0; i < r.uncovered_documents.size() && i < 10; ++i) {
+      list += (i ? ", " : "") + r.uncovered_documents[i];
+    }
+    if (r.uncovered_documents.size() > 10) {
+      list += " and " + std::to_string(r.uncovered_documents.size() - 10) + " more";
+    }
+    line("uncovered documents: " + list);
+  }
+  for (const std::string& note : r.notes) line("note: " + note);
+  return out;
+}
+
+Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
+                                      const std::string& labels_path) {
+  simdjson::dom::parser parser;
+  auto read_lines = [](const std::string& path) -> Result<std::vector<std::string>> {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return NotFound("cannot read " + path);
+    std::vector<std::string> lines;
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(line);
+    return lines;
+  };
+  TALA_ASSIGN_OR_RETURN(std::vector<std::string> labels, read_lines(labels_path));
+  struct Label {
+    std::string decision;
+    std::optional<std::string> user_input, reference;
+  };
+  std::map<std::string, Label> by_id;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const int64_t n = static_cast<int64_t>(i + 1);
+    if (labels[i].find_first_not_of(" \t\r") == std::string::npos) continue;
+    simdjson::dom::element e;
+    if (parser.parse(labels[i]).get(e) || !e.is_object()) {
+      return DataError({labels_path, n, 0, ""}, "not a JSON object");
+    }
+    std::string_view id, decision, text;
+    if (e["id"].get_string().get(id)) {
+      return DataError({labels_path, n, 0, "id"}, "missing or not a string");
+    }
+    if (e["decision"].get_string().get(decision) ||
+        (decision != "accept" && decision != "edit" && decision != "unanswerable" &&
+         decision != "reject" && decision != "needs-expert")) {
+      return DataError({labels_path, n, 0, "decision"},
+                       "expected accept, edit, unanswerable, reject or needs-expert");
+    }
+    Label label{std::string(decision), std::nullopt, std::nullopt};
+    if (!e["user_input"].get_string().get(text)) label.user_input = std::string(text);
+    if (!e["reference"].get_string().get(text)) label.reference = std::string(text);
+    if (decision == "edit" && !label.user_input && !label.reference) {
+      return DataError({labels_path, n, 0, "reference"},
+                       "an edit gives the new user_input or reference");
+    }
+    by_id[std::string(id)] = std::move(label);
+  }
+  TALA_ASSIGN_OR_RETURN(std::vector<std::string> candidates, read_lines(candidates_path));
+  AcceptedTestset out;
+  std::map<std::string, bool> known;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const int64_t n = static_cast<int64_t>(i + 1);
+    if (candidates[i].find_first_not_of(" \t\r") == std::string::npos) continue;
+    simdjson::dom::element e;
+    std::string_view id;
+    if (parser.parse(candidates[i]).get(e) || e["id"].get_string().get(id)) {
+      return DataError({candidates_path, n, 0, "id"}, "not a candidate line (no id)");
+    }
+    known[std::string(id)] = true;
+    auto it = by_id.find(std::string(id));
+    if (it == by_id.end()) {
+      ++out.unlabelled;
+      continue;
+    }
+    const Label& label = it->second;
+    if (label.decision == "reject") {
+      ++out.rejected;
+      continue;
+    }
+    if (label.decision == "needs-expert") {
+      ++out.needs_expert;
+      continue;
+    }
+    // The candidate's fields, the edits applied, and the decision kept in metadata.
+    std::string row = "{";
+    simdjson::dom::object fields;
+    if (e.get_object().get(fields)) {
+      return DataError({candidates_path, n, 0, ""}, "not a JSON object");
+    }
+    for (auto [key, value] : fields) {
+      if (key == "metadata") continue;
+      if (key == "user_input" && label.user_input) {
+        Text(row, "user_input", *label.user_input);
+      } else if (key == "reference" && (label.reference || label.decision == "unanswerable")) {
+        if (label.reference) Text(row, "reference", *label.reference);
+      } else if ((key == "reference_contexts" || key == "reference_context_ids") &&
+                 label.decision == "unanswerable") {
+        continue;
+      } else {
+        Key(row, std::string(key).c_str());
+        row += simdjson::minify(value);
+      }
+    }
+    if (label.reference && e["reference"].error()) Text(row, "reference", *label.reference);
+    Key(row, "metadata");
+    simdjson::dom::object meta;
+    std::string metadata = "{";
+    if (!e["metadata"].get_object().get(meta)) {
+      for (auto [key, value] : meta) {
+        if (key == "review" || (key == "answerable" && label.decision == "unanswerable")) continue;
+        Key(metadata, std::string(key).c_str());
+        metadata += simdjson::minify(value);
+      }
+    }
+    if (label.decision == "unanswerable") Text(metadata, "answerable", "no");
+    Text(metadata, "review", label.decision);
+    row += metadata + "}}";
+    out.golden_jsonl += row + "\n";
+    (label.decision == "accept" ? out.accepted
+     : label.decision == "edit" ? out.edited
+                                : out.unanswerable) += 1;
+  }
+  for (const auto& [id, label] : by_id) {
+    if (!known.count(id)) {
+      return DataError({labels_path, 0, 0, "id"},
+                       "\"" + id + "\" is not among the candidates in " + candidates_path);
+    }
+  }
+  return out;
+}
+
+}  // namespace tala
