@@ -26,3 +26,4 @@ echo "## tala serve: a million rows ingested, 1,000 a request, 1% scored in the 
 if [ -x "$build/bench/bench_serve" ]; then "$build/bench/bench_serve" 1000000 1000 0.01; fi
 echo "## tala history: add of a 100,000-row run; show and report over 1,000 runs"
 if [ -x "$build/bench/bench_history" ]; then "$build/bench/bench_history" 100000 1000; fi
+if [ -x "$build/bench/bench_testset" ]; then "$build/bench/bench_testset" 100000 2000 100; fi

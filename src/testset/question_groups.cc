@@ -159,16 +159,20 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
   for (const auto& [t, n] : df) {
     g.weights.emplace_back(t, std::log(1.0 + total / static_cast<double>(n)));
   }
-  // Intents: phrasings joined through their shared terms, skipping terms so common that they
-  // name no intent.
-  const int64_t cap = std::max<int64_t>(200, static_cast<int64_t>(g.phrasings.size() / 10));
+  // Intents: phrasings joined through their rarest terms (three each: the names an intent is
+  // about), so that each phrasing is compared with the few that share one, never with all.
   std::unordered_map<std::string, std::vector<size_t>> postings;
   UnionFind uf(g.phrasings.size());
   std::vector<size_t> seen(g.phrasings.size(), SIZE_MAX);
   for (size_t p = 0; p < g.phrasings.size(); ++p) {
-    for (const std::string& t : g.phrasings[p].terms) {
-      if (df[t] > cap) continue;
-      std::vector<size_t>& list = postings[t];
+    std::vector<std::pair<double, const std::string*>> ranked;
+    for (const std::string& t : g.phrasings[p].terms) ranked.emplace_back(-g.Weight(t), &t);
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : *a.second < *b.second;
+    });
+    if (ranked.size() > 3) ranked.resize(3);
+    for (const auto& [w, t] : ranked) {
+      std::vector<size_t>& list = postings[*t];
       for (size_t other : list) {
         if (seen[other] == p) continue;
         seen[other] = p;
