@@ -25,4 +25,13 @@ struct ReviewQueue {
 std::string RenderReviewPage(const ReviewQueue& queue, bool served = false,
                              const std::string& token = "");
 
+// The review page of a golden set's candidates (tala review --testset; the lines of the
+// candidates file tala testset wrote): the question with its provenance and checks, the draft
+// reference (editable), the quotes marked in their chunks; keys accept, edit, unanswerable,
+// reject (with a reason), needs-expert; exported as the labels `tala testset accept` reads.
+// `#selftest` decides five items by key presses and writes the export into the page.
+std::string RenderTestsetReviewPage(const std::vector<std::string>& candidates_json,
+                                    const std::string& candidates_path, bool served = false,
+                                    const std::string& token = "");
+
 }  // namespace tala

@@ -18,6 +18,8 @@
 #include "io/readers/labels_reader.h"
 #include "io/readers/results_reader.h"
 #include "tala/review.h"
+#include "tala/review_page.h"
+#include "tala/testset.h"
 
 namespace tala::cli {
 
@@ -29,7 +31,19 @@ struct ReviewFlags {
   std::string host = "127.0.0.1";
   int port = 8178;
   std::string labels = "labels.jsonl";
+  std::string testset;  // a candidates file: review a golden set's candidates instead
 };
+
+// The candidates file's lines (each checked to be a JSON object with an id by accept later).
+Result<std::vector<std::string>> CandidateLines(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("--testset " + path + ": cannot read it");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
 
 // The labels a save leaves: the file's rows, each replaced by the incoming row with its id, then
 // the incoming rows that are new; the incoming selection line (the page's pick) heads them. So a
@@ -100,22 +114,27 @@ std::string PageToken() {
 // --serve: the page from 127.0.0.1, and every change the page POSTs to /labels merged by id into
 // the labels file (checked as `tala calibrate` reads it, written to a scratch file of its own and
 // renamed: a crash leaves the old file or the new one).
-int Serve(const ReviewFlags& f, const ReviewQueue& queue) {
+int Serve(const ReviewFlags& f, const ReviewQueue& queue,
+          const std::vector<std::string>* candidates = nullptr) {
   // One labeller process per labels file, and a path that can be written before anyone labels.
   auto lock = fs::FileLock::Acquire(f.labels);
   if (!lock) {
     PrintError("tala review", lock.error());
     return 2;
   }
-  // Labels are checked against the metric's values in the results (a 7 for a 0-1 metric).
-  auto results = io::ReadResults(f.options.results);
+  // Labels are checked against the metric's values in the results (a 7 for a 0-1 metric), or,
+  // for a testset, as tala testset accept reads them.
+  Result<io::ResultsFile> results = io::ResultsFile{};
+  if (candidates == nullptr) results = io::ReadResults(f.options.results);
   if (!results) {
     PrintError("tala review", results.error());
     return 2;
   }
   httplib::Server server;
   const std::string token = PageToken();
-  const std::string page = RenderReviewPage(queue, /*served=*/true, token);
+  const std::string page = candidates != nullptr
+                               ? RenderTestsetReviewPage(*candidates, f.testset, true, token)
+                               : RenderReviewPage(queue, /*served=*/true, token);
   std::mutex save_mu;  // saves are read-merge-write: one at a time
   int port = f.port == 0 ? server.bind_to_any_port(f.host) : f.port;
   if (f.port != 0 && !server.bind_to_port(f.host, f.port)) port = -1;
@@ -131,8 +150,8 @@ int Serve(const ReviewFlags& f, const ReviewQueue& queue) {
   server.Get("/", [&page](const httplib::Request&, httplib::Response& res) {
     res.set_content(page, "text/html; charset=utf-8");
   });
-  server.Post("/labels", [&f, &token, &save_mu, &queue, &results](const httplib::Request& req,
-                                                                  httplib::Response& res) {
+  server.Post("/labels", [&f, &token, &save_mu, &queue, &results, candidates](
+                             const httplib::Request& req, httplib::Response& res) {
     if (req.get_header_value("X-Tala-Token") != token) {
       res.status = 403;
       res.set_content("this page's token is missing or wrong; reload the page tala served",
@@ -152,6 +171,23 @@ int Serve(const ReviewFlags& f, const ReviewQueue& queue) {
     if (!written.ok()) {
       res.status = 500;
       res.set_content(written.ToString(), "text/plain");
+      return;
+    }
+    if (candidates != nullptr) {
+      auto checked = AcceptTestset(f.testset, file->scratch_path());
+      if (!checked) {
+        res.status = 400;
+        res.set_content(checked.error().ToString(), "text/plain");
+        return;
+      }
+      if (Status s = file->Commit(); !s.ok()) {
+        res.status = 500;
+        res.set_content(s.ToString(), "text/plain");
+        return;
+      }
+      const int64_t saved = checked->accepted + checked->edited + checked->unanswerable +
+                            checked->rejected + checked->needs_expert;
+      res.set_content(std::to_string(saved) + " decisions saved", "text/plain");
       return;
     }
     auto labels = io::ReadLabels(file->scratch_path());
@@ -185,7 +221,45 @@ int Serve(const ReviewFlags& f, const ReviewQueue& queue) {
   return server.listen_after_bind() ? 0 : 2;
 }
 
+int RunTestsetReview(const ReviewFlags& f) {
+  std::vector<fs::NamedPath> outputs = {{"--out", f.serve ? "" : f.out}};
+  if (f.serve) outputs.push_back({"--labels-out", f.labels});
+  if (Status s = fs::CheckOutputsDistinct({{"--testset", f.testset}}, outputs); !s.ok()) {
+    PrintError("tala review", s);
+    return 2;
+  }
+  auto lines = CandidateLines(f.testset);
+  if (!lines) {
+    PrintError("tala review", lines.error());
+    return ExitCodeFor(lines.error());
+  }
+  if (f.serve) return Serve(f, ReviewQueue{}, &*lines);
+  if (Status s = fs::WriteFileAtomically(f.out, RenderTestsetReviewPage(*lines, f.testset));
+      !s.ok()) {
+    PrintError("tala review", s);
+    return 2;
+  }
+  std::fprintf(stderr,
+               "tala review: %zu candidates of %s into %s; open it in a browser, decide with the "
+               "keyboard, export labels.jsonl, then run tala testset accept %s --labels "
+               "labels.jsonl -o golden.jsonl\n",
+               lines->size(), f.testset.c_str(), f.out.c_str(), f.testset.c_str());
+  return 0;
+}
+
 int RunReview(const ReviewFlags& f) {
+  if (!f.testset.empty()) {
+    if (!f.options.results.empty()) {
+      PrintError("tala review", InvalidArgument("give RESULTS or --testset CANDIDATES, not both"));
+      return 2;
+    }
+    return RunTestsetReview(f);
+  }
+  if (f.options.results.empty()) {
+    PrintError("tala review",
+               InvalidArgument("give RESULTS (a results file) or --testset CANDIDATES"));
+    return 2;
+  }
   std::vector<fs::NamedPath> outputs = {{"--out", f.serve ? "" : f.out}};
   if (f.serve) outputs.push_back({"--labels-out", f.labels});
   if (Status s = fs::CheckOutputsDistinct({{"RESULTS", f.options.results}}, outputs); !s.ok()) {
@@ -222,9 +296,14 @@ void AddReviewCommand(CLI::App& app, int* exit_code) {
       "to label them in: the question, the answer split into the judge's claims with verdicts "
       "and evidence, the ranked chunks; keyboard-driven (y/n per row, s/u per claim, 1-5 for "
       "rubrics, a note), kept in the browser, exported as labels.jsonl with how the rows were "
-      "picked (tala estimate needs a random or stratified pick).");
+      "picked (tala estimate needs a random or stratified pick). With --testset, the page "
+      "reviews the candidates tala testset wrote instead.");
   ReviewOptions& o = f->options;
-  cmd->add_option("RESULTS", o.results, "results file written by tala eval")->required();
+  cmd->add_option("RESULTS", o.results, "results file written by tala eval");
+  cmd->add_option("--testset", f->testset,
+                  "review a golden set's candidates (the file tala testset wrote) instead: "
+                  "accept, edit, unanswerable, reject or needs-expert each, exported for tala "
+                  "testset accept");
   cmd->add_option("--out,-o", f->out, "the page to write")->capture_default_str();
   cmd->add_option("--n", o.n, "rows to pick")->capture_default_str()->check(CLI::Range(1, 100000));
   cmd->add_option("--pick", o.pick,

@@ -215,6 +215,7 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
       return DataError({labels_path, n, 0, ""}, "not a JSON object");
     }
     std::string_view id, decision, text;
+    if (!e["tala_labels"].error()) continue;  // the review page's header line
     if (e["id"].get_string().get(id)) {
       return DataError({labels_path, n, 0, "id"}, "missing or not a string");
     }

@@ -2,11 +2,14 @@
 // candidates and a report, a review's labels to golden.jsonl, and that file through tala eval.
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <simdjson.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "cli/child_process.h"
+#include "cli/headless_browser.h"
 #include "cli/run_tala.h"
 #include "support/temp_dir.h"
 #include "testset/intent_log.h"
@@ -95,6 +98,94 @@ TEST(TestsetCliTest, ABadLogRowIsNamedByFileLineAndField) {
   auto none = RunTala("testset -o " + dir.path() + "/c.jsonl 2>&1");
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.out.find("--logs"), std::string::npos) << none.out;
+}
+
+std::string Candidates(const TempDir& dir, const testing::IntentLog& log, int size) {
+  const std::string out = dir.path() + "/candidates.jsonl";
+  auto run = RunTala("testset --logs " + log.logs + " --docs " + log.docs + " --size " +
+                     std::to_string(size) + " -o " + out + " 2>&1");
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  return out;
+}
+
+// The review page decides five items by key presses in headless Chromium; its export is what
+// tala testset accept reads.
+TEST(TestsetCliTest, TheReviewPageDecidesByKeyAndItsExportIsAccepted) {
+  if (!std::ifstream(testing::kChromium).good()) {
+    GTEST_SKIP() << "chromium is not installed (make test-deps installs it)";
+  }
+  TempDir dir;
+  testing::IntentLog log = testing::MakeIntentLog(dir, 40, 60, 5);
+  const std::string candidates = Candidates(dir, log, 6);
+  const std::string page = dir.path() + "/review.html";
+  auto review = RunTala("review --testset " + candidates + " --out " + page + " 2>&1");
+  ASSERT_EQ(review.exit_code, 0) << review.out;
+  EXPECT_NE(review.out.find("6 candidates"), std::string::npos) << review.out;
+  const std::string html = Slurp(page);
+  for (const char* fetch : {"src=\"http", "href=\"http", "fetch("}) {
+    EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
+  }
+  std::string dom = testing::DumpDom("file://" + page + "#selftest");
+  size_t at = dom.find("SELFTEST ");
+  ASSERT_NE(at, std::string::npos) << "the self-test did not run";
+  EXPECT_EQ(dom.substr(at, dom.find('<', at) - at),
+            "SELFTEST decided=5 exported=5 errors=0 marks=yes");
+  // The export, as the page wrote it, to a labels file.
+  const std::string open = "<pre id=\"selftest-export\">";
+  size_t from = dom.find(open);
+  ASSERT_NE(from, std::string::npos);
+  from += open.size();
+  std::string labels = dom.substr(from, dom.find("</pre>", from) - from);
+  for (size_t q; (q = labels.find("&quot;")) != std::string::npos;) labels.replace(q, 6, "\"");
+  std::ofstream(dir.path() + "/labels.jsonl") << labels;
+  auto accepted = RunTala("testset accept " + candidates + " --labels " + dir.path() +
+                          "/labels.jsonl -o " + dir.path() + "/golden.jsonl 2>&1");
+  ASSERT_EQ(accepted.exit_code, 0) << accepted.out << labels;
+  EXPECT_NE(accepted.out.find("3 golden rows written"), std::string::npos) << accepted.out;
+  EXPECT_NE(accepted.out.find("1 accepted, 1 edited, 1 unanswerable"), std::string::npos)
+      << accepted.out;
+  EXPECT_NE(Slurp(dir.path() + "/golden.jsonl").find("Edited by the self-test."),
+            std::string::npos);
+}
+
+// Served: every save is checked as accept reads it, and only the page's token may save.
+TEST(TestsetCliTest, TheServedReviewSavesCheckedDecisions) {
+  TempDir dir;
+  testing::IntentLog log = testing::MakeIntentLog(dir, 40, 60, 5);
+  const std::string candidates = Candidates(dir, log, 3);
+  const std::string labels = dir.path() + "/labels.jsonl";
+  testing::ChildProcess child({std::string(TALA_BINARY_DIR) + "/tala", "review", "--testset",
+                               candidates, "--serve", "--port", "0", "--labels-out", labels});
+  const std::string url = child.FirstLine();
+  httplib::Client c(url.substr(0, url.size() - 1));
+  auto page = c.Get("/");
+  ASSERT_TRUE(page);
+  const size_t at = page->body.find("id=\"token\">\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string token = page->body.substr(at + 12, 32);
+  std::istringstream lines(Slurp(candidates));
+  std::string first;
+  std::getline(lines, first);
+  simdjson::dom::parser p;
+  const std::string id(std::string_view(p.parse(first)["id"]));
+  httplib::Headers headers = {{"X-Tala-Token", token}};
+  auto saved = c.Post("/labels", headers, "{\"id\":\"" + id + "\",\"decision\":\"accept\"}\n",
+                      "application/x-ndjson");
+  ASSERT_TRUE(saved);
+  EXPECT_EQ(saved->status, 200) << saved->body;
+  EXPECT_NE(saved->body.find("1 decisions saved"), std::string::npos) << saved->body;
+  auto unknown = c.Post("/labels", headers, "{\"id\":\"tq-nope\",\"decision\":\"accept\"}\n",
+                        "application/x-ndjson");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 400);
+  EXPECT_NE(unknown->body.find("tq-nope"), std::string::npos) << unknown->body;
+  auto forged = c.Post("/labels", "{\"id\":\"" + id + "\",\"decision\":\"reject\"}\n",
+                       "application/x-ndjson");
+  ASSERT_TRUE(forged);
+  EXPECT_EQ(forged->status, 403);
+  const std::string kept = Slurp(labels);
+  EXPECT_NE(kept.find("\"decision\":\"accept\""), std::string::npos) << kept;
+  EXPECT_EQ(kept.find("tq-nope"), std::string::npos);
 }
 
 }  // namespace

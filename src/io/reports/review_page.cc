@@ -7,6 +7,7 @@
 #include <string>
 
 #include "io/reports/markup_escape.h"
+#include "io/reports/review_saving.h"
 #include "io/writers/json_text.h"
 
 namespace tala {
@@ -66,6 +67,7 @@ function entry() { const k = idOf(Q[cur]); return state[k] || (state[k] = {claim
 function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
 function claimsOf(row) { return (row.verdicts && row.verdicts.response_claims) || []; }
 function labelled() { return Object.values(state).filter((s) => s.value !== undefined).length; }
+function progressText() { return labelled() + " labelled"; }
 function render() {
   const row = Q[cur], s = entry(), inputs = row.inputs || {};
   $("where").textContent = "row " + (cur + 1) + " of " + Q.length + " · id " + row.id;
@@ -190,8 +192,8 @@ constexpr const char* kServedScript = R"JS(<script>
     pending = null;
     const token = JSON.parse(document.getElementById("token").textContent);
     fetch("/labels", {method: "POST", body: exportText(), headers: {"Content-Type": "application/x-ndjson", "X-Tala-Token": token}})
-      .then((r) => r.text().then((t) => { $("progress").textContent = labelled() + " labelled · " + (r.ok ? "saved" : "not saved: " + t); }))
-      .catch((e) => { $("progress").textContent = labelled() + " labelled · not saved: " + e; });
+      .then((r) => r.text().then((t) => { $("progress").textContent = progressText() + " · " + (r.ok ? "saved" : "not saved: " + t); }))
+      .catch((e) => { $("progress").textContent = progressText() + " · not saved: " + e; });
   }
   const keep = save;
   save = function () { keep(); if (!pending) pending = setTimeout(push, 300); };
@@ -214,15 +216,17 @@ std::string RenderReviewPage(const ReviewQueue& q, bool served, const std::strin
   page += "<script type=\"application/json\" id=\"queue\">" + io::ScriptJson(rows) + "</script>\n";
   page += "<script type=\"application/json\" id=\"meta\">" + io::ScriptJson(meta) + "</script>\n";
   page += kScript;
-  if (served) {
-    // Inserted before the closing tags the main script ends with.
-    std::string token_json;
-    io::AppendJsonString(token_json, token);
-    page.insert(page.rfind("</body>"), "<script type=\"application/json\" id=\"token\">" +
-                                           io::ScriptJson(token_json) + "</script>\n" +
-                                           kServedScript);
-  }
+  if (served) AddServedSaving(page, token);
   return page;
+}
+
+void AddServedSaving(std::string& page, const std::string& token) {
+  // Inserted before the closing tags the main script ends with.
+  std::string token_json;
+  io::AppendJsonString(token_json, token);
+  page.insert(page.rfind("</body>"), "<script type=\"application/json\" id=\"token\">" +
+                                         io::ScriptJson(token_json) + "</script>\n" +
+                                         kServedScript);
 }
 
 }  // namespace tala
