@@ -14,6 +14,7 @@
 #include "tala/history.h"
 #include "tala/power.h"
 #include "tala/report.h"
+#include "tala/testset.h"
 
 namespace py = pybind11;
 
@@ -201,6 +202,47 @@ void BindAnalyses(py::module_& m) {
         return Answer(removed, removed ? py::cast(*removed) : py::object(py::none()));
       },
       py::arg("store"), py::arg("token"), py::arg("keep"), py::arg("older_than_days"));
+  m.def(
+      "testset_build",
+      [](const std::string& logs, const std::string& docs, const std::string& heldout, int64_t size,
+         uint64_t seed, const std::string& judge) {
+        auto built = Unlocked<Testset>([&] {
+          return BuildTestset({.logs = logs,
+                               .docs = docs,
+                               .heldout = heldout,
+                               .size = size,
+                               .seed = seed,
+                               .judge = judge});
+        });
+        py::object value = py::none();
+        if (built) {
+          py::list items;
+          for (const TestsetItem& item : built->items) items.append(TestsetItemJson(item));
+          value = py::make_tuple(items, TestsetReportJson(built->report),
+                                 TestsetReportText(built->report));
+        }
+        return Answer(built, value);
+      },
+      py::arg("logs"), py::arg("docs"), py::arg("heldout"), py::arg("size"), py::arg("seed"),
+      py::arg("judge"));
+  m.def(
+      "testset_accept",
+      [](const std::string& candidates, const std::string& labels) {
+        auto accepted =
+            Unlocked<AcceptedTestset>([&] { return AcceptTestset(candidates, labels); });
+        py::object value = py::none();
+        if (accepted) {
+          value = py::dict(py::arg("golden_jsonl") = accepted->golden_jsonl,
+                           py::arg("accepted") = accepted->accepted,
+                           py::arg("edited") = accepted->edited,
+                           py::arg("unanswerable") = accepted->unanswerable,
+                           py::arg("rejected") = accepted->rejected,
+                           py::arg("needs_expert") = accepted->needs_expert,
+                           py::arg("unlabelled") = accepted->unlabelled);
+        }
+        return Answer(accepted, value);
+      },
+      py::arg("candidates"), py::arg("labels"));
   m.def(
       "compare",
       [](const std::string& base, const std::string& candidate, int top, bool allow) {

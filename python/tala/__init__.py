@@ -13,6 +13,7 @@ your rows and options and shapes its answer::
     tala.gate(result, min={"faithfulness": 0.8})
     tala.compare(baseline_result, result)
     tala.history().add(result, label="nightly")   # then .trend("faithfulness"): drops flagged
+    tala.testset(logs="logs.jsonl", docs="docs/", size=50).save("candidates.jsonl")
 
 Past one process: ``tala.evaluate(path, shard=(i, n), out=...)`` per part and ``tala.merge``,
 or ``tala.dask.evaluate`` on a Dask cluster (docs/scale.md).
@@ -24,6 +25,7 @@ from ._analysis import Comparison, calibrate, compare, power
 from ._evaluate import Result, evaluate, merge
 from ._gate import GateVerdict, gate
 from ._history import History, history
+from ._testset import Testset, accept_testset, testset
 from ._judge import Judge
 from ._tala import __version__
 from ._tala import metrics as _metrics
@@ -37,6 +39,6 @@ def metrics():
 
 __all__ = [
     "evaluate", "merge", "Result", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate",
-    "power", "history", "History", "metrics", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
+    "power", "history", "History", "testset", "Testset", "accept_testset", "metrics", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
     "NotFoundError", "IoError", "__version__",
 ]

@@ -1,0 +1,51 @@
+"""tala.testset and tala.accept_testset: the engine's `tala testset`, from Python."""
+import json
+import os
+
+import pytest
+
+import tala
+
+SOURCE = os.environ.get("TALA_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+DATA = os.path.join(SOURCE, "examples", "data")
+
+
+def test_candidates_from_logged_rows_and_chunks_then_accepted(tmp_path):
+    with open(os.path.join(DATA, "interactions.jsonl")) as f:
+        rows = [json.loads(line) for line in f]
+    ts = tala.testset(logs=rows, docs=os.path.join(DATA, "knowledge_base.jsonl"), size=5, seed=3)
+    assert len(ts) == 5
+    assert "intents" in str(ts)
+    assert ts.report["items"] == 5
+    logged = {r["user_input"] for r in rows}
+    for item in ts:
+        assert item["user_input"] in logged          # the users' own words
+        for quote in item["metadata"]["quotes"]:
+            assert any(quote["text"] in c for c in item["reference_contexts"])
+    frame = ts.to_pandas()
+    assert list(frame["id"]) == [i["id"] for i in ts.items]
+    # The same seed, the same candidates; the CLI reads what save() writes.
+    again = tala.testset(logs=rows, docs=os.path.join(DATA, "knowledge_base.jsonl"), size=5, seed=3)
+    assert again.items == ts.items
+    path = ts.save(tmp_path / "candidates.jsonl")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("\n".join(json.dumps({"id": i["id"], "decision": d}) for i, d in
+                                zip(ts.items, ["accept", "reject", "unanswerable"])) + "\n")
+    out = tmp_path / "golden.jsonl"
+    accepted = tala.accept_testset(path, labels, out=out)
+    assert (accepted["accepted"], accepted["rejected"], accepted["unanswerable"]) == (1, 1, 1)
+    assert accepted["unlabelled"] == 2
+    assert len(accepted["rows"]) == 2 and out.read_text().count("\n") == 2
+    kept, refuse = accepted["rows"]
+    assert kept["reference"] == ts.items[0]["reference"]
+    assert kept["metadata"]["review"] == "accept"
+    assert refuse["metadata"]["answerable"] == "no" and "reference_contexts" not in refuse
+
+
+def test_bad_input_names_the_problem():
+    with pytest.raises(tala.InvalidArgumentError, match="--logs"):
+        tala.testset()
+    with pytest.raises(TypeError):
+        tala.testset(logs=[{"user_input": "When?"}], size="5")
+    with pytest.raises(tala.InvalidArgumentError, match="offline"):
+        tala.testset(logs=[{"user_input": "When?"}], judge="openai:gpt-4o-mini")
