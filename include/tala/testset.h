@@ -15,8 +15,22 @@
 
 namespace tala {
 
+// A logged question, and whether its row failed: a score below 0.5 (above, for a metric where
+// lower is better), a diagnosis other than healthy, or a thumbs-down ("feedback": "down").
+struct LoggedQuestion {
+  std::string id, question;
+  bool failed = false;
+};
+
 struct TestsetOptions {
-  std::string logs;     // a dataset of logged interactions (JSON Lines, JSON, CSV); may be empty
+  // The logged interactions: a dataset (JSON Lines, JSON, CSV) or a results file (its scores and
+  // diagnoses tell which rows failed); may be empty.
+  std::string logs;
+  // Questions already read (a tala serve database's rows, read by the command); used when
+  // `logs` is empty.
+  std::vector<LoggedQuestion> logged;
+  // Up to this share of the items comes first from intents with failing rows.
+  double failed_share = 0.3;
   std::string docs;     // a folder of .txt / .md, or a JSON Lines file of chunks; may be empty
   std::string heldout;  // a dataset of questions the set must not repeat (by intent); optional
   int64_t size = 50;
@@ -35,6 +49,7 @@ struct TestsetItem {
   std::string source = "log";  // log | synthetic
   std::vector<std::string> log_ids;
   int64_t cluster = 0;  // the intent's rank by traffic, 1 = the most asked
+  int64_t failed = 0;   // the intent's logged rows that failed
   std::string doc;      // the document of the first reference context
   std::vector<TestsetQuote> quotes;
   std::string answerable;  // yes | partly | no | unknown (no documents)
@@ -50,6 +65,7 @@ struct TestsetItem {
 
 struct TestsetReport {
   int64_t questions = 0, questions_skipped = 0, phrasings = 0, intents = 0;
+  int64_t failed_questions = 0, failed_intents = 0, items_from_failures = 0;
   int64_t items = 0, log_items = 0, synthetic_items = 0;
   int64_t answerable_yes = 0, answerable_partly = 0, answerable_no = 0, answerable_unknown = 0;
   double traffic_covered = 0;  // share of logged questions whose intent was picked
@@ -71,6 +87,11 @@ struct Testset {
   std::vector<TestsetItem> items;
   TestsetReport report;
 };
+
+// The questions of results-format lines (a results file's rows, or a tala serve database's):
+// their inputs' user_input, failed as LoggedQuestion says. kDataError naming `where` and the line.
+Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(const std::vector<std::string>& lines,
+                                                           const std::string& where);
 
 // kInvalidArgument for options that cannot work (neither input, a size below 1, a judge this
 // build cannot draft with); the readers' errors (file, line, field) for bad inputs.

@@ -3,10 +3,12 @@
 // golden.jsonl.
 
 #include <cstdio>
+#include <fstream>
 
 #include "cli/commands.h"
 #include "fs/atomic_file.h"
 #include "fs/output_paths.h"
+#include "tala/serve.h"
 #include "tala/testset.h"
 
 namespace tala::cli {
@@ -21,7 +23,30 @@ struct TestsetFlags {
   std::string candidates, labels, golden = "golden.jsonl";
 };
 
-int RunTestset(const TestsetFlags& f) {
+// A tala serve database (SQLite's file header), rather than a dataset file.
+bool IsServeDatabase(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[16] = {0};
+  in.read(head, sizeof head);
+  return in.gcount() == 16 && std::string(head, 15) == "SQLite format 3";
+}
+
+// The rows a tala serve scored (its sample), as results lines: their questions, and which
+// failed by their scores and diagnoses.
+Result<std::vector<LoggedQuestion>> ServeQuestions(const std::string& db) {
+  ServeOptions o;
+  o.db = db;
+  o.lock_db = false;  // reading beside a running tala serve is fine
+  TALA_ASSIGN_OR_RETURN(auto service, Service::Open(o));
+  RowQuery all;
+  all.limit = 10000000;
+  TALA_ASSIGN_OR_RETURN(std::vector<StoredRow> rows, service->Rows(all));
+  std::vector<std::string> lines;
+  for (StoredRow& r : rows) lines.push_back(std::move(r.result));
+  return QuestionsOfResultLines(lines, db);
+}
+
+int RunTestset(TestsetFlags f) {
   std::vector<fs::NamedPath> inputs;
   if (!f.options.logs.empty()) inputs.push_back({"--logs", f.options.logs});
   if (!f.options.docs.empty()) inputs.push_back({"--docs", f.options.docs});
@@ -29,6 +54,15 @@ int RunTestset(const TestsetFlags& f) {
   if (Status s = fs::CheckOutputsDistinct(inputs, {{"--out", f.out}}); !s.ok()) {
     PrintError("tala testset", s);
     return 2;
+  }
+  if (!f.options.logs.empty() && IsServeDatabase(f.options.logs)) {
+    auto logged = ServeQuestions(f.options.logs);
+    if (!logged) {
+      PrintError("tala testset", logged.error());
+      return ExitCodeFor(logged.error());
+    }
+    f.options.logged = std::move(*logged);
+    f.options.logs.clear();
   }
   auto built = BuildTestset(f.options);
   if (!built) {
@@ -94,8 +128,10 @@ void AddTestsetCommand(CLI::App& app, int* exit_code) {
       "yes / partly / no (a question the documents cannot answer becomes a \"should refuse\" "
       "item). A person reviews the candidates; `tala testset accept` keeps the accepted ones.");
   cmd->add_option("--logs", f->options.logs,
-                  "logged interactions, any dataset tala reads (JSON Lines, JSON, CSV): their "
-                  "questions are the candidates");
+                  "logged interactions: any dataset tala reads (JSON Lines, JSON, CSV), a "
+                  "results file, or a tala serve database (its scored rows); their questions are "
+                  "the candidates, and rows that failed (a low score, a diagnosis other than "
+                  "healthy, \"feedback\": \"down\") are drawn first");
   cmd->add_option("--docs", f->options.docs,
                   "the documents the answers come from: a folder of .txt and .md files (split "
                   "on headings), or a JSON Lines file of your own chunks {id, text, source}");
@@ -105,6 +141,10 @@ void AddTestsetCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", f->options.seed,
                   "the pick's seed: the same inputs and seed give the same file, byte for byte")
       ->capture_default_str();
+  cmd->add_option("--failed-share", f->options.failed_share,
+                  "up to this share of the items comes first from intents whose rows failed")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--heldout", f->options.heldout,
                   "a dataset of questions the set must not repeat (an intent they ask is left "
                   "out), so nothing leaks into a held-out evaluation");

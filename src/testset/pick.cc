@@ -14,7 +14,7 @@ double SeededUniform(uint64_t seed, const std::string& key) {
 }
 
 std::vector<int64_t> AllocateItems(const std::vector<IntentForPick>& intents, int64_t size,
-                                   uint64_t seed) {
+                                   uint64_t seed, double failed_share) {
   const size_t n = intents.size();
   std::vector<int64_t> count(n, 0);
   if (n == 0 || size <= 0) return count;
@@ -25,15 +25,26 @@ std::vector<int64_t> AllocateItems(const std::vector<IntentForPick>& intents, in
     return std::max(static_cast<double>(intents[i].traffic), std::max(1e-9, 0.1 * mean));
   };
   if (static_cast<size_t>(size) <= n) {
-    // Efraimidis-Spirakis: the `size` largest keys u^(1/w), compared as log(u)/w.
-    std::vector<std::pair<double, size_t>> keys;
-    for (size_t i = 0; i < n; ++i) {
-      keys.emplace_back(std::log(SeededUniform(seed, intents[i].key)) / weight(i), i);
-    }
-    std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
-    for (int64_t k = 0; k < size; ++k) count[keys[k].second] = 1;
+    // Efraimidis-Spirakis: the largest keys u^(1/w), compared as log(u)/w; first among the
+    // intents that failed (weighted by their failing rows), up to the quota.
+    auto draw = [&](int64_t wanted, bool failing) {
+      std::vector<std::pair<double, size_t>> keys;
+      for (size_t i = 0; i < n; ++i) {
+        if (count[i] > 0 || (failing && intents[i].failed == 0)) continue;
+        const double w = failing ? static_cast<double>(intents[i].failed) : weight(i);
+        keys.emplace_back(std::log(SeededUniform(seed, intents[i].key)) / w, i);
+      }
+      std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+      });
+      for (int64_t k = 0; k < wanted && k < static_cast<int64_t>(keys.size()); ++k) {
+        count[keys[k].second] = 1;
+      }
+      return std::min<int64_t>(wanted, static_cast<int64_t>(keys.size()));
+    };
+    const int64_t quota = static_cast<int64_t>(std::llround(failed_share * size));
+    const int64_t drawn = quota > 0 ? draw(quota, true) : 0;
+    draw(size - drawn, false);
     return count;
   }
   // One each, then the rest by traffic, up to each intent's capacity.

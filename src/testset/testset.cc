@@ -3,15 +3,20 @@
 
 #include "tala/testset.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 
 #include "core/hash.h"
 #include "core/text/tokenize.h"
 #include "io/readers/dataset_reader.h"
+#include "io/readers/results_reader.h"
+#include "tala/metric.h"
 #include "testset/documents.h"
 #include "testset/pick.h"
 #include "testset/question_groups.h"
@@ -26,15 +31,60 @@ using testset::Grouping;
 constexpr const char* kOfflineVersion = "offline-extractive-1";
 
 struct Logged {
-  std::vector<std::string> ids, questions;
+  std::vector<LoggedQuestion> rows;
   int64_t skipped = 0;
 };
+
+// A thumbs-down the row's own fields record: "feedback" (or "user_feedback", "thumbs") saying
+// down, or the same in its tags.
+bool ThumbsDown(const Sample& s) {
+  auto down = [](std::string v) {
+    for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return v == "\"down\"" || v == "\"thumbs_down\"" || v == "\"thumbs-down\"" ||
+           v == "\"negative\"" || v == "\"bad\"" || v == "-1" || v == "false";
+  };
+  for (const auto& [name, raw] : s.metadata) {
+    if ((name == "feedback" || name == "user_feedback" || name == "thumbs") && down(raw)) {
+      return true;
+    }
+    if (name == "tags") {
+      simdjson::dom::parser parser;
+      simdjson::dom::object tags;
+      if (parser.parse(raw).get_object().get(tags)) continue;
+      for (auto [key, value] : tags) {
+        if ((key == "feedback" || key == "thumbs") && down(simdjson::minify(value))) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// A results file's first row line: it has scores and inputs.
+bool LooksLikeResults(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  simdjson::dom::parser parser;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    simdjson::dom::element e;
+    if (parser.parse(line).get(e) || !e.is_object()) return false;
+    if (!e["scores"].error() && !e["inputs"].error()) return true;
+    if (e["tala_manifest"].error() && e["manifest"].error()) return false;  // a dataset row
+  }
+  return false;
+}
 
 // The question of each row (the last user turn of a conversation); rows without one are
 // counted, a bad row is the reader's error.
 Result<Logged> ReadQuestions(const std::string& path, const char* flag) {
-  TALA_ASSIGN_OR_RETURN(auto reader, io::OpenDataset(path));
   Logged out;
+  if (LooksLikeResults(path)) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
+    TALA_ASSIGN_OR_RETURN(out.rows, QuestionsOfResultLines(lines, path));
+    return out;
+  }
+  TALA_ASSIGN_OR_RETURN(auto reader, io::OpenDataset(path));
   while (auto row = reader->Next()) {
     if (!row->has_value()) return row->error();
     const Sample& s = **row;
@@ -50,8 +100,7 @@ Result<Logged> ReadQuestions(const std::string& path, const char* flag) {
       ++out.skipped;
       continue;
     }
-    out.ids.push_back(s.id);
-    out.questions.push_back(std::move(question));
+    out.rows.push_back({s.id, std::move(question), ThumbsDown(s)});
   }
   if (reader->rows_seen() == 0) {
     return InvalidArgument(std::string(flag) + " " + path + ": no rows");
@@ -59,15 +108,20 @@ Result<Logged> ReadQuestions(const std::string& path, const char* flag) {
   return out;
 }
 
-// The question as the log has it most often among a phrasing's questions (ties: the first).
-size_t TypicalQuestion(const Grouping& g, const testset::Phrasing& p,
-                       const std::vector<std::string>& questions) {
+// The question as the log has it most often among `members` (ties: the first asked); among
+// the failing ones, when `failing` and some failed.
+size_t TypicalQuestion(const std::vector<size_t>& members, const std::vector<LoggedQuestion>& rows,
+                       bool failing) {
+  bool any_failed = false;
+  for (size_t q : members) any_failed = any_failed || rows[q].failed;
   std::map<std::string, std::pair<int64_t, size_t>> seen;  // text -> (count, first index)
-  for (size_t q : p.questions) {
-    auto [it, added] = seen.try_emplace(questions[q], 0, q);
+  for (size_t q : members) {
+    if (failing && any_failed && !rows[q].failed) continue;
+    auto [it, added] = seen.try_emplace(rows[q].question, 0, q);
     ++it->second.first;
+    it->second.second = std::min(it->second.second, q);
   }
-  size_t best = p.questions.front();
+  size_t best = members.front();
   int64_t best_n = 0;
   for (const auto& [text, v] : seen) {
     if (v.first > best_n || (v.first == best_n && v.second < best)) {
@@ -75,7 +129,6 @@ size_t TypicalQuestion(const Grouping& g, const testset::Phrasing& p,
       best_n = v.first;
     }
   }
-  (void)g;
   return best;
 }
 
@@ -116,8 +169,65 @@ std::string NotSelfContained(const std::string& question) {
 
 }  // namespace
 
+Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(const std::vector<std::string>& lines,
+                                                           const std::string& where) {
+  std::vector<LoggedQuestion> out;
+  simdjson::dom::parser parser;
+  const io::ResultsFile registry_only;  // metric directions from the registry
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const int64_t n = static_cast<int64_t>(i + 1);
+    if (lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
+    simdjson::dom::element e;
+    if (parser.parse(lines[i]).get(e) || !e.is_object()) {
+      return DataError({where, n, 0, ""}, "not a JSON object");
+    }
+    simdjson::dom::object scores;
+    if (e["scores"].get_object().get(scores)) continue;  // a manifest or a run record
+    LoggedQuestion q;
+    std::string_view text;
+    if (!e["id"].get_string().get(text)) {
+      q.id = std::string(text);
+    } else {
+      int64_t id = 0;
+      if (e["id"].get_int64().get(id)) return DataError({where, n, 0, "id"}, "missing");
+      q.id = std::to_string(id);
+    }
+    simdjson::dom::element input;
+    if (!e["inputs"]["user_input"].get(input)) {
+      simdjson::dom::array turns;
+      if (!input.get_string().get(text)) {
+        q.question = std::string(text);
+      } else if (!input.get_array().get(turns)) {
+        // A conversation: its last human turn.
+        for (simdjson::dom::element turn : turns) {
+          std::string_view type, content;
+          if (!turn["type"].get_string().get(type) && type == "human" &&
+              !turn["content"].get_string().get(content)) {
+            q.question = std::string(content);
+          }
+        }
+      }
+    }
+    if (q.question.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    std::string_view diagnosis;
+    if (!e["diagnosis"].get_string().get(diagnosis) && !diagnosis.empty() &&
+        diagnosis != "healthy") {
+      q.failed = true;
+    }
+    for (auto [key, value] : scores) {
+      double v = 0;
+      if (value.get_double().get(v)) continue;
+      const bool lower =
+          io::DirectionIn(registry_only, std::string(key)) == Direction::kLowerIsBetter;
+      if (lower ? v > 0.5 : v < 0.5) q.failed = true;
+    }
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
 Result<Testset> BuildTestset(const TestsetOptions& o) {
-  if (o.logs.empty() && o.docs.empty()) {
+  if (o.logs.empty() && o.logged.empty() && o.docs.empty()) {
     return InvalidArgument("give --logs (logged questions), --docs (the documents), or both");
   }
   if (o.size < 1) return InvalidArgument("--size must be at least 1");
@@ -129,11 +239,21 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   }
   Testset out;
   TestsetReport& r = out.report;
+  if (!(o.failed_share >= 0 && o.failed_share <= 1)) {
+    return InvalidArgument("--failed-share must be between 0 and 1");
+  }
   Logged logged;
   if (!o.logs.empty()) {
     TALA_ASSIGN_OR_RETURN(logged, ReadQuestions(o.logs, "--logs"));
+  } else {
+    logged.rows = o.logged;
   }
-  r.questions = static_cast<int64_t>(logged.questions.size());
+  std::vector<std::string> questions;
+  for (const LoggedQuestion& q : logged.rows) {
+    questions.push_back(q.question);
+    r.failed_questions += q.failed ? 1 : 0;
+  }
+  r.questions = static_cast<int64_t>(questions.size());
   r.questions_skipped = logged.skipped;
   testset::Documents docs;
   if (!o.docs.empty()) {
@@ -145,7 +265,7 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   r.chunks_dropped_duplicate = docs.dropped_duplicate;
   const testset::ChunkIndex index(docs.chunks);
 
-  Grouping g = testset::GroupQuestions(logged.questions);
+  Grouping g = testset::GroupQuestions(questions);
   r.phrasings = static_cast<int64_t>(g.phrasings.size());
   r.intents = static_cast<int64_t>(g.intents.size());
 
@@ -153,9 +273,9 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   std::vector<bool> excluded(g.intents.size(), false);
   if (!o.heldout.empty()) {
     TALA_ASSIGN_OR_RETURN(Logged heldout, ReadQuestions(o.heldout, "--heldout"));
-    r.heldout_questions = static_cast<int64_t>(heldout.questions.size());
+    r.heldout_questions = static_cast<int64_t>(heldout.rows.size());
     std::vector<std::vector<std::string>> held_terms;
-    for (const std::string& q : heldout.questions) held_terms.push_back(testset::TermsOf(q));
+    for (const LoggedQuestion& q : heldout.rows) held_terms.push_back(testset::TermsOf(q.question));
     for (size_t i = 0; i < g.intents.size(); ++i) {
       for (const auto& h : held_terms) {
         if (testset::WeightedSimilarity(g.intents[i].terms, h, g) >= testset::kIntentSimilarity) {
@@ -166,19 +286,34 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
       }
     }
   }
+  // Each intent's questions in log order, and how many failed.
+  std::vector<std::vector<size_t>> members(g.intents.size());
+  std::vector<int64_t> failed(g.intents.size(), 0);
+  for (size_t i = 0; i < g.intents.size(); ++i) {
+    for (size_t p : g.intents[i].phrasings) {
+      members[i].insert(members[i].end(), g.phrasings[p].questions.begin(),
+                        g.phrasings[p].questions.end());
+    }
+    std::sort(members[i].begin(), members[i].end());
+    for (size_t q : members[i]) failed[i] += logged.rows[q].failed ? 1 : 0;
+    r.failed_intents += failed[i] > 0 ? 1 : 0;
+  }
   std::vector<testset::IntentForPick> pickable;
   std::vector<size_t> pickable_intent;
   std::vector<size_t> typical(g.intents.size());
   for (size_t i = 0; i < g.intents.size(); ++i) {
     const testset::Intent& intent = g.intents[i];
-    typical[i] = TypicalQuestion(g, g.phrasings[intent.phrasings.front()], logged.questions);
+    // Its most asked phrasing's most asked wording; a failing intent's most asked failing one.
+    typical[i] = failed[i] > 0 ? TypicalQuestion(members[i], logged.rows, true)
+                               : TypicalQuestion(g.phrasings[intent.phrasings.front()].questions,
+                                                 logged.rows, false);
     if (excluded[i]) continue;
-    pickable.push_back({logged.questions[typical[i]], intent.traffic,
-                        static_cast<int64_t>(intent.phrasings.size())});
+    pickable.push_back({logged.rows[typical[i]].question, intent.traffic,
+                        static_cast<int64_t>(intent.phrasings.size()), failed[i]});
     pickable_intent.push_back(i);
   }
-  std::vector<int64_t> counts = testset::AllocateItems(pickable, o.size, o.seed);
-  std::vector<int64_t> next = testset::AllocateItems(pickable, o.size, o.seed + 1);
+  std::vector<int64_t> counts = testset::AllocateItems(pickable, o.size, o.seed, o.failed_share);
+  std::vector<int64_t> next = testset::AllocateItems(pickable, o.size, o.seed + 1, o.failed_share);
   int64_t picked_intents = 0, both = 0, traffic = 0;
   for (size_t k = 0; k < counts.size(); ++k) {
     if (counts[k] == 0) continue;
@@ -197,22 +332,24 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   for (size_t k = 0; k < counts.size(); ++k) {
     const size_t i = pickable_intent[k];
     const testset::Intent& intent = g.intents[i];
+    std::set<std::string> taken;
     for (int64_t n = 0; n < counts[k] && n < static_cast<int64_t>(intent.phrasings.size()); ++n) {
       const testset::Phrasing& p = g.phrasings[intent.phrasings[n]];
-      const size_t q = n == 0 ? typical[i] : TypicalQuestion(g, p, logged.questions);
+      size_t q = n == 0 ? typical[i] : TypicalQuestion(p.questions, logged.rows, true);
+      if (taken.count(logged.rows[q].question)) {
+        q = TypicalQuestion(p.questions, logged.rows, false);
+        if (taken.count(logged.rows[q].question)) continue;
+      }
+      taken.insert(logged.rows[q].question);
       TestsetItem item;
-      item.user_input = logged.questions[q];
+      item.user_input = logged.rows[q].question;
       item.id = "tq-" + Sha256Hex(item.user_input).substr(0, 16);
       item.cluster = static_cast<int64_t>(i + 1);
+      item.failed = failed[i];
+      r.items_from_failures += failed[i] > 0 ? 1 : 0;
       // The intent's questions, in log order (at most 1,000).
-      std::vector<size_t> members;
-      for (size_t p2 : intent.phrasings) {
-        members.insert(members.end(), g.phrasings[p2].questions.begin(),
-                       g.phrasings[p2].questions.end());
-      }
-      std::sort(members.begin(), members.end());
-      for (size_t m = 0; m < members.size() && m < 1000; ++m) {
-        item.log_ids.push_back(logged.ids[members[m]]);
+      for (size_t m = 0; m < members[i].size() && m < 1000; ++m) {
+        item.log_ids.push_back(logged.rows[members[i][m]].id);
       }
       item.style = StyleOf(item.user_input, testset::TermsOf(item.user_input), p.terms);
       item.not_self_contained = NotSelfContained(item.user_input);

@@ -61,6 +61,7 @@ std::string TestsetItemJson(const TestsetItem& item) {
   Text(out, "source", item.source);
   Texts(out, "log_ids", item.log_ids);
   Number(out, "cluster", static_cast<double>(item.cluster));
+  Number(out, "failed", static_cast<double>(item.failed));
   Text(out, "doc", item.doc);
   Key(out, "quotes");
   out += '[';
@@ -100,7 +101,10 @@ std::string TestsetReportJson(const TestsetReport& r) {
   Number(out, "questions_skipped", static_cast<double>(r.questions_skipped));
   Number(out, "phrasings", static_cast<double>(r.phrasings));
   Number(out, "intents", static_cast<double>(r.intents));
+  Number(out, "failed_questions", static_cast<double>(r.failed_questions));
+  Number(out, "failed_intents", static_cast<double>(r.failed_intents));
   Number(out, "items", static_cast<double>(r.items));
+  Number(out, "items_from_failures", static_cast<double>(r.items_from_failures));
   Number(out, "log_items", static_cast<double>(r.log_items));
   Number(out, "synthetic_items", static_cast<double>(r.synthetic_items));
   Key(out, "answerable");
@@ -155,6 +159,11 @@ std::string TestsetReportText(const TestsetReport& r) {
        " distinct phrasings, " + std::to_string(r.intents) + " intents");
   line("items: " + std::to_string(r.items) + " (" + std::to_string(r.log_items) +
        " real questions, verbatim; " + std::to_string(r.synthetic_items) + " written)");
+  if (r.failed_questions > 0) {
+    line("failures: " + std::to_string(r.failed_questions) + " logged rows failed, in " +
+         std::to_string(r.failed_intents) + " intents; " + std::to_string(r.items_from_failures) +
+         " items come from them");
+  }
   line("coverage: " + Percent(r.intents_covered) + " of intents, " + Percent(r.traffic_covered) +
        " of the logged traffic; " + Percent(r.documents_covered) + " of " +
        std::to_string(r.documents) + " documents");

@@ -5,8 +5,10 @@
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "cli/child_process.h"
 #include "cli/headless_browser.h"
@@ -186,6 +188,39 @@ TEST(TestsetCliTest, TheServedReviewSavesCheckedDecisions) {
   const std::string kept = Slurp(labels);
   EXPECT_NE(kept.find("\"decision\":\"accept\""), std::string::npos) << kept;
   EXPECT_EQ(kept.find("tq-nope"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tala
+
+namespace tala {
+namespace {
+
+// A tala serve database as the log: the rows it scored.
+TEST(TestsetCliTest, AServeDatabaseIsALog) {
+  TempDir dir;
+  const std::string db = dir.path() + "/t.sqlite";
+  {
+    testing::ChildProcess serve(
+        {std::string(TALA_BINARY_DIR) + "/tala", "serve", "--db", db, "--port", "0"});
+    httplib::Client c(serve.FirstLine());
+    auto res = c.Post("/v1/interactions",
+                      Slurp(std::string(TALA_SOURCE_DIR) + "/examples/data/interactions.jsonl"),
+                      "application/x-ndjson");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 202);
+    for (int i = 0; i < 600; ++i) {
+      auto s = c.Get("/v1/summary?window=1d");
+      if (s && s->body.find("\"rows_scored\":22,") != std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  auto run =
+      RunTala("testset --logs " + db + " --docs " + std::string(TALA_SOURCE_DIR) +
+              "/examples/data/knowledge_base.jsonl --size 5 -o " + dir.path() + "/c.jsonl 2>&1");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("questions: 22 logged"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("5 candidates written"), std::string::npos) << run.out;
 }
 
 }  // namespace

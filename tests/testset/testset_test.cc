@@ -278,3 +278,60 @@ TEST(TestsetGroupsTest, TyposCasingOrderAndFillerFallTogetherAndOtherQuestionsSt
 
 }  // namespace
 }  // namespace tala
+
+namespace tala {
+namespace {
+
+// A results file as the log: rows of some intents failed (a low score and a diagnosis); the
+// pick draws them first, up to the share, each in a failing row's own words.
+TEST(TestsetFailuresTest, IntentsWithFailingRowsAreDrawnFirstInAFailingRowsWords) {
+  TempDir dir;
+  IntentLog log = testing::MakeIntentLog(dir, 40, 80, 9);
+  std::ifstream in(log.logs);
+  simdjson::dom::parser p;
+  std::string results;
+  std::set<std::string> failing_questions;
+  int n = 0;
+  for (std::string line; std::getline(in, line); ++n) {
+    const std::string q(std::string_view(p.parse(line)["user_input"]));
+    const size_t intent = log.intent_of.at(q);
+    // Intents 0-4 fail on every third row.
+    const bool failed = intent < 5 && n % 3 == 0;
+    if (failed) failing_questions.insert(q);
+    std::string escaped;
+    for (char c : q) {
+      if (c == '"' || c == '\\') escaped += '\\';
+      escaped += c;
+    }
+    results += "{\"id\":\"r" + std::to_string(n) +
+               "\",\"scores\":{\"faithfulness\":" + (failed ? "0.2" : "0.9") +
+               "},\"diagnosis\":\"" + (failed ? "generator not grounded" : "healthy") +
+               "\",\"inputs\":{\"user_input\":\"" + escaped + "\"}}\n";
+  }
+  std::ofstream(dir.path() + "/results.jsonl") << results;
+  TestsetOptions o;
+  o.logs = dir.path() + "/results.jsonl";
+  o.docs = log.docs;
+  o.size = 10;
+  o.failed_share = 0.4;
+  auto set = BuildTestset(o);
+  ASSERT_TRUE(set.has_value()) << set.error().ToString();
+  EXPECT_EQ(set->report.failed_intents, 5);
+  EXPECT_EQ(set->report.items_from_failures, 4);  // 40% of 10
+  int from_failures = 0;
+  for (const TestsetItem& item : set->items) {
+    if (item.failed == 0) continue;
+    ++from_failures;
+    EXPECT_TRUE(failing_questions.count(item.user_input)) << item.user_input;
+    EXPECT_LT(log.intent_of.at(item.user_input), 5u);
+  }
+  EXPECT_EQ(from_failures, 4);
+  // Without the quota, failures are drawn like any other intent.
+  o.failed_share = 0;
+  auto plain = BuildTestset(o);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_LT(plain->report.items_from_failures, 4);
+}
+
+}  // namespace
+}  // namespace tala
