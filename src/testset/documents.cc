@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/text/tokenize.h"
+#include "testset/document_text.h"
 #include "testset/minhash.h"
 
 namespace tala::testset {
@@ -139,24 +140,44 @@ Result<Documents> ReadDocuments(const std::string& path) {
          !ec && it != fsys::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
       const std::string ext = it->path().extension().string();
-      if (ext == ".txt" || ext == ".md" || ext == ".markdown") files.push_back(it->path());
+      if (ext == ".txt" || ext == ".md" || ext == ".markdown" || ext == ".html" || ext == ".htm" ||
+          ext == ".pdf") {
+        files.push_back(it->path());
+      }
     }
     if (ec) return IoError("--docs " + path + ": " + ec.message());
     std::sort(files.begin(), files.end());
     if (files.empty()) {
       return InvalidArgument("--docs " + path +
-                             ": no .txt or .md file in it (or give a JSON Lines file of chunks, "
-                             "{\"id\", \"text\", \"source\"})");
+                             ": no .txt, .md, .html or .pdf file in it (or give a JSON Lines "
+                             "file of chunks, {\"id\", \"text\", \"source\"})");
     }
     for (const fsys::path& file : files) {
+      const std::string source = fsys::relative(file, path, ec).generic_string();
+      const std::string ext = file.extension().string();
+      docs.sources.push_back(source);
+      if (ext == ".pdf") {
+        // Page by page: a chunk's id says its page ("manual.pdf#p3", "manual.pdf#p3.1204").
+        TALA_ASSIGN_OR_RETURN(std::vector<std::string> pages, PdfPages(file.string()));
+        for (size_t p = 0; p < pages.size(); ++p) {
+          const std::string page = source + "#p" + std::to_string(p + 1);
+          for (Chunk& c : ChunkDocument(pages[p], page, false)) {
+            const std::string offset = c.id.substr(c.id.rfind('#') + 1);
+            c.id = offset == "0" ? page : page + "." + offset;
+            c.source = source;
+            all.push_back(std::move(c));
+          }
+        }
+        continue;
+      }
       std::ifstream in(file, std::ios::binary);
       if (!in) return IoError("cannot read " + file.string());
       std::stringstream text;
       text << in.rdbuf();
-      const std::string source = fsys::relative(file, path, ec).generic_string();
-      docs.sources.push_back(source);
-      const std::string ext = file.extension().string();
-      for (Chunk& c : ChunkDocument(text.str(), source, ext != ".txt")) {
+      const bool html = ext == ".html" || ext == ".htm";
+      // HTML's offsets are in its main text (the page's own bytes hold markup).
+      for (Chunk& c :
+           ChunkDocument(html ? HtmlMainText(text.str()) : text.str(), source, ext != ".txt")) {
         all.push_back(std::move(c));
       }
     }

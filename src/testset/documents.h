@@ -1,10 +1,11 @@
 #pragma once
 // The documents a golden set's references come from, as chunks. A folder is read recursively
 // (in path order): `.txt` (paragraphs), `.md` (sections split on headings, the heading kept in
-// its section); a JSON Lines file holds the application's own chunks, {"id", "text",
-// "source"}. Long sections are cut at sentence ends near kChunkChars. Each chunk's id is its
-// file's path under the folder and its byte offset ("guide/ferry.md#1204"), stable while the
-// file is. Near-empty chunks (fewer than 5 words) and near-duplicates (MinHash over word
+// its section), `.html` (its main text, headings kept: document_text.h), `.pdf` (its text layer,
+// page by page: ids "manual.pdf#p3"); a JSON Lines file holds the application's own chunks,
+// {"id", "text", "source"}. Long sections are cut at sentence ends near kChunkChars. Each chunk's
+// id is its file's path under the folder and its byte offset ("guide/ferry.md#1204"), stable while
+// the file is. Near-empty chunks (fewer than 5 words) and near-duplicates (MinHash over word
 // 3-grams, Jaccard 0.9 or more: boilerplate repeated across pages) are dropped, with no model
 // call, and counted.
 

@@ -335,3 +335,47 @@ TEST(TestsetFailuresTest, IntentsWithFailingRowsAreDrawnFirstInAFailingRowsWords
 
 }  // namespace
 }  // namespace tala
+
+namespace tala {
+namespace {
+
+// An HTML page's main text (no script, navigation or footer), headings kept; a PDF's text
+// layer page by page.
+TEST(TestsetDocumentsTest, HtmlMainTextAndPdfPagesBecomeChunks) {
+  auto docs = testset::ReadDocuments(std::string(TALA_SOURCE_DIR) + "/tests/data/testset/docs");
+  ASSERT_TRUE(docs.has_value()) << docs.error().ToString();
+  EXPECT_EQ(docs->sources, (std::vector<std::string>{"fares.html", "timetable.pdf"}));
+  std::vector<std::string> ids;
+  std::string all;
+  for (const auto& c : docs->chunks) {
+    ids.push_back(c.id);
+    all += c.text + "\n---\n";
+  }
+  EXPECT_EQ(ids, (std::vector<std::string>{"fares.html#0", "fares.html#102", "timetable.pdf#p1",
+                                           "timetable.pdf#p2"}))
+      << all;
+  EXPECT_NE(all.find("# Fares\n\nA single ride costs 2.40 euros and is valid for 90 minutes"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("## Passes\n\n- The monthly pass costs 58 euros.\n- Students"),
+            std::string::npos)
+      << all;
+  for (const char* boilerplate : {"analytics", "Maps", "Copyright", "font-family"}) {
+    EXPECT_EQ(all.find(boilerplate), std::string::npos) << boilerplate << "\n" << all;
+  }
+  EXPECT_NE(all.find("The harbour ferry sails every 20 minutes from Pier 3"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("Folded bicycles are always allowed."), std::string::npos) << all;
+  EXPECT_EQ(docs->chunks[3].source, "timetable.pdf");
+  // A file that only says it is a PDF is an error naming it.
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/d");
+  std::ofstream(dir.path() + "/d/broken.pdf") << "%PDF-1.4 not really";
+  auto broken = testset::ReadDocuments(dir.path() + "/d");
+  ASSERT_FALSE(broken.has_value());
+  EXPECT_NE(broken.error().ToString().find("broken.pdf"), std::string::npos)
+      << broken.error().ToString();
+}
+
+}  // namespace
+}  // namespace tala
