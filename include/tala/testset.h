@@ -8,6 +8,7 @@
 // that no logged question touches are listed as uncovered), and its references are extractive.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,9 @@ struct TestsetReport {
   double diversity_mean = 0, diversity_min = 0;
   // Stability: the share of this seed's intents that the next seed picks too.
   double stability = 0;
+  // Realism against --heldout: the AUROC of a classifier telling the items' questions from the
+  // held-out ones by style (0.5: indistinguishable); absent without 5 of each.
+  std::optional<double> realism;
   std::vector<int64_t> difficulty;  // items by retrieval rank: [not in top 10, 1, 2, ..., 10]
   std::vector<std::string> notes;
 };
@@ -103,6 +107,8 @@ std::string TestsetItemJson(const TestsetItem& item);
 std::string TestsetReportJson(const TestsetReport& report);
 // The report for a person (several lines).
 std::string TestsetReportText(const TestsetReport& report);
+// The report as one self-contained page (no script, nothing fetched), the candidates listed.
+std::string TestsetReportHtml(const Testset& set);
 
 struct AcceptedTestset {
   std::string golden_jsonl;

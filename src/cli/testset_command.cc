@@ -18,6 +18,7 @@ namespace {
 struct TestsetFlags {
   TestsetOptions options;
   std::string out = "candidates.jsonl";
+  std::string report;  // --report: the HTML page
   bool json = false;
   // accept
   std::string candidates, labels, golden = "golden.jsonl";
@@ -51,7 +52,8 @@ int RunTestset(TestsetFlags f) {
   if (!f.options.logs.empty()) inputs.push_back({"--logs", f.options.logs});
   if (!f.options.docs.empty()) inputs.push_back({"--docs", f.options.docs});
   if (!f.options.heldout.empty()) inputs.push_back({"--heldout", f.options.heldout});
-  if (Status s = fs::CheckOutputsDistinct(inputs, {{"--out", f.out}}); !s.ok()) {
+  if (Status s = fs::CheckOutputsDistinct(inputs, {{"--out", f.out}, {"--report", f.report}});
+      !s.ok()) {
     PrintError("tala testset", s);
     return 2;
   }
@@ -74,6 +76,12 @@ int RunTestset(TestsetFlags f) {
   if (Status s = fs::WriteFileAtomically(f.out, text); !s.ok()) {
     PrintError("tala testset", s);
     return 2;
+  }
+  if (!f.report.empty()) {
+    if (Status s = fs::WriteFileAtomically(f.report, TestsetReportHtml(*built)); !s.ok()) {
+      PrintError("tala testset", s);
+      return 2;
+    }
   }
   if (f.json) {
     std::printf("%s\n", TestsetReportJson(built->report).c_str());
@@ -155,6 +163,8 @@ void AddTestsetCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--out,-o", f->out, "the candidates file to write (JSON Lines)")
       ->capture_default_str();
   cmd->add_flag("--json", f->json, "print the report as JSON");
+  cmd->add_option("--report", f->report,
+                  "also write the report as one HTML page, the candidates listed");
   cmd->callback([f, exit_code, cmd] {
     if (cmd->get_subcommands().empty()) *exit_code = RunTestset(*f);
   });

@@ -20,6 +20,7 @@
 #include "testset/documents.h"
 #include "testset/pick.h"
 #include "testset/question_groups.h"
+#include "testset/realism.h"
 #include "testset/reference_draft.h"
 
 namespace tala {
@@ -271,8 +272,9 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
 
   // Intents a held-out question already asks stay out of the set: nothing leaks.
   std::vector<bool> excluded(g.intents.size(), false);
+  Logged heldout;
   if (!o.heldout.empty()) {
-    TALA_ASSIGN_OR_RETURN(Logged heldout, ReadQuestions(o.heldout, "--heldout"));
+    TALA_ASSIGN_OR_RETURN(heldout, ReadQuestions(o.heldout, "--heldout"));
     r.heldout_questions = static_cast<int64_t>(heldout.rows.size());
     std::vector<std::vector<std::string>> held_terms;
     for (const LoggedQuestion& q : heldout.rows) held_terms.push_back(testset::TermsOf(q.question));
@@ -408,6 +410,12 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   }
   for (const std::string& source : docs.sources) {
     if (!covered_sources.count(source)) r.uncovered_documents.push_back(source);
+  }
+  if (!heldout.rows.empty()) {
+    std::vector<std::string> set, human;
+    for (const TestsetItem& item : out.items) set.push_back(item.user_input);
+    for (const LoggedQuestion& q : heldout.rows) human.push_back(q.question);
+    r.realism = testset::RealismAuroc(set, human, o.seed);
   }
   r.documents_covered =
       r.documents > 0 ? static_cast<double>(covered_sources.size()) / r.documents : 0;

@@ -146,6 +146,15 @@ std::string TestsetReportJson(const TestsetReport& r) {
   }
   out += ']';
   Number(out, "stability", r.stability);
+  Key(out, "realism");
+  out += '{';
+  Key(out, "heldout_auroc");
+  if (r.realism) {
+    io::AppendJsonNumber(out, *r.realism);
+  } else {
+    out += "null";
+  }
+  out += '}';
   Texts(out, "notes", r.notes);
   out += '}';
   return out;
@@ -185,6 +194,13 @@ std::string TestsetReportText(const TestsetReport& r) {
                 "stability: %.0f%% of the intents picked again with the next seed",
                 r.diversity_mean, r.diversity_min, 100 * r.stability);
   line(buf);
+  if (r.realism) {
+    std::snprintf(buf, sizeof buf,
+                  "realism: a classifier tells the items from the held-out questions by style "
+                  "with AUROC %.2f (0.5: indistinguishable)",
+                  *r.realism);
+    line(buf);
+  }
   if (!r.uncovered_documents.empty()) {
     std::string list;
     for (size_t i = 0; i < r.uncovered_documents.size() && i < 10; ++i) {

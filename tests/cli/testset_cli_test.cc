@@ -33,9 +33,14 @@ TEST(TestsetCliTest, FromALogAndDocumentsToAGoldenSetThatTalaEvalReads) {
   TempDir dir;
   testing::IntentLog log = testing::MakeIntentLog(dir, 40, 60, 11);
   const std::string candidates = dir.path() + "/candidates.jsonl";
-  auto run = RunTala("testset --logs " + log.logs + " --docs " + log.docs +
-                     " --size 6 --seed 3 -o " + candidates + " 2>&1");
+  auto run =
+      RunTala("testset --logs " + log.logs + " --docs " + log.docs + " --size 6 --seed 3 -o " +
+              candidates + " --report " + dir.path() + "/testset.html 2>&1");
   ASSERT_EQ(run.exit_code, 0) << run.out;
+  const std::string page = Slurp(dir.path() + "/testset.html");
+  EXPECT_NE(page.find("tala testset: 6 candidates"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("http"), std::string::npos) << "the page fetches nothing";
   EXPECT_NE(run.out.find("20 intents"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("6 candidates written"), std::string::npos) << run.out;
   // The same run again writes the same bytes.

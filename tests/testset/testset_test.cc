@@ -18,6 +18,7 @@
 #include "testset/documents.h"
 #include "testset/intent_log.h"
 #include "testset/question_groups.h"
+#include "testset/realism.h"
 
 namespace tala {
 namespace {
@@ -375,6 +376,41 @@ TEST(TestsetDocumentsTest, HtmlMainTextAndPdfPagesBecomeChunks) {
   ASSERT_FALSE(broken.has_value());
   EXPECT_NE(broken.error().ToString().find("broken.pdf"), std::string::npos)
       << broken.error().ToString();
+}
+
+}  // namespace
+}  // namespace tala
+
+namespace tala {
+namespace {
+
+// Real phrasings against real phrasings cannot be told apart; questions written in another
+// style can.
+TEST(TestsetRealismTest, AClassifierTellsOtherStylesApartButNotTheSameUsers) {
+  TempDir dir;
+  IntentLog log = testing::MakeIntentLog(dir, 40, 80, 13);
+  std::vector<std::string> logged;
+  std::ifstream in(log.logs);
+  simdjson::dom::parser p;
+  for (std::string line; std::getline(in, line);) {
+    logged.emplace_back(std::string_view(p.parse(line)["user_input"]));
+  }
+  std::vector<std::string> first(logged.begin(), logged.begin() + 100);
+  std::vector<std::string> second(logged.begin() + 100, logged.begin() + 200);
+  auto same = testset::RealismAuroc(first, second, 1);
+  ASSERT_TRUE(same.has_value());
+  EXPECT_LT(*same, 0.7);
+  std::vector<std::string> formal;
+  for (const auto& li : log.intents) {
+    formal.push_back(
+        "Could you please provide a detailed explanation regarding the following "
+        "matter: " +
+        li.question);
+  }
+  auto other = testset::RealismAuroc(first, formal, 1);
+  ASSERT_TRUE(other.has_value());
+  EXPECT_GT(*other, 0.9);
+  EXPECT_FALSE(testset::RealismAuroc(first, {"a", "b"}, 1).has_value());
 }
 
 }  // namespace
