@@ -10,8 +10,10 @@ A block that cannot run here says why on the line before its fence:
 `<!-- not run: REASON -->` (a full rebuild of the project, a paid API, a second machine)."""
 
 import glob
+import hashlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,6 +30,18 @@ PAGES = ["README.md", *sorted(glob.glob("docs/*.md", root_dir=SOURCE))]
 DATA_NAMES = {"data.jsonl": "interactions.jsonl", "logs.jsonl": "interactions.jsonl",
               "rows.jsonl": "interactions.jsonl", "interactions.jsonl": "interactions.jsonl",
               "golden.jsonl": "golden.jsonl"}
+
+
+def _digests(folder):
+    """Each file under `folder` (links not followed) and its SHA-256."""
+    out = {}
+    for root, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                with open(path, "rb") as f:
+                    out[os.path.relpath(path, folder)] = hashlib.sha256(f.read()).hexdigest()
+    return out
 
 
 def blocks(page):
@@ -79,9 +93,11 @@ def run_block(lang, code, folder, env):
 def test_a_pages_blocks_run(page, tmp_path, mock_judge):
     os.symlink(os.path.abspath(BINARY), tmp_path / "build")
     os.symlink(os.path.abspath(os.path.join(SOURCE, "examples")), tmp_path / "examples")
+    # Copies, not links: a block that writes "your data" (tala testset accept -o golden.jsonl)
+    # must not write the repository's example files.
     for name, demo in DATA_NAMES.items():
-        os.symlink(os.path.abspath(os.path.join(SOURCE, "examples", "data", demo)),
-                   tmp_path / name)
+        shutil.copyfile(os.path.join(SOURCE, "examples", "data", demo), tmp_path / name)
+    examples_before = _digests(os.path.join(SOURCE, "examples"))
     env = dict(os.environ, PATH=os.path.abspath(BINARY) + os.pathsep + os.environ["PATH"],
                PYTHONPATH=os.path.join(os.path.abspath(BINARY), "python"),
                OPENAI_BASE_URL=mock_judge, OPENAI_API_KEY="docs-runner-key")
@@ -91,6 +107,9 @@ def test_a_pages_blocks_run(page, tmp_path, mock_judge):
             continue
         exit_code, output = run_block(lang, code, tmp_path, env)
         assert exit_code == 0, f"{page}:{line}: the block exited {exit_code}:\n{output[-4000:]}"
+        changed = sorted(k for k, v in _digests(os.path.join(SOURCE, "examples")).items()
+                         if examples_before.get(k) != v)
+        assert not changed, f"{page}:{line}: the block changed the repository's examples: {changed}"
         ran += 1
     if ran == 0:
         pytest.skip(f"{page}: every block says why it does not run")
