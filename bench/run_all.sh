@@ -12,6 +12,8 @@ echo "## offline judge on HaluEval-sized rows (shared/data, beside the checkout)
 data=../shared/data/halueval-qa-dev.jsonl
 [ -f "$data" ] || data=examples/data/interactions.jsonl
 "$build/bench/bench_offline" "$data" 50000
+echo "## offline context precision with references spread over chunks (HaluEval halves)"
+/usr/bin/python3 bench/spread_reference.py "$build/tala"
 echo "## non-LLM metrics (IR rows: 10 ranked ids; string pairs: 40 words)"
 "$build/bench/bench_non_llm" 1000000
 echo "## the same through Python libraries, when installed (rows/s, one core)"
@@ -26,4 +28,5 @@ echo "## tala serve: a million rows ingested, 1,000 a request, 1% scored in the 
 if [ -x "$build/bench/bench_serve" ]; then "$build/bench/bench_serve" 1000000 1000 0.01; fi
 echo "## tala history: add of a 100,000-row run; show and report over 1,000 runs"
 if [ -x "$build/bench/bench_history" ]; then "$build/bench/bench_history" 100000 1000; fi
+echo "## tala testset: 100,000 logged questions and 2,000 pages, offline"
 if [ -x "$build/bench/bench_testset" ]; then "$build/bench/bench_testset" 100000 2000 100; fi

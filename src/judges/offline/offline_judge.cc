@@ -85,7 +85,8 @@ std::vector<OfflineJudge::Claim> OfflineJudge::ExtractClaims(const std::string& 
 }
 
 std::vector<bool> OfflineJudge::RateChunks(const std::vector<TextProfile>& chunks,
-                                           const TextProfile& target, const TextProfile& question) {
+                                           const TextProfile& target, const TextProfile& question,
+                                           double threshold) {
   // The target's own content words decide; a target with none ("Yes.") falls back on the
   // question's.
   std::vector<std::string_view> terms;
@@ -116,7 +117,7 @@ std::vector<bool> OfflineJudge::RateChunks(const std::vector<TextProfile>& chunk
   for (const TextProfile& c : chunks) {
     double covered = 0;
     for (size_t i = 0; i < terms.size(); ++i) covered += c.HasStem(terms[i]) ? idf[i] : 0;
-    out.push_back(total > 0 && covered / total >= kChunkRelevanceThreshold);
+    out.push_back(total > 0 && covered / total >= threshold);
   }
   return out;
 }
@@ -336,6 +337,23 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
   if (Contains(tasks, JudgeTask::kRateChunksForReference) && s.reference) {
     v.chunk_relevant =
         RateChunks(row.chunks, TextProfile(*s.reference, stemmer_), row.question_profile);
+    // A reference whose facts are spread over several chunks: a chunk that holds any
+    // substantive sentence of it (three content words or more) is useful too, although it
+    // holds little of the whole.
+    const std::vector<std::string> sentences = text::SplitSentences(*s.reference);
+    if (sentences.size() > 1) {
+      for (const std::string& sentence : sentences) {
+        TextProfile part(sentence, stemmer_);
+        int content = 0;
+        for (const ProfiledToken& t : part.tokens()) content += !t.stop && !t.negation ? 1 : 0;
+        if (content < 3) continue;
+        std::vector<bool> holds =
+            RateChunks(row.chunks, part, row.question_profile, kSentenceRelevanceThreshold);
+        for (size_t c = 0; c < holds.size(); ++c) {
+          if (holds[c]) (*v.chunk_relevant)[c] = true;
+        }
+      }
+    }
   }
   if (Contains(tasks, JudgeTask::kRateChunksForResponse) && s.response) {
     v.chunk_relevant_to_response =

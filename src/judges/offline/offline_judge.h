@@ -17,6 +17,9 @@ namespace tala::judges::offline {
 // A chunk counts as relevant when it covers this share of the BM25-weighted content words of
 // the reference (or the response): it holds most of what the answer says.
 inline constexpr double kChunkRelevanceThreshold = 0.5;
+// With a reference of several sentences, a chunk is also useful when it covers this share of
+// one substantive sentence of it (see OfflineJudge::Answer).
+inline constexpr double kSentenceRelevanceThreshold = 0.5;
 
 // True for evasive answers ("I don't know", "cannot be determined", ...).
 bool IsNoncommittal(std::string_view response);
@@ -49,7 +52,8 @@ class OfflineJudge : public Judge {
   Status AddSimilarities(const Sample& s, TaskSet tasks, const RowTexts& row, Verdicts& v);
   std::vector<Claim> ExtractClaims(const std::string& text, const std::string& question);
   std::vector<bool> RateChunks(const std::vector<TextProfile>& chunks, const TextProfile& target,
-                               const TextProfile& question);
+                               const TextProfile& question,
+                               double threshold = kChunkRelevanceThreshold);
   std::vector<std::string> Entities(const std::string& text);
 
   text::Stemmer stemmer_;

@@ -94,6 +94,23 @@ TEST(OfflineJudgeTest, ChunkRelevanceAndReferenceTasks) {
   EXPECT_NEAR(*v.response_reference_similarity, 1.0, 1e-9);
 }
 
+// A reference whose facts are spread over three chunks: each chunk holding one of its sentences
+// is useful, although none holds most of the whole; a chunk holding none is not.
+TEST(OfflineJudgeTest, AChunkHoldingOneSentenceOfASpreadReferenceIsUseful) {
+  Sample s;
+  s.user_input = "What do we know about the Larkspur ferry?";
+  s.reference =
+      "The Larkspur ferry sails every 20 minutes from Pier 3. A single ride costs 2.40 euros "
+      "with transfers. Bicycles ride free outside the morning rush hour.";
+  s.retrieved_contexts = std::vector<std::string>{
+      "Bicycles ride free on the ferry outside the morning rush hour.",
+      "The museum opens at ten and closes at six on weekdays.",
+      "A single ride on the ferry costs 2.40 euros, with transfers for 90 minutes.",
+      "The Larkspur ferry sails every 20 minutes from Pier 3 between 6:00 and 23:00."};
+  Verdicts v = Ask(s, static_cast<TaskSet>(JudgeTask::kRateChunksForReference));
+  EXPECT_EQ(*v.chunk_relevant, (std::vector<bool>{true, false, true, true}));
+}
+
 TEST(OfflineJudgeTest, AnswersEveryTaskDeterministically) {
   TaskSet all = 0;
   for (JudgeTask t : AllJudgeTasks()) all |= static_cast<TaskSet>(t);
