@@ -17,7 +17,7 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config make \
   libgtest-dev libgmock-dev \
   libsimdjson-dev libcli11-dev libfmt-dev libutf8proc-dev libstemmer-dev wordnet-base \
   libcurl4-openssl-dev libssl-dev libsqlite3-dev libcpp-httplib-dev nlohmann-json3-dev libtomlplusplus-dev \
-  libprotobuf-dev protobuf-compiler libxml2-dev libpoppler-cpp-dev \
+  libprotobuf-dev protobuf-compiler libxml2-dev libpoppler-cpp-dev libicu-dev \
   python3-dev pybind11-dev python3-pytest python3-pandas python3-tqdm \
   python3-pip python3-setuptools python3-wheel python3-venv python3-dask python3-distributed python3-yaml
 # What only the tests add: a real browser for the HTML pages, and promtool (Prometheus) to lint /metrics.

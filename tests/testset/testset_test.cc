@@ -272,6 +272,16 @@ TEST(TestsetGroupsTest, TyposCasingOrderAndFillerFallTogetherAndOtherQuestionsSt
   for (int i = 0; i < 10; ++i) log.push_back("hey who founded the ferry company? thanks");
   testset::Grouping g = testset::GroupQuestions(log);
   ASSERT_EQ(g.intents.size(), 3u);
+  // Japanese and Chinese questions, whose words are found by ICU's word breaker.
+  std::vector<std::string> cjk = {"東京タワーはいつ完成しましたか？",
+                                  "東京タワーはいつ完成しましたか",
+                                  "東京タワー、いつ完成しましたか？",
+                                  "大阪城は誰が建てましたか？",
+                                  "大阪城は誰が建てましたか",
+                                  "埃菲尔铁塔位于哪里？",
+                                  "埃菲尔铁塔位于哪里"};
+  testset::Grouping h = testset::GroupQuestions(cjk);
+  EXPECT_EQ(h.intents.size(), 3u);
   EXPECT_EQ(g.intents[0].traffic, 13);
   EXPECT_EQ(g.intents[1].traffic, 11);
   EXPECT_EQ(g.intents[2].traffic, 10);

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/text/normalize.h"
 #include "core/text/sentences.h"
 #include "core/text/stemmer.h"
@@ -52,6 +54,33 @@ TEST(TokenizeTest, NumbersPossessivesAndCapitals) {
   EXPECT_TRUE(tokens[0].capitalised);
   EXPECT_TRUE(tokens[3].number);
   EXPECT_FALSE(tokens[2].capitalised);
+}
+
+// Chinese, Japanese and Thai write words without spaces: ICU's word breaker finds them, with
+// their byte offsets, and leaves punctuation out.
+TEST(TokenizeTest, ScriptsWithoutSpacesAreSplitIntoWords) {
+  auto words = [](const std::string& text) {
+    std::vector<std::string> out;
+    for (const Token& t : Tokenize(text)) out.push_back(t.text);
+    return out;
+  };
+  std::vector<std::string> ja = words("東京タワーは1958年に完成しました。");
+  EXPECT_GE(ja.size(), 5u);
+  EXPECT_NE(std::find(ja.begin(), ja.end(), "東京タワー"), ja.end());  // a name in its dictionary
+  EXPECT_NE(std::find(ja.begin(), ja.end(), "完成"), ja.end());
+  EXPECT_EQ(std::find(ja.begin(), ja.end(), "。"), ja.end());
+  std::vector<std::string> zh = words("埃菲尔铁塔位于巴黎。");
+  EXPECT_GE(zh.size(), 3u);
+  EXPECT_NE(std::find(zh.begin(), zh.end(), "巴黎"), zh.end());
+  std::vector<std::string> th = words("กรุงเทพมหานครเป็นเมืองหลวง");
+  EXPECT_GE(th.size(), 2u);
+  // Offsets point into the text; words in spaced scripts around them are as before.
+  const std::string mixed = "Tokyo 東京タワー tower";
+  auto tokens = Tokenize(mixed);
+  ASSERT_EQ(tokens.size(), 3u);
+  EXPECT_EQ(tokens.front().text, "tokyo");
+  EXPECT_EQ(tokens.back().text, "tower");
+  EXPECT_EQ(mixed.substr(tokens[1].offset, tokens[1].text.size()), tokens[1].text);
 }
 
 TEST(StemmerTest, SnowballEnglish) {
