@@ -85,11 +85,12 @@ std::vector<Token> Tokenize(std::string_view s) {
       continue;
     }
     size_t start = i;
-    bool all_digits = true;
+    bool all_digits = true, wide = false;  // wide: a character of three bytes or more
     while (i < s.size()) {
       if (IsWordByte(s, i)) {
         unsigned char c = static_cast<unsigned char>(s[i]);
         all_digits = all_digits && IsDigit(c);
+        wide = wide || c >= 0xE0;
         i += Utf8Len(c);
         continue;
       }
@@ -103,7 +104,7 @@ std::vector<Token> Tokenize(std::string_view s) {
     }
     std::string_view word = s.substr(start, i - start);
     bool unspaced = false;
-    for (size_t k = 0; k < word.size() && !unspaced; k += Utf8Len(word[k])) {
+    for (size_t k = 0; wide && k < word.size() && !unspaced; k += Utf8Len(word[k])) {
       unspaced = Unspaced(word, k);
     }
     if (unspaced) {
