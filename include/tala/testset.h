@@ -8,6 +8,7 @@
 // that no logged question touches are listed as uncovered), and its references are extractive.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,6 +85,9 @@ struct TestsetReport {
   // held-out ones by style (0.5: indistinguishable); absent without 5 of each.
   std::optional<double> realism;
   std::vector<int64_t> difficulty;  // items by retrieval rank: [not in top 10, 1, 2, ..., 10]
+  // Question shapes (plain, typo, vague, multi-part): how many of the logged questions and of
+  // the items have each, so a set whose shapes drift from the log's shows it.
+  std::map<std::string, int64_t> log_styles, item_styles;
   std::vector<std::string> notes;
 };
 

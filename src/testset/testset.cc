@@ -267,6 +267,9 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   const testset::ChunkIndex index(docs.chunks);
 
   Grouping g = testset::GroupQuestions(questions);
+  for (size_t q = 0; q < questions.size(); ++q) {
+    ++r.log_styles[StyleOf(questions[q], testset::TermsOf(questions[q]), g.question_terms[q])];
+  }
   r.phrasings = static_cast<int64_t>(g.phrasings.size());
   r.intents = static_cast<int64_t>(g.intents.size());
 
@@ -354,6 +357,7 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
         item.log_ids.push_back(logged.rows[members[i][m]].id);
       }
       item.style = StyleOf(item.user_input, testset::TermsOf(item.user_input), p.terms);
+      ++r.item_styles[item.style];
       item.not_self_contained = NotSelfContained(item.user_input);
       item.self_contained = item.not_self_contained.empty();
       item.seed = o.seed;

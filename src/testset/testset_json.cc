@@ -145,6 +145,14 @@ std::string TestsetReportJson(const TestsetReport& r) {
     io::AppendJsonNumber(out, static_cast<double>(r.difficulty[i]));
   }
   out += ']';
+  for (const auto& [key, styles] :
+       {std::pair<const char*, const std::map<std::string, int64_t>*>{"log_styles", &r.log_styles},
+        {"item_styles", &r.item_styles}}) {
+    Key(out, key);
+    out += '{';
+    for (const auto& [style, n] : *styles) Number(out, style.c_str(), static_cast<double>(n));
+    out += '}';
+  }
   Number(out, "stability", r.stability);
   Key(out, "realism");
   out += '{';
@@ -187,6 +195,19 @@ std::string TestsetReportText(const TestsetReport& r) {
   if (r.heldout_questions > 0) {
     line("held out: " + std::to_string(r.heldout_removed) + " intents left out, asked among " +
          std::to_string(r.heldout_questions) + " held-out questions");
+  }
+  auto shapes = [](const std::map<std::string, int64_t>& styles) {
+    int64_t total = 0;
+    for (const auto& [style, n] : styles) total += n;
+    std::string text;
+    for (const auto& [style, n] : styles) {
+      text += (text.empty() ? "" : ", ") + Percent(total ? static_cast<double>(n) / total : 0) +
+              " " + style;
+    }
+    return text;
+  };
+  if (!r.log_styles.empty() && !r.item_styles.empty()) {
+    line("shapes: the log " + shapes(r.log_styles) + "; the items " + shapes(r.item_styles));
   }
   char buf[160];
   std::snprintf(buf, sizeof buf,

@@ -81,6 +81,13 @@ TEST(TestsetTest, FortyItemsFromALogOfFortyIntentsAreFortyIntentsInTheUsersOwnWo
   // No intent twice while there are fewer items than intents.
   EXPECT_EQ(distinct.size(), intents.size());
   EXPECT_EQ(b->set.report.questions, b->log.rows);
+  // The log's shapes are counted: about a third of its questions carry a typo.
+  int64_t logged = 0, items = 0;
+  for (const auto& [style, n] : b->set.report.log_styles) logged += n;
+  for (const auto& [style, n] : b->set.report.item_styles) items += n;
+  EXPECT_EQ(logged, b->log.rows);
+  EXPECT_EQ(items, 40);
+  EXPECT_GT(b->set.report.log_styles["typo"], b->log.rows / 5);
   EXPECT_NEAR(b->set.report.intents, 40, 2) << "intents found in the log";
 }
 
