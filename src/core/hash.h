@@ -30,4 +30,15 @@ class Sha256 {
 // on every machine and in every version (shard membership, serve's sample).
 uint64_t Sha256Prefix64(std::string_view data);
 
+// FNV-1a, 64 bits: a fast hash of short texts (tokens, shingles) for in-memory tables, where
+// SHA-256 would cost too much and nothing is kept.
+inline uint64_t Fnv1a64(std::string_view data) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
 }  // namespace tala

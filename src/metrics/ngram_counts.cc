@@ -2,16 +2,11 @@
 
 #include <algorithm>
 
+#include "core/hash.h"
+
 namespace tala::metrics {
 
-uint64_t HashToken(std::string_view t) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : t) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+uint64_t HashToken(std::string_view t) { return Fnv1a64(t); }
 
 void AppendNgramHashes(const std::vector<uint64_t>& unit, size_t n, std::vector<uint64_t>& out) {
   if (n == 0 || unit.size() < n) return;

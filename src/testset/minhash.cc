@@ -3,19 +3,14 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/hash.h"
+
 namespace tala::testset {
 
 namespace {
 
-// FNV-1a, then a SplitMix64 finaliser per seed: kHashes independent-enough hash functions.
-uint64_t Fnv(std::string_view s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
+// FNV-1a (core/hash.h), then a SplitMix64 finaliser per seed: kHashes independent-enough hash
+// functions.
 uint64_t Mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -29,7 +24,7 @@ Signature MinHashOf(const std::vector<std::string>& shingles) {
   Signature sig;
   sig.fill(std::numeric_limits<uint64_t>::max());
   for (const std::string& s : shingles) {
-    const uint64_t base = Fnv(s);
+    const uint64_t base = Fnv1a64(s);
     for (int k = 0; k < kHashes; ++k) {
       sig[k] = std::min(sig[k], Mix(base ^ (0x5851f42d4c957f2dULL * static_cast<uint64_t>(k + 1))));
     }

@@ -136,11 +136,15 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
   }
   const auto corrections = Corrections(counts);
   std::unordered_map<std::string, size_t> phrasing_of;
+  g.corrected.assign(questions.size(), false);
   for (size_t q = 0; q < questions.size(); ++q) {
     std::vector<std::string>& terms = g.question_terms[q];
     for (std::string& t : terms) {
       auto it = corrections.find(t);
-      if (it != corrections.end()) t = it->second;
+      if (it != corrections.end()) {
+        t = it->second;
+        g.corrected[q] = true;
+      }
     }
     std::sort(terms.begin(), terms.end());
     terms.erase(std::unique(terms.begin(), terms.end()), terms.end());

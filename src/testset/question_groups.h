@@ -40,6 +40,7 @@ struct Intent {
 
 struct Grouping {
   std::vector<std::vector<std::string>> question_terms;  // per question, corrected
+  std::vector<bool> corrected;  // per question: the log's spelling changed one of its terms
   std::vector<Phrasing> phrasings;
   std::vector<Intent> intents;  // most asked first (ties: first asked first)
   // How rare each term is among the phrasings (log(1 + phrasings / phrasings with it)).

@@ -133,15 +133,15 @@ size_t TypicalQuestion(const std::vector<size_t>& members, const std::vector<Log
   return best;
 }
 
-std::string StyleOf(const std::string& question, const std::vector<std::string>& raw_terms,
-                    const std::vector<std::string>& corrected) {
+// `q`: the question's index in the log the grouping read.
+std::string StyleOf(const std::string& question, const Grouping& g, size_t q) {
   size_t marks = std::count(question.begin(), question.end(), '?');
   if (marks >= 2 || (question.find(" and ") != std::string::npos && marks >= 1 &&
                      question.find('?') + 1 < question.size())) {
     return "multi-part";
   }
-  if (raw_terms != corrected) return "typo";
-  if (corrected.size() <= 2) return "vague";
+  if (g.corrected[q]) return "typo";
+  if (g.question_terms[q].size() <= 2) return "vague";
   return "plain";
 }
 
@@ -268,7 +268,7 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
 
   Grouping g = testset::GroupQuestions(questions);
   for (size_t q = 0; q < questions.size(); ++q) {
-    ++r.log_styles[StyleOf(questions[q], testset::TermsOf(questions[q]), g.question_terms[q])];
+    ++r.log_styles[StyleOf(questions[q], g, q)];
   }
   r.phrasings = static_cast<int64_t>(g.phrasings.size());
   r.intents = static_cast<int64_t>(g.intents.size());
@@ -356,7 +356,7 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
       for (size_t m = 0; m < members[i].size() && m < 1000; ++m) {
         item.log_ids.push_back(logged.rows[members[i][m]].id);
       }
-      item.style = StyleOf(item.user_input, testset::TermsOf(item.user_input), p.terms);
+      item.style = StyleOf(item.user_input, g, q);
       ++r.item_styles[item.style];
       item.not_self_contained = NotSelfContained(item.user_input);
       item.self_contained = item.not_self_contained.empty();
