@@ -18,13 +18,7 @@ constexpr const char* kHead = R"HTML(<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tala review</title>
 <style>
-body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
-header{position:sticky;top:0;background:#1d2330;color:#fff;padding:8px 16px;display:flex;gap:16px;align-items:center;flex-wrap:wrap}
-header input{font:inherit;padding:2px 6px;width:10em}
-main{max-width:980px;margin:0 auto;padding:12px 16px}
-.card{background:#fff;border:1px solid #d9dce3;border-radius:6px;padding:12px 16px;margin:10px 0}
-h2{font-size:13px;text-transform:uppercase;letter-spacing:.05em;color:#5b6475;margin:0 0 6px}
-.claim{padding:6px 8px;border-radius:4px;margin:3px 0;border:2px solid transparent}
+@COMMON_STYLE@.claim{padding:6px 8px;border-radius:4px;margin:3px 0;border:2px solid transparent}
 .claim.focus{border-color:#3867d6}
 .tag{display:inline-block;font-size:12px;padding:0 6px;border-radius:8px;margin-right:6px;background:#e8eaf0}
 .yes{background:#d4f4dd}.no{background:#fbd9d3}
@@ -32,9 +26,6 @@ h2{font-size:13px;text-transform:uppercase;letter-spacing:.05em;color:#5b6475;ma
 .chunk.rel{border-left-color:#38a169}
 #label{font-weight:600}
 textarea{width:100%;min-height:3em;font:inherit}
-kbd{background:#e8eaf0;border-radius:3px;padding:0 4px;font-size:12px}
-#help{color:#5b6475;font-size:13px}
-pre#selftest-export{white-space:pre-wrap}
 </style></head><body>
 <header><b>tala review</b><span id="where"></span><span id="progress"></span>
 <label>labeller <input id="labeller" placeholder="your name"></label>
@@ -60,11 +51,9 @@ const META = JSON.parse(document.getElementById("meta").textContent);
 const KEY = "tala-review|" + META.results + "|" + META.metric + "|" + META.pick + "|" + META.seed;
 let state = {}, cur = 0, focus = -1;
 try { state = JSON.parse(localStorage.getItem(KEY) || "{}"); } catch (e) { state = {}; }
-const $ = (id) => document.getElementById(id);
 const idOf = (row) => JSON.stringify(row.id);
 let save = function () { try { localStorage.setItem(KEY, JSON.stringify(state)); } catch (e) {} };
 function entry() { const k = idOf(Q[cur]); return state[k] || (state[k] = {claims: []}); }
-function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
 function claimsOf(row) { return (row.verdicts && row.verdicts.response_claims) || []; }
 function labelled() { return Object.values(state).filter((s) => s.value !== undefined).length; }
 function progressText() { return labelled() + " labelled"; }
@@ -126,11 +115,6 @@ function exportText() {
   }
   return lines.join("\n") + "\n";
 }
-function download() {
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(new Blob([exportText()], {type: "application/x-ndjson"}));
-  a.download = "labels.jsonl"; a.click();
-}
 function onKey(ev) {
   if (ev.target === $("note") || ev.target === $("labeller")) {
     if (ev.key === "Escape") { ev.target.blur(); }
@@ -156,9 +140,7 @@ function onKey(ev) {
 }
 document.addEventListener("keydown", onKey);
 $("note").addEventListener("input", () => { const s = entry(); s.note = $("note").value; save(); });
-$("labeller").value = localStorage.getItem("tala-review|labeller") || "";
-$("labeller").addEventListener("input", () => { try { localStorage.setItem("tala-review|labeller", $("labeller").value); } catch (e) {} });
-$("export").addEventListener("click", download);
+wireLabellerAndExport();
 render();
 if (location.hash === "#selftest") {
   let errors = 0;
@@ -182,6 +164,43 @@ if (location.hash === "#selftest") {
 </script></body></html>
 )JS";
 }  // namespace
+
+constexpr const char* kCommonStyle =
+    R"CSS(body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+header{position:sticky;top:0;background:#1d2330;color:#fff;padding:8px 16px;display:flex;gap:16px;align-items:center;flex-wrap:wrap}
+header input{font:inherit;padding:2px 6px;width:10em}
+main{max-width:980px;margin:0 auto;padding:12px 16px}
+.card{background:#fff;border:1px solid #d9dce3;border-radius:6px;padding:12px 16px;margin:10px 0}
+h2{font-size:13px;text-transform:uppercase;letter-spacing:.05em;color:#5b6475;margin:0 0 6px}
+kbd{background:#e8eaf0;border-radius:3px;padding:0 4px;font-size:12px}
+#help{color:#5b6475;font-size:13px}
+pre#selftest-export{white-space:pre-wrap}
+)CSS";
+
+std::string ReviewPageHead(const char* head) {
+  std::string out = head;
+  const std::string slot = "@COMMON_STYLE@";
+  out.replace(out.find(slot), slot.size(), kCommonStyle);
+  return out;
+}
+
+const char* const kReviewHelpersScript = R"JS(<script>
+"use strict";
+const $ = (id) => document.getElementById(id);
+function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
+function download() {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([exportText()], {type: "application/x-ndjson"}));
+  a.download = "labels.jsonl"; a.click();
+}
+// The labeller's name is remembered across pages; the button exports.
+function wireLabellerAndExport() {
+  $("labeller").value = localStorage.getItem("tala-review|labeller") || "";
+  $("labeller").addEventListener("input", () => { try { localStorage.setItem("tala-review|labeller", $("labeller").value); } catch (e) {} });
+  $("export").addEventListener("click", download);
+}
+</script>
+)JS";
 
 // Only the served page talks to a server (the one it came from): saving after every change.
 constexpr const char* kServedScript = R"JS(<script>
@@ -212,9 +231,10 @@ std::string RenderReviewPage(const ReviewQueue& q, bool served, const std::strin
   meta += ",\"seed\":" + std::to_string(q.seed) + ",\"results\":";
   io::AppendJsonString(meta, q.results);
   meta += ",\"population\":" + std::to_string(q.population) + "}";
-  std::string page = kHead;
+  std::string page = ReviewPageHead(kHead);
   page += "<script type=\"application/json\" id=\"queue\">" + io::ScriptJson(rows) + "</script>\n";
   page += "<script type=\"application/json\" id=\"meta\">" + io::ScriptJson(meta) + "</script>\n";
+  page += kReviewHelpersScript;
   page += kScript;
   if (served) AddServedSaving(page, token);
   return page;

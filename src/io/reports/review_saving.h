@@ -1,12 +1,17 @@
 #pragma once
-// What makes a review page served by `tala review --serve` save every change to the server it
-// came from: the page's token and a script that POSTs the page's export (its exportText()) to
-// /labels a moment after each change. Shared by the results' and the testset's review pages,
-// whose scripts both define $, save, exportText and labelled-or-decided counts.
+// What the results' and the testset's review pages share: their common style, the helpers their
+// scripts call ($, el, download, wireLabellerAndExport), and what makes a page served by `tala
+// review --serve` save every change to the server it came from. Each page's own script defines
+// exportText(), save and progressText(), which these call.
 
 #include <string>
 
 namespace tala {
+
+// `head` with its "@COMMON_STYLE@" slot filled with the pages' common rules.
+std::string ReviewPageHead(const char* head);
+// A <script> of the helpers, to go before the page's own script.
+extern const char* const kReviewHelpersScript;
 
 // Inserts the token and the saving script before the page's closing </body>.
 void AddServedSaving(std::string& page, const std::string& token);

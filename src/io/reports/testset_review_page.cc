@@ -20,21 +20,12 @@ constexpr const char* kHead = R"HTML(<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tala review: golden set candidates</title>
 <style>
-body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
-header{position:sticky;top:0;background:#1d2330;color:#fff;padding:8px 16px;display:flex;gap:16px;align-items:center;flex-wrap:wrap}
-header input{font:inherit;padding:2px 6px;width:10em}
-main{max-width:980px;margin:0 auto;padding:12px 16px}
-.card{background:#fff;border:1px solid #d9dce3;border-radius:6px;padding:12px 16px;margin:10px 0}
-h2{font-size:13px;text-transform:uppercase;letter-spacing:.05em;color:#5b6475;margin:0 0 6px}
-.tag{display:inline-block;font-size:12px;padding:0 6px;border-radius:8px;margin:0 6px 4px 0;background:#e8eaf0}
+@COMMON_STYLE@.tag{display:inline-block;font-size:12px;padding:0 6px;border-radius:8px;margin:0 6px 4px 0;background:#e8eaf0}
 .yes{background:#d4f4dd}.no{background:#fbd9d3}.partly{background:#fdf0c4}
 .chunk{padding:6px 8px;border-left:4px solid #38a169;margin:6px 0;white-space:pre-wrap}
 mark{background:#fde68a}
 #decision{font-weight:600}
 textarea,input.q{width:100%;font:inherit}textarea{min-height:3em}
-kbd{background:#e8eaf0;border-radius:3px;padding:0 4px;font-size:12px}
-#help{color:#5b6475;font-size:13px}
-pre#selftest-export{white-space:pre-wrap}
 </style></head><body>
 <header><b>tala review</b><span id="where"></span><span id="progress"></span>
 <label>labeller <input id="labeller" placeholder="your name"></label>
@@ -59,10 +50,8 @@ const META = JSON.parse(document.getElementById("meta").textContent);
 const KEY = "tala-review-testset|" + META.candidates;
 let state = {}, cur = 0;
 try { state = JSON.parse(localStorage.getItem(KEY) || "{}"); } catch (e) { state = {}; }
-const $ = (id) => document.getElementById(id);
 let save = function () { try { localStorage.setItem(KEY, JSON.stringify(state)); } catch (e) {} };
 function entry() { const k = Q[cur].id; return state[k] || (state[k] = {}); }
-function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
 function decided() { return Object.values(state).filter((s) => s.decision).length; }
 function progressText() { return decided() + " decided"; }
 // A chunk's text with each quote marked, built node by node.
@@ -122,11 +111,6 @@ function exportText() {
   }
   return lines.join("\n") + "\n";
 }
-function download() {
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(new Blob([exportText()], {type: "application/x-ndjson"}));
-  a.download = "labels.jsonl"; a.click();
-}
 const editors = ["question", "reference", "reason", "labeller"];
 function onKey(ev) {
   if (editors.includes(ev.target.id)) {
@@ -155,9 +139,7 @@ document.addEventListener("keydown", onKey);
   $("decision").textContent = "your decision: edit"; $("progress").textContent = decided() + " decided";
 }));
 $("reason").addEventListener("input", () => { const s = entry(); s.reason = $("reason").value; save(); });
-$("labeller").value = localStorage.getItem("tala-review|labeller") || "";
-$("labeller").addEventListener("input", () => { try { localStorage.setItem("tala-review|labeller", $("labeller").value); } catch (e) {} });
-$("export").addEventListener("click", download);
+wireLabellerAndExport();
 if (Q.length) render(); else $("where").textContent = "no candidates";
 if (location.hash === "#selftest") {
   let errors = 0;
@@ -195,9 +177,10 @@ std::string RenderTestsetReviewPage(const std::vector<std::string>& candidates_j
   std::string meta = "{\"candidates\":";
   io::AppendJsonString(meta, candidates_path);
   meta += "}";
-  std::string page = kHead;
+  std::string page = ReviewPageHead(kHead);
   page += "<script type=\"application/json\" id=\"queue\">" + io::ScriptJson(rows) + "</script>\n";
   page += "<script type=\"application/json\" id=\"meta\">" + io::ScriptJson(meta) + "</script>\n";
+  page += kReviewHelpersScript;
   page += kScript;
   if (served) AddServedSaving(page, token);
   return page;
