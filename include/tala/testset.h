@@ -4,15 +4,21 @@
 // drafted from the documents and quoted verbatim; then a person's review, and only the
 // accepted items become golden.jsonl, a dataset tala eval, run and ci read as it is.
 //
-// This build drafts with the offline judge only: it writes no question of its own (documents
-// that no logged question touches are listed as uncovered), and its references are extractive.
+// The offline judge drafts extractively and writes no question of its own (documents that no
+// logged question touches are listed as uncovered). An LLM judge (openai:MODEL, anthropic:MODEL)
+// drafts each reference with verbatim quotes, checked character for character, and writes
+// questions, single- and multi-hop, for the documents no logged question touches; its calls go
+// through the judge runtime (cache, retries, rate limits, cost, --dry-run estimates).
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tala/evaluate.h"
 #include "tala/status.h"
 
 namespace tala {
@@ -37,7 +43,14 @@ struct TestsetOptions {
   std::string heldout;  // a dataset of questions the set must not repeat (by intent); optional
   int64_t size = 50;
   uint64_t seed = 1;
-  std::string judge = "offline";
+  std::string judge = "offline";  // offline | openai:MODEL | anthropic:MODEL
+  LlmOptions llm;                 // an LLM judge's server, key, cache, limits, prices
+  // With an LLM judge and a log: up to this share of the items is written for documents no
+  // logged question touches (without a log, every item is).
+  double synthetic_share = 0.2;
+  bool dry_run = false;  // estimate an LLM judge's calls, tokens and cost; call and write nothing
+  const std::atomic<bool>* stop = nullptr;        // set (by a signal handler) to stop cleanly
+  std::function<void(const Progress&)> progress;  // the LLM judge's items as they finish
 };
 
 struct TestsetQuote {
@@ -56,13 +69,35 @@ struct TestsetItem {
   std::vector<TestsetQuote> quotes;
   std::string answerable;  // yes | partly | no | unknown (no documents)
   std::string style;       // plain | typo | vague | multi-part
+  std::string persona;     // synthetic items: who the question was written as
+  // Set when the reviewer must look twice: a quote of the judge's draft was not found in its
+  // passage even after a redraft (and was removed), or the judge drafted nothing (the offline
+  // draft is shown).
+  std::string flag;
   int64_t hops = 0;        // reference contexts
   int64_t difficulty = 0;  // the verbatim question's rank for its first context (0: not top 10)
   bool self_contained = true;
   std::string not_self_contained;  // why, when not
-  double coverage = 0;             // the share of the question's weight the contexts hold
+  // The share of the reference's claims its contexts support (tala's faithfulness, offline);
+  // 1 for an extractive draft; nullopt without a reference.
+  std::optional<double> grounded;
+  double coverage = 0;  // the share of the question's weight the contexts hold
   uint64_t seed = 0;
   std::string prompt_version;
+};
+
+// An LLM judge's calls for a set: as made, or estimated (--dry-run).
+struct TestsetCalls {
+  bool used = false, estimated = false;
+  std::string judge;                  // "openai:gpt-4o-mini"
+  int64_t calls = 0, cache_hits = 0;  // logical calls the model answered; answered by the cache
+  int64_t requests = 0, repairs = 0;  // HTTP requests (retries, repairs included); redrafts
+  int64_t retries = 0, failed = 0;    // transport retries; calls given up on
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  std::optional<double> cost_usd;  // when the model's price is known or given
+  // (calls + repairs + cache hits) per item kept in the set: what each item cost to write.
+  double per_kept_item = 0;
+  std::map<std::string, int64_t> by_prompt;  // "testset_question" -> calls (cache hits included)
 };
 
 struct TestsetReport {
@@ -88,6 +123,13 @@ struct TestsetReport {
   // Question shapes (plain, typo, vague, multi-part): how many of the logged questions and of
   // the items have each, so a set whose shapes drift from the log's shows it.
   std::map<std::string, int64_t> log_styles, item_styles;
+  // Synthetic items: asked for, dropped (no checked question after a rewrite; the first few
+  // reasons kept), left out as near-duplicates of another item or a held-out question;
+  // multi-hop items kept; items flagged for the reviewer.
+  int64_t synthetic_planned = 0, synthetic_dropped = 0, synthetic_duplicates = 0;
+  int64_t multi_hop_items = 0, flagged_items = 0;
+  std::vector<std::string> dropped_reasons;
+  TestsetCalls llm;
   std::vector<std::string> notes;
 };
 
@@ -101,8 +143,10 @@ struct Testset {
 Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(const std::vector<std::string>& lines,
                                                            const std::string& where);
 
-// kInvalidArgument for options that cannot work (neither input, a size below 1, a judge this
-// build cannot draft with); the readers' errors (file, line, field) for bad inputs.
+// kInvalidArgument for options that cannot work (neither input, a size below 1, an unknown
+// judge, a hosted judge without its key); the readers' errors (file, line, field) for bad
+// inputs; the judge runtime's fatal errors (401, an unreachable server) and kCancelled when
+// options.stop is set. With dry_run and an LLM judge: no items, report.llm the estimate.
 Result<Testset> BuildTestset(const TestsetOptions& options);
 
 // A candidates.jsonl line (no newline): id, user_input, reference, reference_contexts,

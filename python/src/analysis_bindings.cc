@@ -205,15 +205,20 @@ void BindAnalyses(py::module_& m) {
   m.def(
       "testset_build",
       [](const std::string& logs, const std::string& docs, const std::string& heldout, int64_t size,
-         uint64_t seed, const std::string& judge) {
-        auto built = Unlocked<Testset>([&] {
-          return BuildTestset({.logs = logs,
-                               .docs = docs,
-                               .heldout = heldout,
-                               .size = size,
-                               .seed = seed,
-                               .judge = judge});
-        });
+         uint64_t seed, const std::string& judge, double synthetic_share, bool dry_run,
+         const py::dict& llm) {
+        TestsetOptions o{.logs = logs,
+                         .docs = docs,
+                         .heldout = heldout,
+                         .size = size,
+                         .seed = seed,
+                         .judge = judge,
+                         .llm = ToOptions(llm).llm,
+                         .synthetic_share = synthetic_share,
+                         .dry_run = dry_run};
+        // The judge's sampling seed is the pick's, as in `tala testset`.
+        o.llm.seed = static_cast<int64_t>(seed);
+        auto built = Unlocked<Testset>([&] { return BuildTestset(o); });
         py::object value = py::none();
         if (built) {
           py::list items;
@@ -224,7 +229,7 @@ void BindAnalyses(py::module_& m) {
         return Answer(built, value);
       },
       py::arg("logs"), py::arg("docs"), py::arg("heldout"), py::arg("size"), py::arg("seed"),
-      py::arg("judge"));
+      py::arg("judge"), py::arg("synthetic_share"), py::arg("dry_run"), py::arg("llm"));
   m.def(
       "testset_accept",
       [](const std::string& candidates, const std::string& labels) {

@@ -73,26 +73,47 @@ class Testset:
                 "style": meta.get("style"), "cluster": meta.get("cluster"),
                 "asked": len(meta.get("log_ids", [])), "difficulty": meta.get("difficulty"),
                 "self_contained": meta.get("checks", {}).get("self_contained"),
-                "source": meta.get("source"),
+                "source": meta.get("source"), "hops": meta.get("hops"),
+                "persona": meta.get("persona"), "flag": meta.get("flag"),
             })
         return pd.DataFrame.from_records(rows, columns=[
             "id", "user_input", "reference", "reference_context_ids", "answerable", "coverage",
-            "style", "cluster", "asked", "difficulty", "self_contained", "source"])
+            "style", "cluster", "asked", "difficulty", "self_contained", "source", "hops",
+            "persona", "flag"])
 
 
-def testset(logs=None, docs=None, size=50, seed=1, heldout=None, judge="offline"):
+# The LLM judge's options `tala testset` takes, by their long names with underscores.
+LLM_OPTIONS = frozenset({
+    "base_url", "api_key", "temperature", "max_tokens", "structured_output", "max_in_flight",
+    "requests_per_minute", "tokens_per_minute", "timeout_ms", "max_retries", "cache"})
+
+
+def testset(logs=None, docs=None, size=50, seed=1, heldout=None, judge="offline",
+            synthetic_share=0.2, dry_run=False, **llm_options):
     """Candidates for a golden set, real questions first. ``logs``: a dataset path, or rows (a
-    list of dicts with ``user_input``, or a DataFrame); ``docs``: a folder of .txt/.md files or a
-    JSON Lines file of chunks ``{id, text, source}``; ``heldout``: questions the set must not
-    repeat. The same inputs and ``seed`` give the same candidates."""
+    list of dicts with ``user_input``, or a DataFrame); ``docs``: a folder of .txt/.md/.html/.pdf
+    files or a JSON Lines file of chunks ``{id, text, source}``; ``heldout``: questions the set
+    must not repeat. The same inputs and ``seed`` give the same candidates.
+
+    ``judge``: ``"offline"`` drafts references extractively and writes no question;
+    ``"openai:MODEL"`` or ``"anthropic:MODEL"`` drafts each reference with quotes checked
+    character for character and writes questions for the documents no logged question touches
+    (up to ``synthetic_share`` of the set with a log, all of it without). ``dry_run=True``
+    estimates its calls and cost (``report["judge_calls"]``) and calls nothing. Further options
+    as in ``tala testset``: ``base_url=``, ``api_key=``, ``cache=``, ``max_in_flight=``, ..."""
     if isinstance(size, bool) or not isinstance(size, int):
         raise TypeError("size: an int, the number of items")
+    unknown = sorted(set(llm_options) - LLM_OPTIONS)
+    if unknown:
+        raise TypeError(f"testset() got unknown options {unknown}; the judge's options are "
+                        f"{sorted(LLM_OPTIONS)}")
     with tempfile.TemporaryDirectory(prefix="tala-testset-") as scratch:
         # Chunks given as rows ({id, text, source}) are a JSON Lines file of chunks.
         answer = _tala.testset_build(_path(logs, scratch, "logs.jsonl"),
                                      _path(docs, scratch, "chunks.jsonl"),
                                      _path(heldout, scratch, "heldout.jsonl"), size, int(seed),
-                                     judge)
+                                     judge, float(synthetic_share), bool(dry_run),
+                                     dict(llm_options))
         items, report, text = _value(answer)
     return Testset([json.loads(line) for line in items], json.loads(report), text)
 

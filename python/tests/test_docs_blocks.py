@@ -52,17 +52,6 @@ def blocks(page):
              textwrap.dedent(m.group("code")), m.group("why")) for m in BLOCK.finditer(text)]
 
 
-@pytest.fixture(scope="module")
-def mock_judge():
-    mock = subprocess.Popen([os.path.join(BINARY, "tala-mock-judge")], stdout=subprocess.PIPE,
-                            text=True)
-    try:
-        yield mock.stdout.readline().strip()
-    finally:
-        mock.terminate()
-        mock.wait()
-
-
 def test_the_docs_have_blocks_and_most_run():
     found = [b for page in PAGES for b in blocks(page)]
     runnable = [b for b in found if b[3] is None]

@@ -48,4 +48,29 @@ def test_bad_input_names_the_problem():
     with pytest.raises(TypeError):
         tala.testset(logs=[{"user_input": "When?"}], size="5")
     with pytest.raises(tala.InvalidArgumentError, match="offline"):
-        tala.testset(logs=[{"user_input": "When?"}], judge="openai:gpt-4o-mini")
+        tala.testset(logs=[{"user_input": "When?"}], judge="gpt-4o-mini")
+    with pytest.raises(TypeError, match="base_urll"):
+        tala.testset(docs=os.path.join(DATA, "knowledge_base.jsonl"), judge="openai:m",
+                     base_urll="http://127.0.0.1:9/v1")
+
+
+def test_an_llm_judge_writes_questions_for_the_documents(mock_judge):
+    docs = os.path.join(DATA, "knowledge_base.jsonl")
+    options = dict(judge="openai:mock-model", base_url=mock_judge, api_key="test", cache="off",
+                   max_in_flight=4)
+    estimate = tala.testset(docs=docs, size=6, dry_run=True, **options)
+    assert len(estimate) == 0
+    assert estimate.report["judge_calls"]["estimated"] is True
+    assert estimate.report["judge_calls"]["calls"] == 12
+    ts = tala.testset(docs=docs, size=6, **options)
+    assert 4 <= len(ts) <= 6
+    calls = ts.report["judge_calls"]
+    assert calls["estimated"] is False and calls["per_kept_item"] <= 3
+    for item in ts:
+        meta = item["metadata"]
+        assert meta["source"] == "synthetic" and meta["persona"]
+        assert meta["prompt_version"] == "testset_question@1+testset_reference@1"
+        for quote in meta["quotes"]:
+            assert any(quote["text"] in c for c in item["reference_contexts"])
+    frame = ts.to_pandas()
+    assert set(frame["source"]) == {"synthetic"} and frame["persona"].notna().all()

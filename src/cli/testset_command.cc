@@ -2,10 +2,15 @@
 // documents (include/tala/testset.h), and `tala testset accept`, the reviewed ones into
 // golden.jsonl.
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 
 #include "cli/commands.h"
+#include "cli/llm_flags.h"
+#include "cli/progress_line.h"
+#include "cli/stop_signals.h"
 #include "fs/atomic_file.h"
 #include "fs/output_paths.h"
 #include "tala/serve.h"
@@ -20,6 +25,7 @@ struct TestsetFlags {
   std::string out = "candidates.jsonl";
   std::string report;  // --report: the HTML page
   bool json = false;
+  bool no_progress = false;
   // accept
   std::string candidates, labels, golden = "golden.jsonl";
 };
@@ -66,10 +72,39 @@ int RunTestset(TestsetFlags f) {
     f.options.logged = std::move(*logged);
     f.options.logs.clear();
   }
-  auto built = BuildTestset(f.options);
+  // The judge's sampling seed is the pick's: the same seed asks the same questions.
+  f.options.llm.seed = static_cast<int64_t>(f.options.seed);
+  ProgressLine line(isatty(STDERR_FILENO) != 0);
+  if (!f.no_progress && !f.options.dry_run) {
+    f.options.progress = [&line](const Progress& p) { line.Update(p); };
+  }
+  std::optional<Result<Testset>> result;
+  int stop_code = 130;
+  {
+    StopOnSignals signals;
+    f.options.stop = signals.flag();
+    result.emplace(BuildTestset(f.options));
+    stop_code = signals.exit_code();
+  }
+  line.Finish();
+  Result<Testset>& built = *result;
   if (!built) {
     PrintError("tala testset", built.error());
+    if (built.error().code() == ErrorCode::kCancelled) {
+      std::fprintf(stderr,
+                   "tala testset: the judge's replies so far are in its cache; the same command "
+                   "again asks only for the rest\n");
+      return stop_code;
+    }
     return ExitCodeFor(built.error());
+  }
+  if (f.options.dry_run) {
+    if (f.json) {
+      std::printf("%s\n", TestsetReportJson(built->report).c_str());
+    } else {
+      std::printf("%s", TestsetReportText(built->report).c_str());
+    }
+    return 0;
   }
   std::string text;
   for (const TestsetItem& item : built->items) text += TestsetItemJson(item) + "\n";
@@ -141,8 +176,9 @@ void AddTestsetCommand(CLI::App& app, int* exit_code) {
                   "the candidates, and rows that failed (a low score, a diagnosis other than "
                   "healthy, \"feedback\": \"down\") are drawn first");
   cmd->add_option("--docs", f->options.docs,
-                  "the documents the answers come from: a folder of .txt and .md files (split "
-                  "on headings), or a JSON Lines file of your own chunks {id, text, source}");
+                  "the documents the answers come from: a folder of .txt, .md (split on "
+                  "headings), .html and .pdf files, or a JSON Lines file of your own chunks "
+                  "{id, text, source}");
   cmd->add_option("--size", f->options.size, "items to pick")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -157,9 +193,22 @@ void AddTestsetCommand(CLI::App& app, int* exit_code) {
                   "a dataset of questions the set must not repeat (an intent they ask is left "
                   "out), so nothing leaks into a held-out evaluation");
   cmd->add_option("--judge", f->options.judge,
-                  "who drafts the references: offline (extractive, no model call; the only "
-                  "one this build has)")
+                  "who drafts the references: offline (extractive, no model call; writes no "
+                  "question), or openai:MODEL / anthropic:MODEL, which drafts each reference "
+                  "with verbatim quotes (checked character for character, redrafted once) and "
+                  "writes questions, single- and multi-hop, for the documents no logged "
+                  "question touches")
       ->capture_default_str();
+  cmd->add_option("--synthetic-share", f->options.synthetic_share,
+                  "with an LLM judge and a log: up to this share of the items is written for "
+                  "documents no logged question touches (without a log, every item is)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--dry-run", f->options.dry_run,
+                "with an LLM judge: estimate the calls, tokens and cost (cache hits counted); "
+                "call nothing, write nothing");
+  cmd->add_flag("--no-progress", f->no_progress, "no progress line while the judge works");
+  AddLlmOptions(cmd, f->options.llm, nullptr, /*for_metrics=*/false);
   cmd->add_option("--out,-o", f->out, "the candidates file to write (JSON Lines)")
       ->capture_default_str();
   cmd->add_flag("--json", f->json, "print the report as JSON");

@@ -19,9 +19,10 @@ using judges::http::HttpResponse;
 using judges::llm::CallKind;
 using judges::llm::ModelCall;
 
+// A unit of work in flight: a row (its sample, and RowCalls over it) or a caller's own source.
 struct JudgeRunner::Row {
-  std::unique_ptr<Sample> sample;
-  std::unique_ptr<judges::llm::RowCalls> calls;
+  std::unique_ptr<Sample> sample;  // null for a caller's own source
+  std::unique_ptr<judges::llm::CallSource> calls;
 };
 
 struct JudgeRunner::Pending {
@@ -45,7 +46,8 @@ struct JudgeRunner::Impl {
   std::deque<std::unique_ptr<Pending>> ready;
   std::multimap<TimePoint, std::unique_ptr<Pending>> waiting;  // retries due at a time
   std::unordered_map<Pending*, std::unique_ptr<Pending>> in_flight;
-  const RowDone* done = nullptr;
+  const RowDone* done = nullptr;            // Run
+  const SourceDone* source_done = nullptr;  // RunSources
   bool exhausted = false;
   Impl(const RuntimeOptions& o, TimePoint now)
       : limiter(o.requests_per_minute, o.tokens_per_minute, now), retry(o.retry) {}
@@ -128,18 +130,15 @@ CallCounts& JudgeRunner::CountsFor(const Pending& p) {
   return accounting_.by_prompt[judges::llm::PromptName(p.call)];
 }
 
-void JudgeRunner::Admit(const NextRow& next, const PlanRow& plan) {
+void JudgeRunner::Admit(const NextUnit& next) {
   const size_t window = static_cast<size_t>(options_.max_in_flight) * 2;
   while (!impl_->exhausted && impl_->rows.size() < window &&
          impl_->ready.size() < static_cast<size_t>(options_.max_in_flight) && fatal_.ok()) {
-    std::unique_ptr<Sample> sample = next();
-    if (!sample) {
+    std::unique_ptr<Row> row = next();
+    if (!row) {
       impl_->exhausted = true;
       break;
     }
-    auto row = std::make_unique<Row>();
-    row->calls = std::make_unique<judges::llm::RowCalls>(*sample, plan(*sample), options_.calls);
-    row->sample = std::move(sample);
     Row* raw = row.get();
     impl_->rows.emplace(raw, std::move(row));
     Advance(raw);
@@ -160,7 +159,10 @@ void JudgeRunner::Advance(Row* row) {
   std::unique_ptr<Row> owned = std::move(it->second);
   impl_->rows.erase(it);
   ++rows_done_;
-  Status s = (*impl_->done)(std::move(owned->sample), owned->calls->TakeVerdicts());
+  Status s = owned->sample
+                 ? (*impl_->done)(std::move(owned->sample),
+                                  static_cast<judges::llm::RowCalls&>(*owned->calls).TakeVerdicts())
+                 : (*impl_->source_done)(std::move(owned->calls));
   if (!s.ok() && fatal_.ok()) fatal_ = s;
 }
 
@@ -421,6 +423,34 @@ void JudgeRunner::CancelEverything() {
 Status JudgeRunner::Run(const NextRow& next, const PlanRow& plan, const RowDone& done,
                         const std::atomic<bool>* stop, const Tick& tick) {
   impl_->done = &done;
+  return Loop(
+      [&]() -> std::unique_ptr<Row> {
+        std::unique_ptr<Sample> sample = next();
+        if (!sample) return nullptr;
+        auto row = std::make_unique<Row>();
+        row->calls =
+            std::make_unique<judges::llm::RowCalls>(*sample, plan(*sample), options_.calls);
+        row->sample = std::move(sample);
+        return row;
+      },
+      stop, tick);
+}
+
+Status JudgeRunner::RunSources(const NextSource& next, const SourceDone& done,
+                               const std::atomic<bool>* stop, const Tick& tick) {
+  impl_->source_done = &done;
+  return Loop(
+      [&]() -> std::unique_ptr<Row> {
+        std::unique_ptr<judges::llm::CallSource> source = next();
+        if (!source) return nullptr;
+        auto row = std::make_unique<Row>();
+        row->calls = std::move(source);
+        return row;
+      },
+      stop, tick);
+}
+
+Status JudgeRunner::Loop(const NextUnit& next, const std::atomic<bool>* stop, const Tick& tick) {
   impl_->exhausted = false;
   const auto kSlice = std::chrono::milliseconds(50);
   while (true) {
@@ -432,7 +462,7 @@ Status JudgeRunner::Run(const NextRow& next, const PlanRow& plan, const RowDone&
       CancelEverything();
       return fatal_;
     }
-    Admit(next, plan);
+    Admit(next);
     TimePoint now = clock_.Now();
     while (!impl_->waiting.empty() && impl_->waiting.begin()->first <= now) {
       impl_->ready.push_back(std::move(impl_->waiting.begin()->second));

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "judges/http/provider.h"
+#include "judges/llm/call_source.h"
 #include "judges/llm/row_calls.h"
 #include "runtime/accounting.h"
 #include "runtime/cache.h"
@@ -65,6 +66,13 @@ class JudgeRunner {
   Status Run(const NextRow& next, const PlanRow& plan, const RowDone& done,
              const std::atomic<bool>* stop, const Tick& tick);
 
+  // The same loop over the caller's own units of work (a golden set's items): each source is
+  // handed back through `done` once its last call is over; Progress counts sources as rows.
+  using NextSource = std::function<std::unique_ptr<judges::llm::CallSource>()>;
+  using SourceDone = std::function<Status(std::unique_ptr<judges::llm::CallSource>)>;
+  Status RunSources(const NextSource& next, const SourceDone& done, const std::atomic<bool>* stop,
+                    const Tick& tick);
+
   const Accounting& accounting() const;
   // The content address of a call's reply: provider, model, prompt version, parameters and
   // the messages (or inputs).
@@ -75,8 +83,10 @@ class JudgeRunner {
  private:
   struct Row;
   struct Pending;
+  using NextUnit = std::function<std::unique_ptr<Row>()>;  // nullptr: no more
   JudgeRunner(JudgeBackends backends, RuntimeOptions options, Cache* cache, Clock& clock);
-  void Admit(const NextRow& next, const PlanRow& plan);
+  Status Loop(const NextUnit& next, const std::atomic<bool>* stop, const Tick& tick);
+  void Admit(const NextUnit& next);
   void Advance(Row* row);
   void Issue(Row* row, judges::llm::ModelCall call);
   bool AnswerFromCache(Pending& p);

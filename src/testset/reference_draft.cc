@@ -47,6 +47,11 @@ double ChunkIndex::Idf(const std::string& term) const {
   return std::log(1.0 + (n - df + 0.5) / (df + 0.5));
 }
 
+size_t ChunkIndex::ChunksWith(const std::string& term) const {
+  auto it = postings_.find(term);
+  return it == postings_.end() ? 0 : it->second.size();
+}
+
 std::vector<std::pair<size_t, double>> ChunkIndex::Search(const std::vector<std::string>& terms,
                                                           size_t k) const {
   std::unordered_map<size_t, double> scores;

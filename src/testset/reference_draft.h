@@ -30,6 +30,8 @@ class ChunkIndex {
                                                 size_t k) const;
   // BM25's idf of a term; a term no chunk holds weighs as much as the rarest.
   double Idf(const std::string& term) const;
+  // How many chunks hold the term.
+  size_t ChunksWith(const std::string& term) const;
   const std::vector<std::string>& TermsOfChunk(size_t chunk) const { return terms_[chunk]; }
   size_t size() const { return terms_.size(); }
 

@@ -10,14 +10,19 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
+#include <unordered_map>
 
 #include "core/hash.h"
 #include "core/text/tokenize.h"
+#include "engine/llm_setup.h"
 #include "io/readers/dataset_reader.h"
 #include "io/readers/results_reader.h"
+#include "judges/registry.h"
 #include "tala/metric.h"
 #include "testset/documents.h"
+#include "testset/llm_plan.h"
 #include "testset/pick.h"
 #include "testset/question_groups.h"
 #include "testset/realism.h"
@@ -168,6 +173,107 @@ std::string NotSelfContained(const std::string& question) {
   return "";
 }
 
+// Puts a drafted reference on the item: its text, contexts, quotes and answerability.
+void ApplyDraft(TestsetItem& item, const testset::ReferenceDraft& draft,
+                const testset::Documents& docs, const testset::ChunkIndex& index) {
+  item.answerable = draft.answerable;
+  item.reference = draft.reference;
+  if (draft.coverage > 0) item.coverage = draft.coverage;
+  item.reference_contexts.clear();
+  item.reference_context_ids.clear();
+  item.quotes.clear();
+  for (size_t c : draft.chunks) {
+    item.reference_contexts.push_back(docs.chunks[c].text);
+    item.reference_context_ids.push_back(docs.chunks[c].id);
+  }
+  for (const testset::Quote& quote : draft.quotes) {
+    item.quotes.push_back({docs.chunks[quote.chunk].id, quote.text});
+  }
+  item.hops = static_cast<int64_t>(draft.chunks.size());
+  item.difficulty = 0;
+  if (!draft.chunks.empty()) {
+    item.doc = docs.chunks[draft.chunks.front()].source;
+    item.difficulty =
+        testset::RetrievalRank(index, testset::TermsOf(item.user_input), draft.chunks.front());
+  }
+}
+
+// The share of a drafted reference's claims its contexts support, by tala's own faithfulness
+// reading (the offline judge): a check on the judge's draft that costs no call. nullopt when
+// there is nothing to check.
+std::optional<double> Grounding(Judge& judge, const TestsetItem& item) {
+  if (item.reference.empty() || item.reference_contexts.empty()) return std::nullopt;
+  Sample s;
+  s.user_input = item.user_input;
+  s.response = item.reference;
+  s.retrieved_contexts = item.reference_contexts;
+  auto verdicts = judge.Answer({s, static_cast<TaskSet>(JudgeTask::kVerifyResponseClaims)});
+  if (!verdicts || !verdicts->response_claims || verdicts->response_claims->empty()) {
+    return std::nullopt;
+  }
+  int64_t supported = 0;
+  for (const ClaimVerdict& c : *verdicts->response_claims) supported += c.supported.value_or(false);
+  return static_cast<double>(supported) / static_cast<double>(verdicts->response_claims->size());
+}
+
+// Question shapes kept: each item starts as its phrasing's most common wording, which is most
+// often the plain one, so a log where a fifth of the questions carry typos would give a set of
+// clean ones. Where a shape (typo, vague, multi-part) falls short of its share of the log, an
+// item of an over-represented shape takes another wording of its own intent that has the
+// missing shape: still a logged question, verbatim, and still the same intent.
+void KeepShapes(std::vector<TestsetItem>& items, const std::vector<size_t>& item_intent,
+                std::vector<std::vector<std::string>>& item_terms,
+                const std::vector<std::vector<size_t>>& members,
+                const std::vector<LoggedQuestion>& rows, const Grouping& g,
+                const std::map<std::string, int64_t>& log_styles, const testset::Documents& docs,
+                const testset::ChunkIndex& index) {
+  int64_t logged = 0;
+  for (const auto& [style, n] : log_styles) logged += n;
+  if (logged == 0 || items.empty()) return;
+  const double n = static_cast<double>(items.size());
+  std::map<std::string, int64_t> target, count;
+  for (const auto& [style, c] : log_styles) {
+    target[style] = static_cast<int64_t>(std::lround(n * static_cast<double>(c) / logged));
+  }
+  std::set<std::string> used;
+  for (const TestsetItem& item : items) {
+    ++count[item.style];
+    used.insert(item.user_input);
+  }
+  // Each item's best wording of every shape: the most asked one among its intent's questions.
+  std::vector<std::map<std::string, size_t>> wording(items.size());
+  for (size_t k = 0; k < items.size(); ++k) {
+    std::map<std::string, std::vector<size_t>> by_style;
+    for (size_t q : members[item_intent[k]]) by_style[StyleOf(rows[q].question, g, q)].push_back(q);
+    for (auto& [style, list] : by_style) wording[k][style] = TypicalQuestion(list, rows, false);
+  }
+  std::unordered_map<std::string, size_t> chunk_of;
+  for (size_t c = 0; c < docs.chunks.size(); ++c) chunk_of.emplace(docs.chunks[c].id, c);
+  for (const char* wanted : {"typo", "vague", "multi-part"}) {
+    for (size_t k = 0; k < items.size() && count[wanted] < target[wanted]; ++k) {
+      TestsetItem& item = items[k];
+      if (count[item.style] <= target[item.style]) continue;  // its own shape is not in excess
+      if (item.failed > 0) continue;  // a failing intent keeps its failing wording
+      auto it = wording[k].find(wanted);
+      if (it == wording[k].end() || used.count(rows[it->second].question)) continue;
+      const size_t q = it->second;
+      --count[item.style];
+      ++count[wanted];
+      used.insert(rows[q].question);
+      item.user_input = rows[q].question;
+      item.id = "tq-" + Sha256Hex(item.user_input).substr(0, 16);
+      item.style = wanted;
+      item.not_self_contained = NotSelfContained(item.user_input);
+      item.self_contained = item.not_self_contained.empty();
+      item_terms[k] = g.question_terms[q];
+      if (!item.reference_context_ids.empty()) {
+        item.difficulty = testset::RetrievalRank(index, testset::TermsOf(item.user_input),
+                                                 chunk_of.at(item.reference_context_ids.front()));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(const std::vector<std::string>& lines,
@@ -232,11 +338,14 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
     return InvalidArgument("give --logs (logged questions), --docs (the documents), or both");
   }
   if (o.size < 1) return InvalidArgument("--size must be at least 1");
-  if (o.judge != "offline") {
+  const bool llm = IsLlmJudge(o.judge);
+  if (o.judge != "offline" && !llm) {
     return InvalidArgument("--judge " + o.judge +
-                           ": this build drafts references with the offline judge only "
-                           "(extractive, no model call); writing questions and references with "
-                           "an LLM judge is not built yet");
+                           ": not a judge; use offline (extractive, no model call), "
+                           "openai:MODEL or anthropic:MODEL");
+  }
+  if (!(o.synthetic_share >= 0 && o.synthetic_share <= 1)) {
+    return InvalidArgument("--synthetic-share must be between 0 and 1");
   }
   Testset out;
   TestsetReport& r = out.report;
@@ -317,8 +426,32 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
                         static_cast<int64_t>(intent.phrasings.size()), failed[i]});
     pickable_intent.push_back(i);
   }
-  std::vector<int64_t> counts = testset::AllocateItems(pickable, o.size, o.seed, o.failed_share);
-  std::vector<int64_t> next = testset::AllocateItems(pickable, o.size, o.seed + 1, o.failed_share);
+  // An LLM judge writes questions for the documents no logged question touches (by the intent's
+  // best chunk): all of the set without a log, up to --synthetic-share of it with one.
+  std::vector<std::string> untouched;
+  int64_t synthetic = 0;
+  if (llm && !docs.chunks.empty()) {
+    std::set<std::string> touched;
+    for (size_t i = 0; i < g.intents.size(); ++i) {
+      for (const auto& [c, score] : index.Search(g.intents[i].terms, 1)) {
+        touched.insert(docs.chunks[c].source);
+      }
+    }
+    std::set<std::string> with_chunks;
+    for (const testset::Chunk& c : docs.chunks) with_chunks.insert(c.source);
+    for (const std::string& source : docs.sources) {
+      if (with_chunks.count(source) && !touched.count(source)) untouched.push_back(source);
+    }
+    synthetic =
+        questions.empty()
+            ? o.size
+            : std::min<int64_t>(static_cast<int64_t>(untouched.size()),
+                                static_cast<int64_t>(std::ceil(o.synthetic_share * o.size)));
+  }
+  const int64_t from_log = o.size - synthetic;
+  std::vector<int64_t> counts = testset::AllocateItems(pickable, from_log, o.seed, o.failed_share);
+  std::vector<int64_t> next =
+      testset::AllocateItems(pickable, from_log, o.seed + 1, o.failed_share);
   int64_t picked_intents = 0, both = 0, traffic = 0;
   for (size_t k = 0; k < counts.size(); ++k) {
     if (counts[k] == 0) continue;
@@ -331,9 +464,10 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   r.intents_covered = r.intents > 0 ? static_cast<double>(picked_intents) / r.intents : 0;
 
   // The items, intent by intent (most asked first), a phrasing each.
-  r.difficulty.assign(11, 0);
-  std::set<std::string> covered_sources;
   std::vector<std::vector<std::string>> item_terms;
+  std::vector<std::unique_ptr<testset::LlmItem>> llm_items;  // with an LLM judge
+  std::vector<size_t> llm_item_of;  // the log item each of llm_items drafts for
+  std::vector<size_t> item_intent;  // each log item's intent
   for (size_t k = 0; k < counts.size(); ++k) {
     const size_t i = pickable_intent[k];
     const testset::Intent& intent = g.intents[i];
@@ -357,7 +491,6 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
         item.log_ids.push_back(logged.rows[members[i][m]].id);
       }
       item.style = StyleOf(item.user_input, g, q);
-      ++r.item_styles[item.style];
       item.not_self_contained = NotSelfContained(item.user_input);
       item.self_contained = item.not_self_contained.empty();
       item.seed = o.seed;
@@ -371,31 +504,151 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
         item.answerable = draft.answerable;
         item.coverage = draft.coverage;
         item.reference = draft.reference;
-        for (size_t c : draft.chunks) {
-          item.reference_contexts.push_back(docs.chunks[c].text);
-          item.reference_context_ids.push_back(docs.chunks[c].id);
-          covered_sources.insert(docs.chunks[c].source);
-        }
-        for (const testset::Quote& quote : draft.quotes) {
-          item.quotes.push_back({docs.chunks[quote.chunk].id, quote.text});
-        }
-        item.hops = static_cast<int64_t>(draft.chunks.size());
-        if (!draft.chunks.empty()) {
-          item.doc = docs.chunks[draft.chunks.front()].source;
-          item.difficulty = testset::RetrievalRank(index, testset::TermsOf(item.user_input),
-                                                   draft.chunks.front());
-          ++r.difficulty[item.difficulty];
-        }
+        item.grounded = 1;  // extractive: the reference is the contexts' own sentences
+        ApplyDraft(item, draft, docs, index);
       }
-      (item.answerable == "yes"      ? r.answerable_yes
-       : item.answerable == "partly" ? r.answerable_partly
-       : item.answerable == "no"     ? r.answerable_no
-                                     : r.answerable_unknown) += 1;
       item_terms.push_back(p.terms);
+      item_intent.push_back(i);
       out.items.push_back(std::move(item));
     }
   }
-  r.items = r.log_items = static_cast<int64_t>(out.items.size());
+  KeepShapes(out.items, item_intent, item_terms, members, logged.rows, g, r.log_styles, docs,
+             index);
+  for (size_t k = 0; llm && !docs.chunks.empty() && k < out.items.size(); ++k) {
+    std::vector<size_t> passages;
+    for (const auto& [c, score] : index.Search(g.intents[item_intent[k]].terms, 5)) {
+      passages.push_back(c);
+    }
+    llm_items.push_back(
+        std::make_unique<testset::LlmItem>(docs.chunks, index, out.items[k].user_input, passages));
+    llm_item_of.push_back(k);
+  }
+  if (llm) {
+    std::vector<testset::PlannedScenario> scenarios =
+        testset::PlanScenarios(docs, index, untouched, synthetic, o.seed, r.log_styles);
+    r.synthetic_planned = static_cast<int64_t>(scenarios.size());
+    for (const testset::PlannedScenario& p : scenarios) {
+      llm_items.push_back(std::make_unique<testset::LlmItem>(docs.chunks, index, p.scenario));
+    }
+    TALA_ASSIGN_OR_RETURN(testset::LlmRun run, testset::RunLlmItems(o, std::move(llm_items)));
+    r.llm = run.calls;
+    r.notes.insert(r.notes.end(), run.warnings.begin(), run.warnings.end());
+    if (o.dry_run) {
+      // What the run would make: its logged items and the questions it would write.
+      r.log_items = static_cast<int64_t>(out.items.size());
+      for (const testset::PlannedScenario& p : scenarios) {
+        r.multi_hop_items += p.scenario.chunks.size() > 1 ? 1 : 0;
+      }
+      out.items.clear();
+      r.notes.push_back("--dry-run: nothing was called or written; the calls above are estimates");
+      return out;
+    }
+    TALA_ASSIGN_OR_RETURN(auto grounding, judges::CreateJudge("offline"));
+    for (size_t k = 0; k < llm_item_of.size(); ++k) {
+      TestsetItem& item = out.items[llm_item_of[k]];
+      const testset::LlmItem& drafted = *run.items[k];
+      item.prompt_version = testset::LlmPromptVersion(false);
+      item.flag = drafted.flag();
+      if (!drafted.draft()) {
+        item.flag += "; the offline extractive draft is shown";
+        continue;
+      }
+      ApplyDraft(item, *drafted.draft(), docs, index);
+      item.grounded = Grounding(*grounding, item);
+    }
+    for (size_t k = llm_item_of.size(); k < run.items.size(); ++k) {
+      const testset::LlmItem& written = *run.items[k];
+      const testset::PlannedScenario& plan = scenarios[k - llm_item_of.size()];
+      if (!written.dropped().empty()) {
+        ++r.synthetic_dropped;
+        if (r.dropped_reasons.size() < 5) r.dropped_reasons.push_back(written.dropped());
+        continue;
+      }
+      TestsetItem item;
+      item.source = "synthetic";
+      item.user_input =
+          plan.typo ? testset::InjectTypo(written.question(), o.seed) : written.question();
+      std::vector<std::string> terms = testset::TermsOf(item.user_input);
+      // Nothing that repeats an item already in the set, or a held-out question.
+      bool repeat = false;
+      for (const auto& other : item_terms) {
+        repeat =
+            repeat || testset::WeightedSimilarity(terms, other, g) >= testset::kIntentSimilarity;
+      }
+      for (const LoggedQuestion& h : heldout.rows) {
+        repeat = repeat || testset::WeightedSimilarity(terms, testset::TermsOf(h.question), g) >=
+                               testset::kIntentSimilarity;
+      }
+      if (repeat) {
+        ++r.synthetic_duplicates;
+        continue;
+      }
+      item.id = "ts-" + Sha256Hex(item.user_input).substr(0, 16);
+      item.style = plan.typo ? "typo" : plan.scenario.style;
+      item.persona = plan.scenario.persona;
+      item.not_self_contained = NotSelfContained(item.user_input);
+      item.self_contained = item.not_self_contained.empty();
+      item.seed = o.seed;
+      item.prompt_version = testset::LlmPromptVersion(true);
+      item.flag = written.flag();
+      if (written.draft()) {
+        testset::ReferenceDraft draft = *written.draft();
+        // The spans the question was written from back its reference too: a multi-hop item
+        // quotes each of its passages.
+        for (const testset::CheckedQuote& q : written.question_quotes()) {
+          if (draft.answerable == "no") break;
+          bool known = std::any_of(draft.quotes.begin(), draft.quotes.end(),
+                                   [&](const testset::Quote& d) { return d.text == q.text; });
+          if (!known) draft.quotes.push_back({q.chunk, q.text});
+          if (std::find(draft.chunks.begin(), draft.chunks.end(), q.chunk) == draft.chunks.end()) {
+            draft.chunks.push_back(q.chunk);
+          }
+        }
+        ApplyDraft(item, draft, docs, index);
+        item.grounded = Grounding(*grounding, item);
+        if (draft.answerable == "no" && item.flag.empty()) {
+          item.flag = "the judge wrote this question from " +
+                      docs.chunks[plan.scenario.chunks.front()].id +
+                      " yet found the passages do not answer it";
+        }
+      } else {
+        item.answerable = "no";
+      }
+      // The passages it was written from: its hops, its document, and its difficulty.
+      item.hops = static_cast<int64_t>(plan.scenario.chunks.size());
+      item.doc = docs.chunks[plan.scenario.chunks.front()].source;
+      item.difficulty = testset::RetrievalRank(index, terms, plan.scenario.chunks.front());
+      r.multi_hop_items += item.hops > 1 ? 1 : 0;
+      item_terms.push_back(std::move(terms));
+      out.items.push_back(std::move(item));
+    }
+  }
+  // What the items hold, counted once they are final.
+  r.difficulty.assign(11, 0);
+  std::set<std::string> covered_sources;
+  std::unordered_map<std::string, std::string> source_of;  // chunk id -> its document
+  for (const testset::Chunk& c : docs.chunks) source_of.emplace(c.id, c.source);
+  for (const TestsetItem& item : out.items) {
+    ++r.item_styles[item.style];
+    (item.answerable == "yes"      ? r.answerable_yes
+     : item.answerable == "partly" ? r.answerable_partly
+     : item.answerable == "no"     ? r.answerable_no
+                                   : r.answerable_unknown) += 1;
+    if (!item.reference_context_ids.empty() || item.source == "synthetic") {
+      ++r.difficulty[item.difficulty];
+    }
+    for (const std::string& id : item.reference_context_ids) {
+      if (auto it = source_of.find(id); it != source_of.end()) covered_sources.insert(it->second);
+    }
+    if (!item.doc.empty()) covered_sources.insert(item.doc);
+    r.flagged_items += item.flag.empty() ? 0 : 1;
+    (item.source == "log" ? r.log_items : r.synthetic_items) += 1;
+  }
+  r.items = static_cast<int64_t>(out.items.size());
+  if (r.llm.used && r.items > 0) {
+    r.llm.per_kept_item =
+        static_cast<double>(r.llm.calls + r.llm.repairs + r.llm.cache_hits) / r.items;
+  }
   // Diversity: each item's nearest other item.
   if (item_terms.size() > 1) {
     double sum = 0, least = 1;
@@ -423,17 +676,30 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   }
   r.documents_covered =
       r.documents > 0 ? static_cast<double>(covered_sources.size()) / r.documents : 0;
-  if (o.logs.empty()) {
-    r.notes.push_back(
-        "no logged questions: the set has no real questions, and the offline judge writes none; "
-        "give --logs, and see the uncovered documents below");
+  if (questions.empty()) {
+    r.notes.push_back(llm ? "no logged questions: every item is synthetic, written by " + o.judge +
+                                " from the documents; real questions (--logs) make a set "
+                                "that sounds like your users"
+                          : "no logged questions: the set has no real questions, and the "
+                            "offline judge writes none; give --logs, or an LLM --judge to write "
+                            "questions from the documents, and see the uncovered documents below");
   } else if (o.docs.empty()) {
     r.notes.push_back("no documents: the items have no reference yet (answerable: unknown)");
   }
-  if (!r.uncovered_documents.empty() && !o.logs.empty()) {
-    r.notes.push_back(std::to_string(r.uncovered_documents.size()) +
-                      " documents no picked question touches; the offline judge writes no "
-                      "question for them");
+  if (!r.uncovered_documents.empty() && !questions.empty()) {
+    r.notes.push_back(std::to_string(r.uncovered_documents.size()) + " documents no item touches" +
+                      (llm ? " (raise --synthetic-share or --size to write questions for more)"
+                           : "; the offline judge writes no question for them (an LLM --judge "
+                             "does)"));
+  }
+  if (r.synthetic_dropped > 0) {
+    r.notes.push_back(std::to_string(r.synthetic_dropped) +
+                      " synthetic questions were dropped: their quotes were not found in their "
+                      "passages even after a rewrite");
+  }
+  if (r.flagged_items > 0) {
+    r.notes.push_back(std::to_string(r.flagged_items) +
+                      " items are flagged for the reviewer (metadata.flag says why)");
   }
   return out;
 }

@@ -76,19 +76,27 @@ std::string TestsetItemJson(const TestsetItem& item) {
   Number(out, "coverage", std::round(item.coverage * 1000) / 1000);
   Text(out, "style", item.style);
   Key(out, "persona");
-  out += "null";
+  if (item.persona.empty()) {
+    out += "null";
+  } else {
+    io::AppendJsonString(out, item.persona);
+  }
   Number(out, "hops", static_cast<double>(item.hops));
   Number(out, "difficulty", static_cast<double>(item.difficulty));
   Key(out, "checks");
   out += '{';
   Key(out, "grounded");
-  // Extractive: the reference is the contexts' own sentences.
-  out += item.answerable == "yes" || item.answerable == "partly" ? "true" : "null";
+  if (item.grounded) {
+    io::AppendJsonNumber(out, std::round(*item.grounded * 1000) / 1000);
+  } else {
+    out += "null";
+  }
   Number(out, "retrieval_rank", static_cast<double>(item.difficulty));
   Key(out, "self_contained");
   out += item.self_contained ? "true" : "false";
   if (!item.self_contained) Text(out, "why", item.not_self_contained);
   out += '}';
+  if (!item.flag.empty()) Text(out, "flag", item.flag);
   Number(out, "seed", static_cast<double>(item.seed));
   Text(out, "prompt_version", item.prompt_version);
   out += "}}";
@@ -154,6 +162,46 @@ std::string TestsetReportJson(const TestsetReport& r) {
     out += '}';
   }
   Number(out, "stability", r.stability);
+  Key(out, "synthetic");
+  out += '{';
+  Number(out, "planned", static_cast<double>(r.synthetic_planned));
+  Number(out, "kept", static_cast<double>(r.synthetic_items));
+  Number(out, "dropped", static_cast<double>(r.synthetic_dropped));
+  Number(out, "duplicates", static_cast<double>(r.synthetic_duplicates));
+  Number(out, "multi_hop", static_cast<double>(r.multi_hop_items));
+  Texts(out, "dropped_reasons", r.dropped_reasons);
+  out += '}';
+  Number(out, "flagged_items", static_cast<double>(r.flagged_items));
+  Key(out, "judge_calls");
+  if (!r.llm.used) {
+    out += "null";
+  } else {
+    const TestsetCalls& c = r.llm;
+    out += '{';
+    Text(out, "judge", c.judge);
+    Key(out, "estimated");
+    out += c.estimated ? "true" : "false";
+    Number(out, "calls", static_cast<double>(c.calls));
+    Number(out, "cache_hits", static_cast<double>(c.cache_hits));
+    Number(out, "requests", static_cast<double>(c.requests));
+    Number(out, "repairs", static_cast<double>(c.repairs));
+    Number(out, "retries", static_cast<double>(c.retries));
+    Number(out, "failed", static_cast<double>(c.failed));
+    Number(out, "prompt_tokens", static_cast<double>(c.prompt_tokens));
+    Number(out, "completion_tokens", static_cast<double>(c.completion_tokens));
+    Key(out, "cost_usd");
+    if (c.cost_usd) {
+      io::AppendJsonNumber(out, *c.cost_usd);
+    } else {
+      out += "null";
+    }
+    Number(out, "per_kept_item", c.per_kept_item);
+    Key(out, "by_prompt");
+    out += '{';
+    for (const auto& [name, n] : c.by_prompt) Number(out, name.c_str(), static_cast<double>(n));
+    out += '}';
+    out += '}';
+  }
   Key(out, "realism");
   out += '{';
   Key(out, "heldout_auroc");
@@ -171,6 +219,33 @@ std::string TestsetReportJson(const TestsetReport& r) {
 std::string TestsetReportText(const TestsetReport& r) {
   std::string out;
   auto line = [&](const std::string& s) { out += s + "\n"; };
+  if (r.llm.estimated) {
+    // --dry-run: what the run would make and what it would cost, nothing else.
+    const TestsetCalls& c = r.llm;
+    line("questions: " + std::to_string(r.questions) + " logged, " + std::to_string(r.intents) +
+         " intents; documents: " + std::to_string(r.documents) + " (" + std::to_string(r.chunks) +
+         " chunks)");
+    line("the run would draft " + std::to_string(r.log_items) +
+         " references for logged questions and write " + std::to_string(r.synthetic_planned) +
+         " questions (" + std::to_string(r.multi_hop_items) + " multi-hop) with " + c.judge);
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "estimated: %lld calls to %s (%lld more answered by the cache), about %lld "
+                  "prompt and %lld completion tokens",
+                  static_cast<long long>(c.calls), c.judge.c_str(),
+                  static_cast<long long>(c.cache_hits), static_cast<long long>(c.prompt_tokens),
+                  static_cast<long long>(c.completion_tokens));
+    std::string text = buf;
+    if (c.cost_usd) {
+      std::snprintf(buf, sizeof buf, ", $%.4f", *c.cost_usd);
+      text += buf;
+    } else {
+      text += " (no price known for the model: give --price-input and --price-output)";
+    }
+    line(text);
+    for (const std::string& note : r.notes) line("note: " + note);
+    return out;
+  }
   line("questions: " + std::to_string(r.questions) + " logged (" +
        std::to_string(r.questions_skipped) + " rows without one), " + std::to_string(r.phrasings) +
        " distinct phrasings, " + std::to_string(r.intents) + " intents");
@@ -221,6 +296,34 @@ std::string TestsetReportText(const TestsetReport& r) {
                   "with AUROC %.2f (0.5: indistinguishable)",
                   *r.realism);
     line(buf);
+  }
+  if (r.synthetic_planned > 0) {
+    line("written: " + std::to_string(r.synthetic_items) + " of " +
+         std::to_string(r.synthetic_planned) + " synthetic questions kept (" +
+         std::to_string(r.multi_hop_items) + " multi-hop; " + std::to_string(r.synthetic_dropped) +
+         " dropped, their quotes not found; " + std::to_string(r.synthetic_duplicates) +
+         " near-duplicates left out)");
+    for (const std::string& why : r.dropped_reasons) line("  dropped: " + why);
+  }
+  if (r.llm.used) {
+    const TestsetCalls& c = r.llm;
+    std::snprintf(buf, sizeof buf, "%s%lld calls to %s",
+                  c.estimated ? "estimated: " : "judge: ", static_cast<long long>(c.calls),
+                  c.judge.c_str());
+    std::string text = buf;
+    text += " (" + std::to_string(c.cache_hits) + " more answered by the cache, " +
+            std::to_string(c.repairs) + " redrafts, " + std::to_string(c.retries) + " retries, " +
+            std::to_string(c.failed) + " failed), " +
+            std::to_string(c.prompt_tokens + c.completion_tokens) + " tokens";
+    if (c.cost_usd) {
+      std::snprintf(buf, sizeof buf, ", $%.4f", *c.cost_usd);
+      text += buf;
+    }
+    if (!c.estimated && r.items > 0) {
+      std::snprintf(buf, sizeof buf, "; %.2f calls per item kept", c.per_kept_item);
+      text += buf;
+    }
+    line(text);
   }
   if (!r.uncovered_documents.empty()) {
     std::string list;

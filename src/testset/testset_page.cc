@@ -79,6 +79,20 @@ std::string TestsetReportHtml(const Testset& set) {
           Card(r.realism ? Fixed(*r.realism) : "n/a",
                "AUROC telling the items from --heldout human questions (0.5: alike)") +
           "</div>";
+  if (r.synthetic_planned > 0 || r.llm.used) {
+    const TestsetCalls& c = r.llm;
+    page += "<h2>Written by " + io::EscapeMarkup(c.judge) + "</h2><div class=cards>" +
+            Card(std::to_string(r.synthetic_items) + " / " + std::to_string(r.synthetic_planned),
+                 "synthetic questions kept, for documents no logged question touches") +
+            Card(std::to_string(r.multi_hop_items), "multi-hop items, quoting two passages") +
+            Card(std::to_string(r.synthetic_dropped),
+                 "dropped: quotes not found in their passages after a rewrite") +
+            Card(std::to_string(r.flagged_items), "items flagged for the reviewer") +
+            Card(std::to_string(c.calls + c.cache_hits) + (c.estimated ? " (estimated)" : ""),
+                 "judge calls (" + std::to_string(c.cache_hits) + " from the cache, " +
+                     std::to_string(c.repairs) + " redrafts)") +
+            Card(Fixed(c.per_kept_item), "calls per item kept") + "</div>";
+  }
   page +=
       "<h2>Difficulty: the rank of each item's first context when its question searches the "
       "chunks</h2>";
@@ -97,19 +111,22 @@ std::string TestsetReportHtml(const Testset& set) {
     page += "</ul>";
   }
   page +=
-      "<h2>Candidates</h2><table id=items><thead><tr><th>#</th><th>question, as logged</th>"
+      "<h2>Candidates</h2><table id=items><thead><tr><th>#</th><th>question (as logged, or "
+      "written)</th>"
       "<th>answerable</th><th>style</th><th>asked</th><th>failed</th><th>rank</th>"
       "<th>reference</th></tr></thead><tbody>";
   for (size_t i = 0; i < set.items.size(); ++i) {
     const TestsetItem& item = set.items[i];
     std::string reference = item.reference;
     if (reference.size() > 240) reference = reference.substr(0, 240) + "...";
-    page += "<tr><td>" + std::to_string(i + 1) + "</td><td>" + io::EscapeMarkup(item.user_input) +
-            "</td><td class=\"" + io::EscapeMarkup(item.answerable) + "\">" +
-            io::EscapeMarkup(item.answerable) + "</td><td>" + io::EscapeMarkup(item.style) +
-            "</td><td>" + std::to_string(item.log_ids.size()) + "</td><td>" +
-            std::to_string(item.failed) + "</td><td>" + std::to_string(item.difficulty) +
-            "</td><td class=ref>" + io::EscapeMarkup(reference) + "</td></tr>";
+    page += "<tr><td>" + std::to_string(i + 1) + "</td><td>" +
+            (item.source == "synthetic" ? "<em>written:</em> " : "") +
+            io::EscapeMarkup(item.user_input) + "</td><td class=\"" +
+            io::EscapeMarkup(item.answerable) + "\">" + io::EscapeMarkup(item.answerable) +
+            "</td><td>" + io::EscapeMarkup(item.style) + "</td><td>" +
+            std::to_string(item.log_ids.size()) + "</td><td>" + std::to_string(item.failed) +
+            "</td><td>" + std::to_string(item.difficulty) + "</td><td class=ref>" +
+            io::EscapeMarkup(reference) + "</td></tr>";
   }
   page += "</tbody></table></main></body></html>\n";
   return page;

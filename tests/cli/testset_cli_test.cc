@@ -5,7 +5,10 @@
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -226,6 +229,80 @@ TEST(TestsetCliTest, AServeDatabaseIsALog) {
   ASSERT_EQ(run.exit_code, 0) << run.out;
   EXPECT_NE(run.out.find("questions: 22 logged"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("5 candidates written"), std::string::npos) << run.out;
+}
+
+}  // namespace
+}  // namespace tala
+
+namespace tala {
+namespace {
+
+size_t LineCount(const std::string& path) {
+  std::ifstream in(path);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// An LLM judge writes the set; killed with -9 halfway, the same command again asks the judge
+// only for what its cache lacks, and the file is the one an uninterrupted run writes.
+TEST(TestsetCliTest, AKilledLlmRunResumesFromTheJudgesCache) {
+  TempDir dir;
+  testing::IntentLog log = testing::MakeIntentLog(dir, 40, 60, 11);
+  const std::string arrivals = dir.path() + "/arrivals.log";
+  std::string url;
+  auto mock = testing::StartMockJudge({"--latency-ms", "40", "--arrival-log", arrivals}, &url);
+  ASSERT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;
+  const std::string cache = dir.path() + "/cache.sqlite";
+  const std::string out = dir.path() + "/candidates.jsonl";
+  std::vector<std::string> argv = {std::string(TALA_BINARY_DIR) + "/tala",
+                                   "testset",
+                                   "--docs",
+                                   log.docs,
+                                   "--size",
+                                   "16",
+                                   "--judge",
+                                   "openai:mock-model",
+                                   "--base-url",
+                                   url,
+                                   "--max-in-flight",
+                                   "2",
+                                   "--no-progress"};
+  setenv("OPENAI_API_KEY", "test", 1);
+  std::string common;
+  for (size_t i = 2; i < argv.size(); ++i) common += " '" + argv[i] + "'";
+  const std::string flags = common + " --cache " + cache + " -o " + out;
+  argv.insert(argv.end(), {"--cache", cache, "-o", out});
+  // The estimate first: 16 questions and 16 references, nothing sent, nothing written.
+  auto estimate = RunTala("testset" + flags + " --dry-run 2>&1");
+  ASSERT_EQ(estimate.exit_code, 0) << estimate.out;
+  EXPECT_NE(estimate.out.find("estimated: 32 calls to openai:mock-model"), std::string::npos)
+      << estimate.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(LineCount(arrivals), 0u);
+  {
+    testing::ChildProcess tala(argv, /*pipe_stdout=*/false);
+    for (int i = 0; i < 400 && LineCount(arrivals) < 8; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    tala.Kill(SIGKILL);
+  }
+  const size_t before = LineCount(arrivals);
+  ASSERT_GE(before, 8u);
+  ASSERT_LT(before, 32u) << "the run finished before it could be killed";
+  EXPECT_FALSE(std::filesystem::exists(out));
+  auto resumed = RunTala("testset" + flags + " 2>&1");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out;
+  const size_t asked = LineCount(arrivals) - before;
+  EXPECT_LT(asked, 32u) << "the replies stored before the kill were asked again";
+  EXPECT_GE(before + asked, 32u);
+  EXPECT_NE(resumed.out.find("more answered by the cache"), std::string::npos) << resumed.out;
+  const std::string resumed_file = Slurp(out);
+  EXPECT_GE(LineCount(out), 12u);
+  // The file an uninterrupted run writes (no cache) is the same, byte for byte.
+  auto fresh = RunTala("testset" + common + " --cache off -o " + dir.path() + "/fresh.jsonl 2>&1");
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.out;
+  EXPECT_EQ(Slurp(dir.path() + "/fresh.jsonl"), resumed_file);
 }
 
 }  // namespace

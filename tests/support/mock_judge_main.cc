@@ -42,7 +42,8 @@ void Usage(FILE* out) {
       "  --stall-ms N      how long a 'stall' fault waits (default 1500)\n"
       "  --always FAULT    every request gets FAULT: 429, 500, stall, drop, malformed-body,\n"
       "                    cut-off, wrong-arity, prose, 401, zero-vectors (embeddings\n"
-      "                    of zeros) or huge-usage (usage.prompt_tokens 2^40)\n"
+      "                    of zeros), huge-usage (usage.prompt_tokens 2^40) or misquote\n"
+      "                    (a golden set's quotes reworded, not verbatim)\n"
       "  --system-fingerprint FP  reported in every OpenAI reply beside the model, as\n"
       "                    OpenAI does (default fp_mock; change it to mimic a new backend)\n"
       "  --arrival-log FILE  append each request's arrival time (microseconds since the\n"
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
                    tala::testing::Fault::kMalformedBody, tala::testing::Fault::kCutOff,
                    tala::testing::Fault::kWrongArity, tala::testing::Fault::kProse,
                    tala::testing::Fault::kUnauthorized, tala::testing::Fault::kZeroVectors,
-                   tala::testing::Fault::kHugeUsage}) {
+                   tala::testing::Fault::kHugeUsage, tala::testing::Fault::kMisquote}) {
       if (always == tala::testing::FaultName(f)) {
         server.SetStandingFault(f);
         known = true;

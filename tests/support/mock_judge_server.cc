@@ -210,6 +210,8 @@ const char* FaultName(Fault f) {
       return "zero-vectors";
     case Fault::kHugeUsage:
       return "huge-usage";
+    case Fault::kMisquote:
+      return "misquote";
   }
   return "?";
 }
@@ -318,6 +320,12 @@ struct MockJudgeServer::Impl {
       return content.substr(0, content.size() / 2);
     }
     if (f == Fault::kProse) return "I believe the answer is mostly right, with some caveats.";
+    if (f == Fault::kMisquote && (task == "testset_question" || task == "testset_reference")) {
+      // What a model does when it "quotes" from memory: the gist, not the characters.
+      json j = json::parse(content);
+      for (json& q : j["quotes"]) q["text"] = "In short: " + q["text"].get<std::string>();
+      return j.dump();
+    }
     if (f == Fault::kWrongArity) {
       json j = json::parse(content);
       if (task == "rate_chunks" && !j["chunks"].empty()) {

@@ -31,6 +31,7 @@ enum class Fault {
   kUnauthorized,   // 401
   kZeroVectors,    // 200, every embedding all zeros (a broken embeddings endpoint)
   kHugeUsage,      // 200 with usage.prompt_tokens 2^40 (a broken usage counter or proxy)
+  kMisquote,       // 200, a golden set's quotes reworded (not verbatim); other prompts unchanged
 };
 const char* FaultName(Fault f);
 

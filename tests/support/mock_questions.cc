@@ -159,6 +159,63 @@ json SummaryAnswers(const json& j) {
   return {{"answers", answers}};
 }
 
+// A golden set's question: "Is it true that <the passage's first sentence>?" (both passages'
+// for a multi-hop scenario), the sentences quoted verbatim; a vague one keeps four words.
+json TestsetQuestion(const json& j) {
+  std::string style = j["scenario"].is_object() ? Str(j["scenario"], "style") : "";
+  std::vector<std::string> parts;
+  json quotes = json::array();
+  for (const json& p : j.value("passages", json::array())) {
+    std::vector<std::string> sentences = Sentences(Str(p, "text"));
+    if (sentences.empty()) continue;
+    std::string sentence = sentences.front();
+    quotes.push_back({{"context_id", Str(p, "id")}, {"text", sentence}});
+    while (!sentence.empty() && std::ispunct(static_cast<unsigned char>(sentence.back()))) {
+      sentence.pop_back();
+    }
+    if (!sentence.empty()) {
+      sentence[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(sentence[0])));
+    }
+    if (style == "vague") {
+      std::istringstream in(sentence);
+      std::string word, few;
+      for (int n = 0; n < 4 && in >> word; ++n) few += (n ? " " : "") + word;
+      sentence = few;
+    }
+    parts.push_back(sentence);
+  }
+  std::string question = "Is it true that ";
+  for (size_t i = 0; i < parts.size(); ++i) question += (i ? ", and that " : "") + parts[i];
+  return {{"question", question + "?"}, {"quotes", quotes}};
+}
+
+// A golden set's reference: the passages' sentence that shares the most words with the
+// question, quoted; answerable by how much it shares.
+json TestsetReference(const json& j) {
+  std::string question = Str(j, "question"), best, best_id;
+  double best_overlap = 0;
+  for (const json& p : j.value("passages", json::array())) {
+    for (const std::string& sentence : Sentences(Str(p, "text"))) {
+      double o = Overlap(question, sentence);
+      if (o > best_overlap) {
+        best_overlap = o;
+        best = sentence;
+        best_id = Str(p, "id");
+      }
+    }
+  }
+  if (best_overlap < 0.25) {
+    return {{"answerable", "no"},
+            {"reference", ""},
+            {"context_ids", json::array()},
+            {"quotes", json::array()}};
+  }
+  return {{"answerable", best_overlap >= 0.5 ? "yes" : "partly"},
+          {"reference", best},
+          {"context_ids", {best_id}},
+          {"quotes", {{{"context_id", best_id}, {"text", best}}}}};
+}
+
 }  // namespace
 
 std::optional<MockQuestionReply> MockQuestionAnswer(const std::string& system,
@@ -166,6 +223,12 @@ std::optional<MockQuestionReply> MockQuestionAnswer(const std::string& system,
   json j = json::parse(user, nullptr, false);
   if (!j.is_object()) return std::nullopt;
   if (j.contains("criteria") && j["criteria"].is_array()) return {{"criteria", Criteria(j)}};
+  if (j.contains("scenario") && j.contains("passages")) {
+    return {{"testset_question", TestsetQuestion(j)}};
+  }
+  if (j.contains("question") && j.contains("passages")) {
+    return {{"testset_reference", TestsetReference(j)}};
+  }
   if (system.find("Reply with JSON only: {\"rating\"") != std::string::npos) {
     return {{"rating", Rating(system, j)}};
   }

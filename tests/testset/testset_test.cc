@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -172,6 +173,26 @@ TEST(TestsetTest, TheSameSeedGivesTheSameFileAndAnotherSeedAnotherPick) {
   EXPECT_GT(row["metadata"]["log_ids"].get_array().size(), 10u);
 }
 
+// The log's share of typos (and of vague and multi-part questions) is kept among the items, each
+// still a logged question of its own intent, word for word.
+TEST(TestsetTest, TheLogsQuestionShapesAreKept) {
+  auto b = Build(0, 80, 40);
+  const TestsetReport& r = b->set.report;
+  auto share = [](const std::map<std::string, int64_t>& styles, const char* style) {
+    int64_t total = 0;
+    for (const auto& [s, n] : styles) total += n;
+    auto it = styles.find(style);
+    return it == styles.end() || total == 0 ? 0.0 : static_cast<double>(it->second) / total;
+  };
+  const double logged = share(r.log_styles, "typo"), items = share(r.item_styles, "typo");
+  EXPECT_GT(logged, 0.1);
+  EXPECT_NEAR(items, logged, 1.0 / 40 + 1e-9)
+      << "typos: " << items << " of the items, " << logged << " of the log";
+  std::vector<size_t> intents = IntentsOf(*b);
+  EXPECT_EQ(std::set<size_t>(intents.begin(), intents.end()).size(), 40u);
+  EXPECT_EQ(std::count(intents.begin(), intents.end(), SIZE_MAX), 0);
+}
+
 TEST(TestsetTest, MoreItemsThanIntentsGoByTrafficAndKeepDistinctPhrasings) {
   auto b = Build(40, 80, 60);
   ASSERT_EQ(b->set.items.size(), 60u);
@@ -217,7 +238,7 @@ TEST(TestsetTest, DocumentsAloneGiveNoItemsAndListWhatIsUncovered) {
   EXPECT_EQ(set->report.uncovered_documents.size(), set->report.documents);
   ASSERT_FALSE(set->report.notes.empty());
   EXPECT_NE(set->report.notes[0].find("no real questions"), std::string::npos);
-  o.judge = "openai:gpt-4o-mini";
+  o.judge = "gpt-4o-mini";  // not a judge spec (openai:MODEL is; tests/testset/llm_testset_test.cc)
   EXPECT_EQ(BuildTestset(o).error().code(), ErrorCode::kInvalidArgument);
 }
 

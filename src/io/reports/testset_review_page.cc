@@ -74,12 +74,16 @@ function render() {
   facts.append(el("span", "tag", "source: " + (m.source || "?")));
   if (m.log_ids) facts.append(el("span", "tag", "asked " + m.log_ids.length + " times (intent " + m.cluster + ")"));
   if (m.style) facts.append(el("span", "tag", "style: " + m.style));
+  if (m.persona) facts.append(el("span", "tag", "written as " + m.persona));
+  if (m.hops > 1 && m.source === "synthetic") facts.append(el("span", "tag", "multi-hop: " + m.hops + " passages"));
   if (m.difficulty !== undefined) facts.append(el("span", "tag", "retrieval rank: " + (m.difficulty || "not in top 10")));
   const checks = m.checks || {};
   if (checks.self_contained === false) facts.append(el("span", "tag no", "not self-contained: " + (checks.why || "")));
+  if (typeof checks.grounded === "number" && checks.grounded < 1) facts.append(el("span", "tag " + (checks.grounded < 0.5 ? "no" : "partly"), "grounded: " + Math.round(checks.grounded * 100) + "% of its claims"));
+  if (m.flag) facts.append(el("span", "tag no", "check: " + m.flag));
   const a = m.answerable || "unknown";
   const tag = $("answerable"); tag.className = "tag " + (a === "yes" ? "yes" : a === "no" ? "no" : "partly");
-  tag.textContent = "answerable: " + a + (m.coverage !== undefined ? " (" + (Math.round(m.coverage * 1000) / 10) + "% of the question's weight)" : "");
+  tag.textContent = "answerable: " + a + (m.coverage !== undefined && m.source !== "synthetic" ? " (" + (Math.round(m.coverage * 1000) / 10) + "% of the question's weight)" : "");
   $("reference").value = s.reference !== undefined ? s.reference : (item.reference || "");
   const chunks = $("chunks"); chunks.replaceChildren();
   const quotes = m.quotes || [];

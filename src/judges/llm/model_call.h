@@ -26,6 +26,9 @@ enum class CallKind {
   kSummaryAnswers,    // which of those questions the summary answers (after kSummaryQuestions)
   kGEvalSteps,        // evaluation steps for a criterion (the same request for every row)
   kGEvalScore,        // a 1-10 score by those steps (after kGEvalSteps)
+  // Writing a golden set (testset/):
+  kTestsetQuestion,   // a question from a scenario (one chunk, or two for a multi-hop item)
+  kTestsetReference,  // a question's reference, its contexts, verbatim quotes, answerability
 };
 // The prompt name ("rate_chunks") or "embeddings".
 const char* CallKindName(CallKind kind);

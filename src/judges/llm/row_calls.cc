@@ -97,6 +97,10 @@ const char* CallKindName(CallKind kind) {
       return "g_eval_steps";
     case CallKind::kGEvalScore:
       return "g_eval_score";
+    case CallKind::kTestsetQuestion:
+      return "testset_question";
+    case CallKind::kTestsetReference:
+      return "testset_reference";
   }
   return "?";
 }

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "judges/llm/call_source.h"
 #include "judges/llm/model_call.h"
 #include "judges/llm/question_calls.h"
 #include "judges/task_plan.h"
@@ -30,22 +31,23 @@ struct CallOptions {
   size_t chunk_chars_budget = 24000;  // chunks rated in one call, at most this much text
 };
 
-class RowCalls {
+class RowCalls : public CallSource {
  public:
   RowCalls(const Sample& sample, RowPlan plan, const CallOptions& options);
 
   // The calls that may be sent now; each call is handed out once. Empty while earlier calls are
   // outstanding, and once done().
-  std::vector<ModelCall> TakeReady();
+  std::vector<ModelCall> TakeReady() override;
   // A chat call's reply text. kBadReply naming what is wrong (not JSON, a missing field, the
   // wrong number of chunks); the verdicts are unchanged then, so the call may be retried.
-  Status AcceptChat(const ModelCall& call, std::string_view reply);
+  Status AcceptChat(const ModelCall& call, std::string_view reply) override;
   // The embeddings call's vectors, one per input, in order. kBadReply on a count mismatch.
-  Status AcceptEmbeddings(const ModelCall& call, const std::vector<std::vector<double>>& vectors);
+  Status AcceptEmbeddings(const ModelCall& call,
+                          const std::vector<std::vector<double>>& vectors) override;
   // The call failed for good: its tasks are left unanswered with `reason`.
-  void Fail(const ModelCall& call, const std::string& reason);
+  void Fail(const ModelCall& call, const std::string& reason) override;
 
-  bool done() const { return outstanding_ == 0 && stage_ == Stage::kDone; }
+  bool done() const override { return outstanding_ == 0 && stage_ == Stage::kDone; }
   const Verdicts& verdicts() const { return verdicts_; }
   Verdicts TakeVerdicts() { return std::move(verdicts_); }
 

@@ -25,7 +25,7 @@ TEST(PromptsTest, NamesAreUnique) {
   std::set<std::string> names;
   for (const Prompt& p : Prompts()) EXPECT_TRUE(names.insert(p.name).second) << p.name;
   // The five task prompts, eight for the metrics' own questions, and two per NVIDIA rating.
-  EXPECT_EQ(names.size(), 19u);
+  EXPECT_EQ(names.size(), 21u);
 }
 
 TEST(PromptsTest, EveryPromptTreatsTheRowAsData) {

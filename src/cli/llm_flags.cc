@@ -1,0 +1,103 @@
+// The LLM judge's flags, shared by the commands that call one (tala eval, tala testset).
+
+#include "cli/llm_flags.h"
+
+namespace tala::cli {
+
+void AddLlmOptions(CLI::App* cmd, LlmOptions& l, std::string* seed, bool for_metrics) {
+  const char* g = "LLM judge (openai:MODEL, anthropic:MODEL)";
+  cmd->add_option("--base-url", l.base_url,
+                  "judge server URL, e.g. http://localhost:8000/v1 for vLLM, Ollama, llama.cpp "
+                  "or LM Studio (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, else the "
+                  "provider's API)")
+      ->envname("TALA_BASE_URL")
+      ->group(g);
+  if (for_metrics) {
+    cmd->add_option("--embeddings", l.embeddings,
+                    "embeddings for response_relevancy and semantic similarity: auto (openai "
+                    "judges: openai:text-embedding-3-small on the same server; others: offline), "
+                    "offline, or openai:MODEL")
+        ->capture_default_str()
+        ->envname("TALA_EMBEDDINGS")
+        ->group(g);
+    cmd->add_option("--embeddings-base-url", l.embeddings_base_url,
+                    "embeddings server URL (default: the judge's)")
+        ->envname("TALA_EMBEDDINGS_BASE_URL")
+        ->group(g);
+  }
+  cmd->add_option("--temperature", l.temperature, "sampling temperature")
+      ->capture_default_str()
+      ->envname("TALA_TEMPERATURE")
+      ->check(CLI::Range(0.0, 2.0))
+      ->group(g);
+  cmd->add_flag("!--no-temperature", l.send_temperature,
+                "send no temperature (for models that reject one)")
+      ->group(g);
+  if (seed != nullptr) {
+    cmd->add_option("--seed", *seed, "sampling seed sent to OpenAI-compatible servers, or none")
+        ->capture_default_str()
+        ->envname("TALA_SEED")
+        ->group(g);
+  }
+  cmd->add_option("--max-tokens", l.max_tokens, "completion token limit per call")
+      ->capture_default_str()
+      ->envname("TALA_MAX_TOKENS")
+      ->check(CLI::PositiveNumber)
+      ->group(g);
+  cmd->add_flag("!--no-structured-output", l.structured_output,
+                "do not send a JSON schema response_format (servers without structured output)")
+      ->group(g);
+  cmd->add_option("--max-in-flight", l.max_in_flight, "HTTP requests at once")
+      ->capture_default_str()
+      ->envname("TALA_MAX_IN_FLIGHT")
+      ->check(CLI::PositiveNumber)
+      ->group(g);
+  cmd->add_option("--rpm", l.requests_per_minute, "requests per minute limit (0: none)")
+      ->capture_default_str()
+      ->envname("TALA_RPM")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
+  cmd->add_option("--tpm", l.tokens_per_minute, "tokens per minute limit (0: none)")
+      ->capture_default_str()
+      ->envname("TALA_TPM")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
+  cmd->add_option("--timeout-ms", l.timeout_ms, "per-request timeout")
+      ->capture_default_str()
+      ->envname("TALA_TIMEOUT_MS")
+      ->check(CLI::PositiveNumber)
+      ->group(g);
+  cmd->add_option("--max-retries", l.max_retries,
+                  "retries per call on 429, 5xx, timeouts and dropped connections")
+      ->capture_default_str()
+      ->envname("TALA_MAX_RETRIES")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
+  if (for_metrics) {
+    cmd->add_option("--batching", l.batching,
+                    "batched (all chunks rated in one call) or per-chunk (one call per chunk, as "
+                    "Ragas does)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"batched", "per-chunk"}))
+        ->group(g);
+    cmd->add_option("--questions", l.questions, "questions generated for response_relevancy")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 10))
+        ->group(g);
+  }
+  cmd->add_option("--cache", l.cache, "judge cache (SQLite file), or off")
+      ->capture_default_str()
+      ->envname("TALA_CACHE")
+      ->group(g);
+  cmd->add_option("--price-input", l.price_input,
+                  "USD per million prompt tokens (overrides the built-in price table)")
+      ->envname("TALA_PRICE_INPUT")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
+  cmd->add_option("--price-output", l.price_output, "USD per million completion tokens")
+      ->envname("TALA_PRICE_OUTPUT")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
+}
+
+}  // namespace tala::cli
