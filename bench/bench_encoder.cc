@@ -1,0 +1,65 @@
+// The offline sentence encoder's speed on one core: short texts (HaluEval questions and answers)
+// and long ones (their passages), in batches of 64, with the peak memory. Needs the model `make
+// deps` fetches.
+//
+//   build/bench/bench_encoder [TEXTS]   (TEXTS: how many of each kind; default 2000)
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "bench_util.h"
+#include "judges/offline/sentence_encoder.h"
+
+using tala::judges::offline::SentenceEncoder;
+
+int main(int argc, char** argv) {
+  const size_t want = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 2000;
+  auto loaded = SentenceEncoder::Load(SentenceEncoder::DefaultDir());
+  if (!loaded) {
+    std::fprintf(stderr, "bench_encoder: %s\n", loaded.error().ToString().c_str());
+    return 2;
+  }
+  SentenceEncoder& encoder = **loaded;
+  std::vector<std::string> shorts, longs;
+  std::ifstream in(std::string(TALA_SOURCE_DIR) + "/../shared/data/halueval-qa-dev.jsonl");
+  std::set<std::string> seen;
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    for (const std::string& s : {j["user_input"].get<std::string>(), j["response"].get<std::string>()}) {
+      if (seen.insert(s).second) shorts.push_back(s);
+    }
+    for (const auto& c : j["retrieved_contexts"]) {
+      if (seen.insert(c.get<std::string>()).second) longs.push_back(c.get<std::string>());
+    }
+  }
+  if (shorts.empty()) {
+    std::fprintf(stderr, "bench_encoder: ../shared/data/halueval-qa-dev.jsonl not found\n");
+    return 2;
+  }
+  // Repeat to the size asked for; each repetition is embedded afresh (nothing is cached here).
+  auto take = [&](const std::vector<std::string>& from) {
+    std::vector<std::string> out;
+    for (size_t i = 0; out.size() < want; ++i) out.push_back(from[i % from.size()]);
+    return out;
+  };
+  for (const auto& [kind, texts] : {std::pair{"short", take(shorts)}, {"long", take(longs)}}) {
+    size_t pieces = 0;
+    for (const std::string& t : texts) pieces += std::min(encoder.Tokenize(t).size(), size_t{128});
+    const double cpu0 = tala::bench::CpuSeconds();
+    auto start = std::chrono::steady_clock::now();
+    auto vectors = encoder.Embed(texts);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double cpu = tala::bench::CpuSeconds() - cpu0;
+    if (!vectors) return 1;
+    std::printf("%-5s texts: %zu, %.1f pieces each: %.0f texts/s per core (%.2f s CPU, %.2f s wall)\n",
+                kind, texts.size(), static_cast<double>(pieces) / texts.size(),
+                texts.size() / cpu, cpu, wall);
+  }
+  std::printf("peak RSS %.1f MiB\n", tala::bench::PeakRssMiB());
+  return 0;
+}

