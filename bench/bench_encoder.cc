@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
   std::set<std::string> seen;
   for (std::string line; std::getline(in, line);) {
     nlohmann::json j = nlohmann::json::parse(line);
-    for (const std::string& s : {j["user_input"].get<std::string>(), j["response"].get<std::string>()}) {
+    for (const std::string& s :
+         {j["user_input"].get<std::string>(), j["response"].get<std::string>()}) {
       if (seen.insert(s).second) shorts.push_back(s);
     }
     for (const auto& c : j["retrieved_contexts"]) {
@@ -56,9 +57,10 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double cpu = tala::bench::CpuSeconds() - cpu0;
     if (!vectors) return 1;
-    std::printf("%-5s texts: %zu, %.1f pieces each: %.0f texts/s per core (%.2f s CPU, %.2f s wall)\n",
-                kind, texts.size(), static_cast<double>(pieces) / texts.size(),
-                texts.size() / cpu, cpu, wall);
+    std::printf(
+        "%-5s texts: %zu, %.1f pieces each: %.0f texts/s per core (%.2f s CPU, %.2f s wall)\n",
+        kind, texts.size(), static_cast<double>(pieces) / texts.size(), texts.size() / cpu, cpu,
+        wall);
   }
   std::printf("peak RSS %.1f MiB\n", tala::bench::PeakRssMiB());
   return 0;

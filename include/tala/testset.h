@@ -123,6 +123,9 @@ struct TestsetReport {
   // Question shapes (plain, typo, vague, multi-part): how many of the logged questions and of
   // the items have each, so a set whose shapes drift from the log's shows it.
   std::map<std::string, int64_t> log_styles, item_styles;
+  // The spread of the items: by persona (synthetic items), and by hops (contexts drawn on).
+  std::map<std::string, int64_t> item_personas;
+  std::map<int64_t, int64_t> item_hops;
   // Synthetic items: asked for, dropped (no checked question after a rewrite; the first few
   // reasons kept), left out as near-duplicates of another item or a held-out question;
   // multi-hop items kept; items flagged for the reviewer.

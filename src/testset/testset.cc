@@ -630,6 +630,8 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   for (const testset::Chunk& c : docs.chunks) source_of.emplace(c.id, c.source);
   for (const TestsetItem& item : out.items) {
     ++r.item_styles[item.style];
+    if (!item.persona.empty()) ++r.item_personas[item.persona];
+    if (item.answerable != "unknown") ++r.item_hops[item.hops];
     (item.answerable == "yes"      ? r.answerable_yes
      : item.answerable == "partly" ? r.answerable_partly
      : item.answerable == "no"     ? r.answerable_no

@@ -161,6 +161,18 @@ std::string TestsetReportJson(const TestsetReport& r) {
     for (const auto& [style, n] : *styles) Number(out, style.c_str(), static_cast<double>(n));
     out += '}';
   }
+  Key(out, "item_personas");
+  out += '{';
+  for (const auto& [persona, n] : r.item_personas) {
+    Number(out, persona.c_str(), static_cast<double>(n));
+  }
+  out += '}';
+  Key(out, "item_hops");
+  out += '{';
+  for (const auto& [hops, n] : r.item_hops) {
+    Number(out, std::to_string(hops).c_str(), static_cast<double>(n));
+  }
+  out += '}';
   Number(out, "stability", r.stability);
   Key(out, "synthetic");
   out += '{';
@@ -304,6 +316,19 @@ std::string TestsetReportText(const TestsetReport& r) {
          " dropped, their quotes not found; " + std::to_string(r.synthetic_duplicates) +
          " near-duplicates left out)");
     for (const std::string& why : r.dropped_reasons) line("  dropped: " + why);
+    std::string personas;
+    for (const auto& [persona, n] : r.item_personas) {
+      personas += (personas.empty() ? "" : ", ") + std::to_string(n) + " " + persona;
+    }
+    if (!personas.empty()) line("  written as: " + personas);
+  }
+  if (!r.item_hops.empty()) {
+    std::string hops;
+    for (const auto& [h, n] : r.item_hops) {
+      hops += (hops.empty() ? "" : ", ") + std::to_string(n) + " with " + std::to_string(h) +
+              (h == 1 ? " context" : " contexts");
+    }
+    line("hops: " + hops);
   }
   if (r.llm.used) {
     const TestsetCalls& c = r.llm;

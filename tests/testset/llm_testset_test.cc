@@ -88,6 +88,11 @@ TEST_F(LlmTestset, DocumentsAloneGiveSingleAndMultiHopItemsEachQuotingItsPassage
   EXPECT_GT(single, 0);
   EXPECT_GT(multi, 0);
   EXPECT_EQ(r.multi_hop_items, multi);
+  EXPECT_EQ(r.item_hops.at(2), multi);
+  int64_t personas = 0;
+  for (const auto& [persona, n] : r.item_personas) personas += n;
+  EXPECT_EQ(personas, static_cast<int64_t>(set->items.size()));
+  EXPECT_GE(r.item_personas.size(), 3u);
   // Each document gets its share: 24 items over 5 documents touch every one.
   EXPECT_EQ(docs.size(), static_cast<size_t>(r.documents));
   EXPECT_GE(styles.size(), 3u);  // plain, typo, vague, multi-part by the default shares

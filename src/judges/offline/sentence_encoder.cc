@@ -72,8 +72,8 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::Load(const std::string
                     "tools/fetch_sentence_encoder.sh, or set TALA_SENTENCE_ENCODER");
   }
   auto model = std::make_shared<Model>();
-  TALA_ASSIGN_OR_RETURN(model->pieces,
-                        SentencePieces::FromJson(ReadAll(dir + "/vocab.json"), dir + "/vocab.json"));
+  TALA_ASSIGN_OR_RETURN(
+      model->pieces, SentencePieces::FromJson(ReadAll(dir + "/vocab.json"), dir + "/vocab.json"));
   nlohmann::json graph = nlohmann::json::parse(ReadAll(graph_path), nullptr, false);
   auto bad = [&](const std::string& what) {
     return DataError({graph_path, 0, 0, "weightsManifest"},
@@ -86,7 +86,8 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::Load(const std::string
     std::string bytes;
     for (const nlohmann::json& path : group.value("paths", nlohmann::json::array())) {
       const std::string shard = dir + "/" + path.get<std::string>();
-      if (!std::filesystem::exists(shard)) return NotFound("sentence encoder: " + shard + " is missing");
+      if (!std::filesystem::exists(shard))
+        return NotFound("sentence encoder: " + shard + " is missing");
       bytes += ReadAll(shard);
     }
     size_t offset = 0;
@@ -133,13 +134,15 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::Load(const std::string
     L.qkv = take(at + "MultiheadAttention/qkv_transform_single/kernel/part_0",
                  {1, 1, L.in, 3 * L.width});
     L.qkv_bias = take(at + "MultiheadAttention/qkv_transform_single/bias" + concat, {3 * L.width});
-    L.out = take(at + "MultiheadAttention/output_transform_single/kernel/part_0",
-                 {1, 1, L.width, 512});
+    L.out =
+        take(at + "MultiheadAttention/output_transform_single/kernel/part_0", {1, 1, L.width, 512});
     L.out_bias = take(at + "MultiheadAttention/output_transform_single/bias" + concat, {512});
     std::vector<float> scale = take(stack + "MultiheadAttention/mul/y", {});
     L.query_scale = scale.empty() ? 0 : scale[0];
-    L.ffn_norm_scale = take(at + "FFN/layer_prepostprocess/layer_norm/layer_norm_scale" + concat, {512});
-    L.ffn_norm_bias = take(at + "FFN/layer_prepostprocess/layer_norm/layer_norm_bias" + concat, {512});
+    L.ffn_norm_scale =
+        take(at + "FFN/layer_prepostprocess/layer_norm/layer_norm_scale" + concat, {512});
+    L.ffn_norm_bias =
+        take(at + "FFN/layer_prepostprocess/layer_norm/layer_norm_bias" + concat, {512});
     L.ffn1 = take(stack + "FFN/conv1/Tensordot/Reshape_1", {512, 1536});
     L.ffn1_bias = take(at + "FFN/conv1/bias" + concat, {1536});
     L.ffn2 = take(stack + "FFN/conv2/Tensordot/Reshape_1", {1536, 512});
@@ -229,8 +232,8 @@ std::vector<std::vector<float>> SentenceEncoder::EmbedPieces(
   // The pieces' embeddings, doubled (the graph adds them to themselves with the timing signal).
   for (size_t t = 0; t < ids.size(); ++t) {
     for (size_t p = 0; p < begin[t + 1] - begin[t]; ++p) {
-      const size_t id = std::min<size_t>(static_cast<size_t>(std::max(0, ids[t][p])),
-                                         m.embedding_rows - 1);
+      const size_t id =
+          std::min<size_t>(static_cast<size_t>(std::max(0, ids[t][p])), m.embedding_rows - 1);
       const float* e = m.embeddings.data() + id * 256;
       const float* timing = m.timing.data() + p * 256;
       float* row = x0 + (begin[t] + p) * 256;
@@ -311,7 +314,8 @@ std::vector<std::vector<float>> SentenceEncoder::EmbedPieces(
   return out;
 }
 
-Result<std::vector<std::vector<double>>> SentenceEncoder::Embed(std::span<const std::string> texts) {
+Result<std::vector<std::vector<double>>> SentenceEncoder::Embed(
+    std::span<const std::string> texts) {
   // Batches of about 1,024 pieces: products large enough for BLAS to run near its peak, and a
   // working space of about 20 MB, however long the texts.
   constexpr size_t kBatchPieces = 1024;

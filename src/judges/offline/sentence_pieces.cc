@@ -45,8 +45,7 @@ Result<SentencePieces> SentencePieces::FromJson(std::string_view json, const std
     // A few pieces carry a null score, which the model's runtime adds as 0.
     if (!e.is_array() || e.size() != 2 || !e[0].is_string() ||
         !(e[1].is_number() || e[1].is_null())) {
-      return DataError({where, 0, 0, "[" + std::to_string(i) + "]"},
-                       "not a [piece, score] pair");
+      return DataError({where, 0, 0, "[" + std::to_string(i) + "]"}, "not a [piece, score] pair");
     }
     const std::string piece = e[0].get<std::string>();
     const std::u32string cps = CodePoints(piece);
