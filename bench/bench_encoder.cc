@@ -1,6 +1,7 @@
-// The offline sentence encoder's speed on one core: short texts (HaluEval questions and answers)
-// and long ones (their passages), in batches of 64, with the peak memory. Needs the model `make
-// deps` fetches.
+// The offline sentence encoder's speed on one core: HaluEval's answers (a few words), questions
+// (a sentence) and passages (a paragraph), with the peak memory. Needs the model `make deps`
+// fetches. OpenBLAS 0.3.21 picks its AVX2 kernels on AVX-512 CPUs it does not know;
+// OPENBLAS_CORETYPE=SkylakeX picks the AVX-512 ones (docs/performance.md has both).
 //
 //   build/bench/bench_encoder [TEXTS]   (TEXTS: how many of each kind; default 2000)
 
@@ -24,20 +25,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   SentenceEncoder& encoder = **loaded;
-  std::vector<std::string> shorts, longs;
+  std::vector<std::string> answers, questions, passages;
   std::ifstream in(std::string(TALA_SOURCE_DIR) + "/../shared/data/halueval-qa-dev.jsonl");
   std::set<std::string> seen;
   for (std::string line; std::getline(in, line);) {
     nlohmann::json j = nlohmann::json::parse(line);
-    for (const std::string& s :
-         {j["user_input"].get<std::string>(), j["response"].get<std::string>()}) {
-      if (seen.insert(s).second) shorts.push_back(s);
-    }
+    if (seen.insert(j["response"].get<std::string>()).second) answers.push_back(j["response"]);
+    if (seen.insert(j["user_input"].get<std::string>()).second)
+      questions.push_back(j["user_input"]);
     for (const auto& c : j["retrieved_contexts"]) {
-      if (seen.insert(c.get<std::string>()).second) longs.push_back(c.get<std::string>());
+      if (seen.insert(c.get<std::string>()).second) passages.push_back(c.get<std::string>());
     }
   }
-  if (shorts.empty()) {
+  if (answers.empty()) {
     std::fprintf(stderr, "bench_encoder: ../shared/data/halueval-qa-dev.jsonl not found\n");
     return 2;
   }
@@ -47,7 +47,9 @@ int main(int argc, char** argv) {
     for (size_t i = 0; out.size() < want; ++i) out.push_back(from[i % from.size()]);
     return out;
   };
-  for (const auto& [kind, texts] : {std::pair{"short", take(shorts)}, {"long", take(longs)}}) {
+  for (const auto& [kind, texts] : {std::pair{"answers", take(answers)},
+                                    {"questions", take(questions)},
+                                    {"passages", take(passages)}}) {
     size_t pieces = 0;
     for (const std::string& t : texts) pieces += std::min(encoder.Tokenize(t).size(), size_t{128});
     const double cpu0 = tala::bench::CpuSeconds();
@@ -58,9 +60,8 @@ int main(int argc, char** argv) {
     const double cpu = tala::bench::CpuSeconds() - cpu0;
     if (!vectors) return 1;
     std::printf(
-        "%-5s texts: %zu, %.1f pieces each: %.0f texts/s per core (%.2f s CPU, %.2f s wall)\n",
-        kind, texts.size(), static_cast<double>(pieces) / texts.size(), texts.size() / cpu, cpu,
-        wall);
+        "%-9s %zu texts, %.1f pieces each: %.0f texts/s per core (%.2f s CPU, %.2f s wall)\n", kind,
+        texts.size(), static_cast<double>(pieces) / texts.size(), texts.size() / cpu, cpu, wall);
   }
   std::printf("peak RSS %.1f MiB\n", tala::bench::PeakRssMiB());
   return 0;
