@@ -44,7 +44,8 @@ struct TestsetOptions {
   int64_t size = 50;
   uint64_t seed = 1;
   std::string judge = "offline";  // offline | openai:MODEL | anthropic:MODEL
-  LlmOptions llm;                 // an LLM judge's server, key, cache, limits, prices
+  // An LLM judge's server, key, cache, limits, prices; its sampling seed is `seed`.
+  LlmOptions llm;
   // With an LLM judge and a log: up to this share of the items is written for documents no
   // logged question touches (without a log, every item is).
   double synthetic_share = 0.2;

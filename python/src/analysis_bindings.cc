@@ -216,8 +216,6 @@ void BindAnalyses(py::module_& m) {
                          .llm = ToOptions(llm).llm,
                          .synthetic_share = synthetic_share,
                          .dry_run = dry_run};
-        // The judge's sampling seed is the pick's, as in `tala testset`.
-        o.llm.seed = static_cast<int64_t>(seed);
         auto built = Unlocked<Testset>([&] { return BuildTestset(o); });
         py::object value = py::none();
         if (built) {

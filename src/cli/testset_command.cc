@@ -72,8 +72,6 @@ int RunTestset(TestsetFlags f) {
     f.options.logged = std::move(*logged);
     f.options.logs.clear();
   }
-  // The judge's sampling seed is the pick's: the same seed asks the same questions.
-  f.options.llm.seed = static_cast<int64_t>(f.options.seed);
   ProgressLine line(isatty(STDERR_FILENO) != 0);
   if (!f.no_progress && !f.options.dry_run) {
     f.options.progress = [&line](const Progress& p) { line.Update(p); };

@@ -193,34 +193,44 @@ RunAccounting ToRunAccounting(const runtime::Accounting& a, const LlmSetup& setu
   return out;
 }
 
+int64_t EstimatePromptTokens(const judges::llm::ModelCall& call, const LlmSetup& setup) {
+  int64_t prompt = 0;
+  for (const auto& m : call.messages) prompt += static_cast<int64_t>(m.content.size()) / 4;
+  if (setup.backends.chat.structured_output) prompt += static_cast<int64_t>(call.schema.size()) / 4;
+  return prompt;
+}
+
+void AddEstimatedCall(const judges::llm::ModelCall& call, int64_t prompt, int64_t completion,
+                      bool may_be_cached, runtime::JudgeRunner& runner, const LlmSetup& setup,
+                      runtime::Accounting& estimate) {
+  const bool remote = call.kind != judges::llm::CallKind::kEmbed || setup.backends.embeddings;
+  if (!remote) return;
+  runtime::CallCounts c;
+  if (may_be_cached && runner.Cached(call)) {
+    c.cache_hits = 1;
+  } else {
+    c.calls = 1;
+    c.requests = 1;
+    c.prompt_tokens = prompt;
+    c.completion_tokens = completion;
+  }
+  estimate.by_prompt[judges::llm::PromptName(call)].Add(c);
+  estimate.AddShared(call.tasks, call.question_keys, c);
+  estimate.total.Add(c);
+}
+
 void EstimateRow(const Sample& sample, const judges::RowPlan& plan, runtime::JudgeRunner& runner,
                  const LlmSetup& setup, runtime::Accounting& estimate) {
   const TaskSet tasks = plan.tasks;
   judges::llm::RowCalls calls(sample, plan, setup.runtime.calls);
   auto add = [&](const judges::llm::ModelCall& call, int64_t prompt, int64_t completion,
                  bool may_be_cached = true) {
-    runtime::CallCounts c;
-    bool remote = call.kind != judges::llm::CallKind::kEmbed || setup.backends.embeddings;
-    if (!remote) return;
-    if (may_be_cached && runner.Cached(call)) {
-      c.cache_hits = 1;
-    } else {
-      c.calls = 1;
-      c.requests = 1;
-      c.prompt_tokens = prompt;
-      c.completion_tokens = completion;
-    }
-    estimate.by_prompt[judges::llm::PromptName(call)].Add(c);
-    estimate.AddShared(call.tasks, call.question_keys, c);
-    estimate.total.Add(c);
+    AddEstimatedCall(call, prompt, completion, may_be_cached, runner, setup, estimate);
   };
   const int64_t response = static_cast<int64_t>(sample.response.value_or("").size()) / 4;
   const int64_t reference = static_cast<int64_t>(sample.reference.value_or("").size()) / 4;
   for (const judges::llm::ModelCall& call : calls.TakeReady()) {
-    int64_t prompt = 0;
-    for (const auto& m : call.messages) prompt += static_cast<int64_t>(m.content.size()) / 4;
-    if (setup.backends.chat.structured_output)
-      prompt += static_cast<int64_t>(call.schema.size()) / 4;
+    const int64_t prompt = EstimatePromptTokens(call, setup);
     // Replies restate each claim plus a few tokens of verdict; chunk ratings are ~12 tokens.
     int64_t completion = 30;
     switch (call.kind) {

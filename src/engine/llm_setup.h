@@ -37,6 +37,16 @@ Result<LlmSetup> SetUpLlm(const std::string& spec, const LlmOptions& options,
 RunAccounting ToRunAccounting(const runtime::Accounting& accounting, const LlmSetup& setup,
                               const std::vector<std::unique_ptr<Metric>>& metrics);
 
+// --dry-run: a chat call's prompt tokens at four characters a token, its schema included when
+// structured output sends it.
+int64_t EstimatePromptTokens(const judges::llm::ModelCall& call, const LlmSetup& setup);
+// --dry-run: adds one call to `estimate`: a cache hit when `may_be_cached` and the cache holds its
+// reply, else a call of `prompt` and `completion` tokens. An embeddings call answered offline
+// adds nothing.
+void AddEstimatedCall(const judges::llm::ModelCall& call, int64_t prompt, int64_t completion,
+                      bool may_be_cached, runtime::JudgeRunner& runner, const LlmSetup& setup,
+                      runtime::Accounting& estimate);
+
 // --dry-run: adds one row's planned calls to `estimate` (calls, cache hits, tokens at four
 // characters a token, completion tokens from the shape each reply takes).
 void EstimateRow(const Sample& sample, const judges::RowPlan& plan, runtime::JudgeRunner& runner,

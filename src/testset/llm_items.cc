@@ -50,24 +50,34 @@ std::string Clip(const std::string& text) {
   return text.size() <= 80 ? text : text.substr(0, 77) + "...";
 }
 
+// Why quotes[i] is not a verbatim span of a passage it may name, or "" (then `checked` is set).
+std::string CheckQuote(size_t i, const std::pair<std::string, std::string>& quote,
+                       const std::vector<Chunk>& chunks, const std::vector<size_t>& passages,
+                       CheckedQuote* checked) {
+  const auto& [id, text] = quote;
+  auto p =
+      std::find_if(passages.begin(), passages.end(), [&](size_t c) { return chunks[c].id == id; });
+  const std::string where = "quotes[" + std::to_string(i) + "]";
+  if (p == passages.end()) return where + " names \"" + Clip(id) + "\", which is not a passage";
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return where + " is empty";
+  // Character for character: a paraphrase, a changed number or a fixed typo is not a quote.
+  if (chunks[*p].text.find(text) == std::string::npos) {
+    return where + " (\"" + Clip(text) + "\") is not in passage " + id +
+           " character for character; copy the span exactly";
+  }
+  *checked = {*p, text};
+  return "";
+}
+
 }  // namespace
 
 std::string CheckQuotes(const std::vector<std::pair<std::string, std::string>>& quotes,
                         const std::vector<Chunk>& chunks, const std::vector<size_t>& passages,
                         std::vector<CheckedQuote>* checked) {
   for (size_t i = 0; i < quotes.size(); ++i) {
-    const auto& [id, text] = quotes[i];
-    auto p = std::find_if(passages.begin(), passages.end(),
-                          [&](size_t c) { return chunks[c].id == id; });
-    const std::string where = "quotes[" + std::to_string(i) + "]";
-    if (p == passages.end()) return where + " names \"" + Clip(id) + "\", which is not a passage";
-    if (text.find_first_not_of(" \t\r\n") == std::string::npos) return where + " is empty";
-    // Character for character: a paraphrase, a changed number or a fixed typo is not a quote.
-    if (chunks[*p].text.find(text) == std::string::npos) {
-      return where + " (\"" + Clip(text) + "\") is not in passage " + id +
-             " character for character; copy the span exactly";
-    }
-    if (checked != nullptr) checked->push_back({*p, text});
+    CheckedQuote one;
+    if (std::string e = CheckQuote(i, quotes[i], chunks, passages, &one); !e.empty()) return e;
+    if (checked != nullptr) checked->push_back(std::move(one));
   }
   return "";
 }
@@ -222,17 +232,16 @@ Status LlmItem::AcceptReference(std::string_view text) {
   // fails too.
   std::string first_error;
   for (size_t i = 0; i < quotes.size(); ++i) {
-    std::vector<CheckedQuote> one;
-    std::string e = CheckQuotes({quotes[i]}, chunks_, passages_, &one);
-    if (!e.empty()) {
-      if (first_error.empty()) first_error = "quotes[" + std::to_string(i) + "]" + e.substr(9);
+    CheckedQuote one;
+    if (std::string e = CheckQuote(i, quotes[i], chunks_, passages_, &one); !e.empty()) {
+      if (first_error.empty()) first_error = std::move(e);
       continue;
     }
-    d.quotes.push_back({one.front().chunk, one.front().text});
     // A quoted passage is a context of the reference, named or not.
-    if (std::find(d.chunks.begin(), d.chunks.end(), one.front().chunk) == d.chunks.end()) {
-      d.chunks.push_back(one.front().chunk);
+    if (std::find(d.chunks.begin(), d.chunks.end(), one.chunk) == d.chunks.end()) {
+      d.chunks.push_back(one.chunk);
     }
+    d.quotes.push_back({one.chunk, std::move(one.text)});
   }
   if (!first_error.empty()) {
     unchecked_ = std::move(d);

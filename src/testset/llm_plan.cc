@@ -173,7 +173,10 @@ std::string InjectTypo(const std::string& question, uint64_t seed) {
 Result<LlmRun> RunLlmItems(const TestsetOptions& options,
                            std::vector<std::unique_ptr<LlmItem>> items) {
   LlmRun run;
-  TALA_ASSIGN_OR_RETURN(LlmSetup setup, SetUpLlm(options.judge, options.llm, &run.warnings));
+  // The judge's sampling seed is the pick's: the same seed asks the same questions.
+  LlmOptions llm = options.llm;
+  llm.seed = static_cast<int64_t>(options.seed);
+  TALA_ASSIGN_OR_RETURN(LlmSetup setup, SetUpLlm(options.judge, llm, &run.warnings));
   runtime::Clock& clock = runtime::SystemClock();
   TALA_ASSIGN_OR_RETURN(auto runner, runtime::JudgeRunner::Create(setup.backends, setup.runtime,
                                                                   setup.cache.get(), clock));
@@ -183,40 +186,23 @@ Result<LlmRun> RunLlmItems(const TestsetOptions& options,
   runtime::Accounting accounting;
   if (options.dry_run) {
     calls.estimated = true;
+    const judges::llm::Prompt& reference = judges::llm::GetPrompt("testset_reference");
     for (const auto& item : items) {
-      judges::llm::ModelCall first = item->FirstCall();
-      auto add = [&](const judges::llm::ModelCall& call, int64_t prompt, int64_t completion,
-                     bool may_be_cached) {
-        runtime::CallCounts c;
-        if (may_be_cached && runner->Cached(call)) {
-          c.cache_hits = 1;
-        } else {
-          c.calls = c.requests = 1;
-          c.prompt_tokens = prompt;
-          c.completion_tokens = completion;
-        }
-        accounting.by_prompt[judges::llm::PromptName(call)].Add(c);
-        accounting.total.Add(c);
-      };
-      int64_t prompt = 0;
-      for (const auto& m : first.messages) prompt += static_cast<int64_t>(m.content.size()) / 4;
-      if (setup.backends.chat.structured_output) {
-        prompt += static_cast<int64_t>(first.schema.size()) / 4;
-      }
+      const judges::llm::ModelCall first = item->FirstCall();
+      const int64_t prompt = EstimatePromptTokens(first, setup);
       if (first.kind == judges::llm::CallKind::kTestsetQuestion) {
         // The question (~30 tokens) and its quotes; then its reference call, whose prompt holds
         // the scenario's passages and about as many others (not known before the question is).
-        add(first, prompt, 90, true);
+        AddEstimatedCall(first, prompt, 90, true, *runner, setup, accounting);
         judges::llm::ModelCall next;
         next.kind = judges::llm::CallKind::kTestsetReference;
-        next.prompt_id = judges::llm::GetPrompt("testset_reference").id();
-        const int64_t system =
-            static_cast<int64_t>(judges::llm::GetPrompt("testset_reference").system.size()) / 4;
+        next.prompt_id = reference.id();
+        const int64_t system = static_cast<int64_t>(reference.system.size()) / 4;
         const int64_t passages =
             prompt - static_cast<int64_t>(first.messages[0].content.size()) / 4;
-        add(next, system + 2 * passages + 30, 160, false);
+        AddEstimatedCall(next, system + 2 * passages + 30, 160, false, *runner, setup, accounting);
       } else {
-        add(first, prompt, 160, true);
+        AddEstimatedCall(first, prompt, 160, true, *runner, setup, accounting);
       }
     }
   } else {

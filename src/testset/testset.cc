@@ -501,9 +501,6 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
         // Drafted from the intent's own terms (what most of its askers wrote), so one asker's
         // typo does not steer the retrieval.
         testset::ReferenceDraft draft = testset::DraftReference(docs.chunks, index, intent.terms);
-        item.answerable = draft.answerable;
-        item.coverage = draft.coverage;
-        item.reference = draft.reference;
         item.grounded = 1;  // extractive: the reference is the contexts' own sentences
         ApplyDraft(item, draft, docs, index);
       }

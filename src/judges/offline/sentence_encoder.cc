@@ -170,10 +170,6 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::Load(const std::string
   return std::unique_ptr<SentenceEncoder>(new SentenceEncoder(std::move(model)));
 }
 
-std::unique_ptr<SentenceEncoder> SentenceEncoder::Clone() const {
-  return std::unique_ptr<SentenceEncoder>(new SentenceEncoder(model_));
-}
-
 const SentencePieces& SentenceEncoder::pieces() const { return model_->pieces; }
 
 namespace {

@@ -12,8 +12,7 @@
 //
 // Matrix products go through BLAS (OpenBLAS, one thread per encoder), every token of a batch in
 // one product; attention is per text. Vectors match the package's own runtime within 1e-5 (the
-// golden test). Not thread-safe: one encoder per thread (the weights may be shared: Load once,
-// then Clone).
+// golden test). Not thread-safe: one encoder per thread.
 
 #include <memory>
 #include <string>
@@ -35,8 +34,6 @@ class SentenceEncoder : public Embedder {
   // kNotFound when `dir` lacks the model (with how to fetch it); kDataError naming the file for
   // a model whose graph is not the one this code runs.
   static Result<std::unique_ptr<SentenceEncoder>> Load(const std::string& dir);
-  // Another encoder over the same weights (for another thread).
-  std::unique_ptr<SentenceEncoder> Clone() const;
 
   std::string name() const override { return "use-lite-0.2.0"; }
   Result<std::vector<std::vector<double>>> Embed(std::span<const std::string> texts) override;
