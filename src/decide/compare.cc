@@ -31,6 +31,12 @@ std::string VersionMismatch(const io::ResultsFile& base, const io::ResultsFile& 
   };
   check("metric", base.manifest->metrics, candidate.manifest->metrics);
   check("prompt", base.manifest->prompts, candidate.manifest->prompts);
+  // The offline judge with its sentence encoder and without it read relevance differently.
+  const std::string& a = base.manifest->embeddings;
+  const std::string& b = candidate.manifest->embeddings;
+  if (!a.empty() && !b.empty() && a != b) {
+    out += fmt::format("{}embeddings {} vs {}", out.empty() ? "" : ", ", a, b);
+  }
   return out;
 }
 

@@ -28,6 +28,7 @@
 #include "io/writers/results_jsonl_writer.h"
 #include "io/writers/run_records.h"
 #include "judges/llm/prompts.h"
+#include "judges/offline/offline_judge.h"
 #include "judges/registry.h"
 #include "judges/task_plan.h"
 #include "metrics/registry.h"
@@ -123,6 +124,7 @@ io::RunManifest MakeManifest(const Run& run, const std::string& judge) {
   m.dataset = run.options.dataset;
   m.dataset_sha256 = run.dataset_sha256;
   m.judge = judge;
+  if (judge == "offline") m.embeddings = judges::offline::EmbedderName();
   for (const auto& metric : run.metrics) m.metrics[metric->key()] = metric->info().version;
   if (run.llm) {
     m.embeddings = run.llm->embeddings_name;
@@ -485,6 +487,16 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   } else {
     TALA_ASSIGN_OR_RETURN(run.judge, judges::CreateJudge(options.judge));
     summary.judge = run.judge->name();
+  }
+  if (summary.judge == "offline") {
+    std::string why;
+    if (judges::offline::EmbedderName(&why) == "hashed") {
+      summary.warnings.push_back(
+          "the offline judge's sentence encoder is missing (" + why +
+          "): response relevancy reads words only, context relevance is undefined and semantic "
+          "similarity uses hashed embeddings; `tala compare` will not mix these results with "
+          "runs that had it");
+    }
   }
   for (const auto& m : run.metrics) {
     summary.metrics.push_back({m->key(), m->info().direction});

@@ -30,7 +30,10 @@ class NvRating : public QuestionMetric {
   }
 };
 
-MetricInfo RatingInfo(const char* name, FieldSet fields, const char* summary) {
+MetricInfo RatingInfo(const char* name, FieldSet fields, const char* summary,
+                      const char* offline_note =
+                          "needs an LLM judge: undefined with the offline judge (except the rows "
+                          "its fixed rules rate)") {
   return MetricInfo{
       .name = name,
       .aliases = {std::string("nv_") + name},
@@ -38,9 +41,7 @@ MetricInfo RatingInfo(const char* name, FieldSet fields, const char* summary) {
       .tasks = static_cast<TaskSet>(JudgeTask::kAnswerQuestions),
       .needs_llm = true,
       .summary = summary,
-      .offline_note =
-          "needs an LLM judge: undefined with the offline judge (except the rows "
-          "its fixed rules rate)",
+      .offline_note = offline_note,
       .by_default = false,
       .version = "2",  // 2: a rating off its scale fails, from every judge
   };
@@ -66,7 +67,10 @@ const MetricInfo& AnswerAccuracyInfo() {
 const MetricInfo& ContextRelevanceInfo() {
   static const MetricInfo kInfo =
       RatingInfo("context_relevance", Field::kUserInput | Field::kRetrievedContexts,
-                 "the contexts rated for the question, twice, 0-1 (2 short calls)");
+                 "the contexts rated for the question, twice, 0-1 (2 short calls)",
+                 "(offline) two ratings cut from an estimate (the best chunk's similarity to the "
+                 "question by the sentence encoder, and the question's words it states), not a "
+                 "model's reading; undefined without the encoder; see docs/judges.md");
   return kInfo;
 }
 const MetricInfo& ResponseGroundednessInfo() {

@@ -228,6 +228,46 @@ TEST(CompareCommandTest, ARealDropIsCaughtAndNoiseIsNot) {
   EXPECT_LT(table.out.find("verdict:"), table.out.find("metric "));
 }
 
+// Without the sentence encoder the offline judge falls back on hashed embeddings: the run warns
+// once and its manifest says so.
+TEST(EvalCommandTest, AMissingSentenceEncoderIsSaidOnceAndRecorded) {
+  TempDir dir;
+  std::string out = dir.path() + "/r.jsonl";
+  ::setenv("TALA_SENTENCE_ENCODER", (dir.path() + "/none").c_str(), 1);
+  auto r = RunTala("eval " + std::string(TALA_SOURCE_DIR) +
+                   "/examples/data/interactions.jsonl -o " + out + " --no-progress 2>&1");
+  ::unsetenv("TALA_SENTENCE_ENCODER");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  size_t first = r.out.find("sentence encoder is missing");
+  EXPECT_NE(first, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sentence encoder is missing", first + 1), std::string::npos) << r.out;
+  EXPECT_NE(dir.Read("r.jsonl").find("\"embeddings\":\"hashed\""), std::string::npos);
+}
+
+// The offline judge with its sentence encoder and without it (hashed embeddings) read relevance
+// differently: their runs are not compared unless the user says so.
+TEST(CompareCommandTest, RunsWithAndWithoutTheSentenceEncoderAreNotMixed) {
+  TempDir dir;
+  auto with = [&](const char* name, const char* embeddings) {
+    std::string manifest = std::string("{\"tala_manifest\":{\"tala_version\":\"0.1.0\",") +
+                           "\"judge\":\"offline\",\"embeddings\":\"" + embeddings +
+                           "\",\"metrics\":{\"faithfulness\":\"1\"}}}\n";
+    std::string rows;
+    for (int i = 0; i < 10; ++i) {
+      rows += "{\"id\":\"r" + std::to_string(i) + "\",\"scores\":{\"faithfulness\":0.5}}\n";
+    }
+    return dir.Write(name, manifest + rows);
+  };
+  std::string a = with("a.jsonl", "use-lite-0.2.0"), b = with("b.jsonl", "hashed");
+  auto refused = RunTala("compare " + a + " " + b + " 2>&1");
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("embeddings use-lite-0.2.0 vs hashed"), std::string::npos)
+      << refused.out;
+  EXPECT_EQ(RunTala("compare " + a + " " + b + " --allow-version-mismatch 2>&1").exit_code, 0);
+  EXPECT_EQ(RunTala("compare " + a + " " + with("c.jsonl", "use-lite-0.2.0") + " 2>&1").exit_code,
+            0);
+}
+
 TEST(GateCommandTest, ExitCodesForMinimumsAndDrops) {
   TempDir dir;
   std::string base = ResultsFile(dir, "base.jsonl", 0.85, 0.30, 0.01);
@@ -333,12 +373,14 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
   ss << in.rdbuf();
   std::string reference = ss.str();
   ASSERT_NE(reference.find("# CLI reference"), std::string::npos);
-  for (const char* cmd :
-       {"eval",           "validate",     "calibrate", "compare",     "gate",
-        "report",         "power",        "metrics",   "judges",      "cache stats",
-        "cache clear",    "cache merge",  "run",       "ci",          "review",
-        "estimate",       "merge",        "history",   "history add", "history show",
-        "history report", "history prune", "testset", "testset accept"}) {
+  for (const char* cmd : {"eval",          "validate",     "calibrate",
+                          "compare",       "gate",         "report",
+                          "power",         "metrics",      "judges",
+                          "cache stats",   "cache clear",  "cache merge",
+                          "run",           "ci",           "review",
+                          "estimate",      "merge",        "history",
+                          "history add",   "history show", "history report",
+                          "history prune", "testset",      "testset accept"}) {
     EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
     auto help = testing::RunTala(std::string(cmd) + " --help");
     std::regex flag("--[a-z][a-z-]+");

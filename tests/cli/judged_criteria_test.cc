@@ -225,6 +225,9 @@ TEST_F(JudgedCriteriaTest, TheOfflineJudgeSaysTheyNeedAnLlmJudge) {
   std::vector<json> rows = Rows(dir_.Read("r.jsonl"));
   ASSERT_EQ(rows.size(), 1u);
   for (auto& [key, value] : rows[0]["scores"].items()) {
+    // With the sentence encoder, the offline judge estimates context relevance
+    // (OfflineJudgeTest.ContextRelevanceIsRatedWithTheEncoder).
+    if (key == "context_relevance") continue;
     EXPECT_TRUE(value.is_null()) << key;
     EXPECT_NE(rows[0]["reasons"][key].get<std::string>().find("needs an LLM judge"),
               std::string::npos)

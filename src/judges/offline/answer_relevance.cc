@@ -121,12 +121,63 @@ constexpr double kFullCoverage = 0.6;
 constexpr double kCoverageWeight = 0.6;
 constexpr double kTypeWeight = 0.4;
 
+// A fragment ("1889", "Omar Haddad", "At desk B in the arrivals hall") is all answer; a clause
+// ("Children travel free on all trams") has to be about the question too. Without a parser: a
+// clause has an auxiliary, or runs past four words without opening on a preposition.
+bool IsFragment(const std::vector<ProfiledToken>& r) {
+  if (r.empty() || r.size() > kShortAnswerWords) return false;
+  if (r.size() > 4 &&
+      !In({"at", "in", "on", "by", "from", "to", "for", "near", "with", "after", "before", "since",
+           "until", "every", "about", "around", "under", "over", "between"},
+          r[0].folded)) {
+    return false;
+  }
+  for (const ProfiledToken& t : r) {
+    if (In({"is", "are", "was", "were", "has", "have", "had", "can", "will", "must", "may",
+            "should", "would", "could", "does", "do", "did"},
+           t.folded)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
-double AnswerRelevance(const TextProfile& question, const TextProfile& response) {
+std::string AskedFor(const TextProfile& question) {
+  const auto& q = question.tokens();
+  auto wh = [&](size_t i) {
+    return In({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"},
+              q[i].folded);
+  };
+  // The question's own phrase usually closes it ("... in what year?"); a wh-word earlier is
+  // often a relative ("a nominee, who received ..."). Else the first.
+  size_t start = q.size();
+  for (size_t i = q.size() > 5 ? q.size() - 5 : 0; i < q.size() && start == q.size(); ++i) {
+    if (wh(i)) start = i;
+  }
+  for (size_t i = 0; i < q.size() && start == q.size(); ++i) {
+    if (wh(i)) start = i;
+  }
+  std::string phrase;
+  for (size_t i = start, n = 0; i < q.size() && n < 4; ++i, ++n) {
+    if (i > start && (q[i].segment != q[start].segment ||
+                      In({"is",   "are", "was", "were", "did",   "does",  "do",     "has",
+                          "have", "had", "can", "will", "would", "could", "should", "of",
+                          "in",   "on",  "for", "that", "to",    "from",  "by",     "with"},
+                         q[i].folded))) {
+      break;
+    }
+    phrase += (phrase.empty() ? "" : " ") + q[i].folded;
+  }
+  return phrase;
+}
+
+AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& response) {
+  AnswerReading reading;
   const auto& q = question.tokens();
   const auto& r = response.tokens();
-  if (r.empty()) return 0.0;
+  if (r.empty()) return reading;
   size_t phrase_end = 0;
   const AnswerType type = TypeOf(q, &phrase_end);
   // The question's focus: its content words after the question phrase. The first is what the
@@ -158,8 +209,20 @@ double AnswerRelevance(const TextProfile& question, const TextProfile& response)
   if (pronoun_opens && stated > 0 && missing > 0) stated += 1.0;
   // Stating most of the focus is addressing it: answers rarely repeat every word.
   const double coverage = total == 0 ? 1.0 : std::min(1.0, stated / total / kFullCoverage);
-
-  if (type == AnswerType::kAny) return std::min(1.0, coverage);
+  reading.coverage = coverage;
+  reading.typed_question = type != AnswerType::kAny;
+  reading.fragment = IsFragment(r);
+  double content = 0, fresh = 0;
+  for (const ProfiledToken& t : r) {
+    if (t.stop) continue;
+    content += 1;
+    fresh += question.HasStem(t.stem) ? 0 : 1;
+  }
+  reading.novelty = content == 0 ? 0.0 : fresh / content;
+  if (type == AnswerType::kAny) {
+    reading.lexical = coverage;
+    return reading;
+  }
   bool typed = false;
   for (size_t i = 0; i < r.size() && !typed; ++i) {
     if (question.HasFolded(r[i].folded) && r[i].value.empty()) continue;  // the question's own
@@ -168,22 +231,17 @@ double AnswerRelevance(const TextProfile& question, const TextProfile& response)
   if (type == AnswerType::kYesNo && !typed) typed = coverage >= 0.75;  // restates the predicate
   // A short answer ("At desk B in the arrivals hall.") or a yes/no is all answer; in a longer
   // sentence the kind of word asked for counts as far as the sentence is about the question.
-  // A fragment ("1889", "Omar Haddad", "At desk B in the arrivals hall") is all answer; a
-  // clause ("Children travel free on all trams") has to be about the question too. Without a
-  // parser: a clause has an auxiliary, or runs past four words without opening on a preposition.
-  bool sentence = r.size() > 4 && !In({"at", "in", "on", "by", "from", "to", "for", "near", "with",
-                                       "after", "before", "since", "until", "every", "about",
-                                       "around", "under", "over", "between"},
-                                      r[0].folded);
-  for (const ProfiledToken& t : r) {
-    sentence = sentence || In({"is", "are", "was", "were", "has", "have", "had", "can", "will",
-                               "must", "may", "should", "would", "could", "does", "do", "did"},
-                              t.folded);
-  }
-  const bool direct = (r.size() <= kShortAnswerWords && !sentence) ||
+  const bool direct = reading.fragment ||
                       (type == AnswerType::kYesNo && (r[0].folded == "yes" || r[0].folded == "no"));
   const double type_share = direct ? 1.0 : std::min(1.0, 2.0 * coverage);
-  return kCoverageWeight * coverage + kTypeWeight * (typed ? type_share : 0.0);
+  reading.typed = typed;
+  reading.direct = direct;
+  reading.lexical = kCoverageWeight * coverage + kTypeWeight * (typed ? type_share : 0.0);
+  return reading;
+}
+
+double AnswerRelevance(const TextProfile& question, const TextProfile& response) {
+  return ReadAnswer(question, response).lexical;
 }
 
 }  // namespace tala::judges::offline

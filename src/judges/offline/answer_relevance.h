@@ -15,11 +15,28 @@
 //   an off-topic sentence that happens to hold a number gets little for it.
 // Pure; the lexicon lookups use the shared WordNet (thread-safe).
 
+#include <string>
 #include <string_view>
 
 #include "judges/offline/text_profile.h"
 
 namespace tala::judges::offline {
+
+// The parts of the reading, for blends that weigh them with other signals.
+struct AnswerReading {
+  double coverage = 0;          // the share of the question's focus stated (1 = all that counts)
+  bool typed_question = false;  // the question asks for a kind of answer (when, how many, who...)
+  bool typed = false;           // the response holds a word of that kind new to the question
+  bool fragment = false;        // a short answer with no clause: "1889", "At desk B"
+  double novelty = 0;           // the share of the response's content words new to the question
+  bool direct = false;          // a fragment or a yes/no: all answer
+  double lexical = 0;           // the score described above
+};
+// The phrase that says what the question asks for: "what city", "which hip hop record",
+// "how many", "who"; empty for a question without one (yes/no). Lower-cased.
+std::string AskedFor(const TextProfile& question);
+
+AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& response);
 
 double AnswerRelevance(const TextProfile& question, const TextProfile& response);
 

@@ -1,5 +1,7 @@
 #include "judges/offline/offline_judge.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -58,7 +60,64 @@ bool IsNoncommittal(std::string_view response) {
   return false;
 }
 
-OfflineJudge::OfflineJudge() = default;
+std::string EmbedderName(std::string* why) {
+  Result<std::unique_ptr<SentenceEncoder>> encoder = SentenceEncoder::Shared();
+  if (encoder) return (*encoder)->name();
+  if (why != nullptr) *why = encoder.error().message();
+  return "hashed";
+}
+
+OfflineJudge::OfflineJudge() {
+  if (auto encoder = SentenceEncoder::Shared()) encoder_ = std::move(*encoder);
+}
+
+Result<const std::vector<float>*> OfflineJudge::Vector(const std::string& text) {
+  auto it = vectors_.find(text);
+  if (it != vectors_.end()) return &it->second;
+  // A bound on the cache, for a judge that lives through a long `tala serve`.
+  if (vectors_.size() >= 50'000) vectors_.clear();
+  // One text at a time, never in a batch with others: BLAS may round a product's rows
+  // differently with the batch's size, and a row's score must not depend on which texts were
+  // already cached (a shard scores the same rows as the whole run, MergeTest).
+  std::vector<std::vector<float>> one = encoder_->EmbedPieces({encoder_->Tokenize(text)});
+  return &vectors_.emplace(text, std::move(one[0])).first->second;
+}
+
+Result<EncoderCosines> OfflineJudge::Cosines(const RowTexts& row, const std::string& text) {
+  auto dot = [](const std::vector<float>& a, const std::vector<float>& b) {
+    double sum = 0;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) sum += double(a[i]) * double(b[i]);
+    return sum;
+  };
+  EncoderCosines out;
+  TALA_ASSIGN_OR_RETURN(const std::vector<float>* t, Vector(text));
+  TALA_ASSIGN_OR_RETURN(const std::vector<float>* q, Vector(row.question));
+  out.question = dot(*t, *q);
+  const std::string asked = AskedFor(row.question_profile);
+  if (!asked.empty()) {
+    TALA_ASSIGN_OR_RETURN(const std::vector<float>* a, Vector(asked));
+    out.asked = dot(*t, *a);
+  }
+  return out;
+}
+
+Result<JudgedAnswer> OfflineJudge::RateContexts(const Sample& s, const RowTexts& row) {
+  double best = 0;
+  for (size_t i = 0; i < row.chunks.size(); ++i) {
+    TALA_ASSIGN_OR_RETURN(EncoderCosines c, Cosines(row, (*s.retrieved_contexts)[i]));
+    best = std::max(best,
+                    ContextRelevance(ReadAnswer(row.question_profile, row.chunks[i]).coverage, c));
+  }
+  // Two ratings on the 0-2 scale, cut at staggered points of the estimate, so their mean keeps
+  // five levels of it (0, 0.25 ... 1).
+  JudgedAnswer a;
+  a.values = {double((best >= 0.35) + (best >= 0.65)), double((best >= 0.5) + (best >= 0.8))};
+  a.reason = fmt::format(
+      "offline estimate {:.2f}: the best chunk's similarity to the question by the sentence "
+      "encoder and the question's words it states",
+      best);
+  return a;
+}
 
 std::vector<OfflineJudge::Claim> OfflineJudge::ExtractClaims(const std::string& text,
                                                              const std::string& question) {
@@ -250,10 +309,24 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
         "offline estimate: does the response address the question (focus words, answer "
         "type)";
     q.noncommittal = IsNoncommittal(*s.response);
-    q.cosine = AnswerRelevance(row.question_profile, TextProfile(*s.response, stemmer_));
+    const AnswerReading reading =
+        ReadAnswer(row.question_profile, TextProfile(*s.response, stemmer_));
+    q.cosine = reading.lexical;
+    if (encoder_ && !s.response->empty()) {
+      TALA_ASSIGN_OR_RETURN(EncoderCosines cosines, Cosines(row, *s.response));
+      q.cosine = ResponseRelevance(reading, cosines);
+    }
     v.generated_questions = std::vector<GeneratedQuestion>{q};
   }
   if (!need_similarity) return OkStatus();
+  if (encoder_) {
+    TALA_ASSIGN_OR_RETURN(const std::vector<float>* a, Vector(*s.response));
+    TALA_ASSIGN_OR_RETURN(const std::vector<float>* b, Vector(*s.reference));
+    double dot = 0;
+    for (size_t i = 0; i < a->size() && i < b->size(); ++i) dot += double((*a)[i]) * (*b)[i];
+    v.response_reference_similarity = dot;
+    return OkStatus();
+  }
   // One embedding batch per row, so the IDF comes from all of the sample's texts.
   std::string answered = *s.response;
   if (WordCount(answered) <= kShortAnswerWords) answered = row.question + " " + answered;
@@ -365,8 +438,21 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
   }
   TALA_RETURN_IF_ERROR(AddSimilarities(s, tasks, row, v));
   // The metrics' own questions (aspects, rubrics, goals...) need a model that reads the
-  // criterion; word statistics would only pretend to.
+  // criterion; word statistics would only pretend to. Context relevance is the exception when
+  // the encoder is there: it is what the encoder and the answer reading estimate.
   for (const JudgeQuestion& q : query.questions) {
+    if (q.kind == JudgeQuestion::Kind::kRating && q.definition == "context_relevance" && encoder_ &&
+        s.retrieved_contexts && !row.chunks.empty()) {
+      TALA_ASSIGN_OR_RETURN(v.answers[q.key], RateContexts(s, row));
+      continue;
+    }
+    if (q.kind == JudgeQuestion::Kind::kRating && q.definition == "context_relevance" &&
+        !encoder_) {
+      v.missing_reasons[QuestionVerdictName(q)] =
+          "the offline judge rates context relevance with its sentence encoder, which is not "
+          "fetched (`make deps`, or tools/fetch_sentence_encoder.sh); or use an LLM judge";
+      continue;
+    }
     v.missing_reasons[QuestionVerdictName(q)] =
         "needs an LLM judge (the offline judge does not answer " +
         std::string(JudgeQuestionKindName(q.kind)) + " questions; use --judge openai:MODEL)";

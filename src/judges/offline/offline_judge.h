@@ -6,10 +6,14 @@
 // generation needs a model, so response relevancy is estimated from question-response
 // similarity and a noncommittal check. Not thread-safe: one judge per thread.
 
+#include <memory>
 #include <optional>
+#include <unordered_map>
 
 #include "judges/offline/claim_support.h"
 #include "judges/offline/hashed_embedder.h"
+#include "judges/offline/relevance_blend.h"
+#include "judges/offline/sentence_encoder.h"
 #include "tala/judge.h"
 
 namespace tala::judges::offline {
@@ -20,6 +24,10 @@ inline constexpr double kChunkRelevanceThreshold = 0.5;
 // With a reference of several sentences, a chunk is also useful when it covers this share of
 // one substantive sentence of it (see OfflineJudge::Answer).
 inline constexpr double kSentenceRelevanceThreshold = 0.5;
+
+// What the offline judge embeds with in this process: "use-lite-0.2.0" when the sentence
+// encoder is there, else "hashed" (then `why` says what is missing and how to fetch it).
+std::string EmbedderName(std::string* why = nullptr);
 
 // True for evasive answers ("I don't know", "cannot be determined", ...).
 bool IsNoncommittal(std::string_view response);
@@ -50,6 +58,12 @@ class OfflineJudge : public Judge {
   std::vector<ClaimVerdict> JudgeResponseClaims(const Sample& s, TaskSet tasks, RowTexts& row);
   std::vector<ReferenceClaim> JudgeReferenceClaims(const Sample& s, TaskSet tasks, RowTexts& row);
   Status AddSimilarities(const Sample& s, TaskSet tasks, const RowTexts& row, Verdicts& v);
+  // context_relevance's two ratings (0-2), from the best chunk's ContextRelevance.
+  Result<JudgedAnswer> RateContexts(const Sample& s, const RowTexts& row);
+  // The encoder's cosines of `text` with the row's question and with what it asks for.
+  Result<EncoderCosines> Cosines(const RowTexts& row, const std::string& text);
+  // One encoder vector per text, cached by text for the judge's life (questions repeat).
+  Result<const std::vector<float>*> Vector(const std::string& text);
   std::vector<Claim> ExtractClaims(const std::string& text, const std::string& question);
   std::vector<bool> RateChunks(const std::vector<TextProfile>& chunks, const TextProfile& target,
                                const TextProfile& question,
@@ -59,6 +73,8 @@ class OfflineJudge : public Judge {
   text::Stemmer stemmer_;
   ClaimSupport support_;
   HashedEmbedder embedder_;
+  std::unique_ptr<SentenceEncoder> encoder_;  // null: not fetched
+  std::unordered_map<std::string, std::vector<float>> vectors_;
 };
 
 }  // namespace tala::judges::offline

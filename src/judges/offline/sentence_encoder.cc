@@ -64,6 +64,23 @@ std::string SentenceEncoder::DefaultDir() {
   return cache + "/tala/use-lite-0.2.0";
 }
 
+Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::Shared() {
+  static std::mutex mutex;
+  static std::map<std::string, Result<std::shared_ptr<const Model>>> loaded;
+  const std::string dir = DefaultDir();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = loaded.find(dir);
+  if (it == loaded.end()) {
+    Result<std::unique_ptr<SentenceEncoder>> first = Load(dir);
+    Result<std::shared_ptr<const Model>> model =
+        first ? Result<std::shared_ptr<const Model>>((*first)->model_)
+              : Result<std::shared_ptr<const Model>>(first.error());
+    it = loaded.emplace(dir, std::move(model)).first;
+  }
+  if (!it->second) return it->second.error();
+  return std::unique_ptr<SentenceEncoder>(new SentenceEncoder(*it->second));
+}
+
 Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::Load(const std::string& dir) {
   const std::string graph_path = dir + "/model.json";
   if (!std::filesystem::exists(graph_path) || !std::filesystem::exists(dir + "/vocab.json")) {

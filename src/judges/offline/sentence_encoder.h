@@ -34,6 +34,10 @@ class SentenceEncoder : public Embedder {
   // kNotFound when `dir` lacks the model (with how to fetch it); kDataError naming the file for
   // a model whose graph is not the one this code runs.
   static Result<std::unique_ptr<SentenceEncoder>> Load(const std::string& dir);
+  // An encoder over the model in DefaultDir(), read from disk once per process and shared by
+  // every encoder this returns (the offline judge has one per thread); the first load's error
+  // is kept and returned again.
+  static Result<std::unique_ptr<SentenceEncoder>> Shared();
 
   std::string name() const override { return "use-lite-0.2.0"; }
   Result<std::vector<std::vector<double>>> Embed(std::span<const std::string> texts) override;

@@ -1,0 +1,116 @@
+"""Fits the offline judge's relevance blends (src/judges/offline/relevance_blend.cc, issue 34) on
+the "fit" half of bench/relevance_sets.py's HaluEval pairs and the hand-written relevancy sets,
+and prints the weights with the pairwise accuracy of each kind on both halves. A logistic
+regression, each kind weighing the same, by plain gradient descent (numpy only):
+- response relevancy: the lexical reading, its answer-type hit, and the encoder's cosines (with
+  the whole question and with what it asks for) apart for fragments and sentences, with a
+  fragment's novelty; then stretched so the fit half's median relevant answer reads 0.9 and its
+  median irrelevant one 0.15;
+- context relevance: the question's focus the context states, and the two cosines.
+    /usr/bin/python3 bench/fit_relevance.py [BUILD_DIR] [HALUEVAL_JSONL]"""
+import collections
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import relevance_sets  # noqa: E402
+
+
+def features(build, rows):
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    out = subprocess.run([os.path.join(build, "bench", "relevance_features")], input=text,
+                         capture_output=True, text=True, check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def response_x(r):
+    f = 1.0 if r["fragment"] else 0.0
+    c, a = r["cosine"], r["asked_cosine"]
+    return [r["lexical"], 1.0 if r["typed"] else 0.0, f * c, (1 - f) * c, f * a, (1 - f) * a,
+            f * r["novelty"]]
+
+
+RESPONSE_NAMES = ["lexical", "typed", "fragment x cosine", "sentence x cosine",
+                  "fragment x asked cosine", "sentence x asked cosine", "fragment x novelty"]
+
+
+def context_x(r):
+    return [r["coverage"], r["cosine"], r["asked_cosine"]]
+
+
+CONTEXT_NAMES = ["coverage", "cosine", "asked cosine"]
+
+
+def fit(rows, x_of):
+    X = np.array([x_of(r) for r in rows])
+    y = np.array([1.0 if r["metadata"]["label"] == "positive" else 0.0 for r in rows])
+    kinds = collections.Counter(r["metadata"]["kind"] for r in rows)
+    weight = np.array([1.0 / kinds[r["metadata"]["kind"]] for r in rows])
+    weight *= len(rows) / weight.sum()
+    w, b = np.zeros(X.shape[1]), 0.0
+    for _ in range(40000):
+        g = (1 / (1 + np.exp(-(X @ w + b))) - y) * weight
+        w -= 0.5 * (X.T @ g / len(y) + 1e-3 * w)
+        b -= 0.5 * g.mean()
+    return w, b
+
+
+def report(rows, score):
+    pairs = collections.defaultdict(dict)
+    for r in rows:
+        m = r["metadata"]
+        pairs[(m["kind"], m["half"], m["pair_id"])][m["label"]] = score(r)
+    table = collections.defaultdict(lambda: [0.0, 0])
+    for (kind, half, _), p in pairs.items():
+        a, b = p["positive"], p["negative"]
+        table[(kind, half)][0] += 1.0 if a > b else 0.5 if a == b else 0.0
+        table[(kind, half)][1] += 1
+    for (kind, half), (wins, n) in sorted(table.items()):
+        print("  %-18s %-4s pairwise %.3f (%d pairs)" % (kind, half, wins / n, n))
+
+
+def main(build, halueval):
+    rows = relevance_sets.build(halueval)
+    hand = []
+    for name in ("relevancy-dev", "relevancy-second"):
+        with open(os.path.join(HERE, "data", name + ".jsonl")) as f:
+            for line in f:
+                r = json.loads(line)
+                r["metadata"] = {"kind": "hand:" + name, "half": "fit", "pair_id": r["pair_id"],
+                                 "label": "positive" if r["label"] == "on_topic" else "negative"}
+                hand.append(r)
+    feats = features(build, rows + hand)
+    response = [r for r in feats if not r["metadata"]["kind"].startswith("context")]
+    context = [r for r in feats if r["metadata"]["kind"].startswith("context")]
+
+    w, b = fit([r for r in response if r["metadata"]["half"] == "fit"], response_x)
+    logit = lambda r: float(np.dot(response_x(r), w) + b)  # noqa: E731
+    fitted = [r for r in response if r["metadata"]["half"] == "fit"]
+    pos = np.median([logit(r) for r in fitted if r["metadata"]["label"] == "positive"])
+    neg = np.median([logit(r) for r in fitted if r["metadata"]["label"] == "negative"])
+    to_logit = lambda p: np.log(p / (1 - p))  # noqa: E731
+    stretch = (to_logit(0.9) - to_logit(0.15)) / (pos - neg)
+    shift = to_logit(0.9) - stretch * pos
+    w, b = np.round(w * stretch, 2), round(b * stretch + shift, 2)
+    print("response relevancy: bias %.2f" % b)
+    for name, value in zip(RESPONSE_NAMES, w):
+        print("  %-24s %.2f" % (name, value))
+    report(response, lambda r: float(np.dot(response_x(r), w) + b))
+
+    w, b = fit([r for r in context if r["metadata"]["half"] == "fit"], context_x)
+    w, b = np.round(w, 2), round(b, 2)
+    print("context relevance: bias %.2f" % b)
+    for name, value in zip(CONTEXT_NAMES, w):
+        print("  %-24s %.2f" % (name, value))
+    report(context, lambda r: float(np.dot(context_x(r), w) + b))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "build"),
+         sys.argv[2] if len(sys.argv) > 2 else
+         os.path.join(HERE, "..", "..", "shared", "data", "halueval-qa-dev.jsonl"))

@@ -1,0 +1,65 @@
+// The parts the offline judge's relevance blends are fitted from (issue 34), one JSON line per
+// input row: the lexical answer reading (answer_relevance.h) and the sentence encoder's cosine
+// between the question and the response, or its first retrieved context. Reads JSONL rows on
+// stdin (bench/relevance_sets.py makes them); bench/fit_relevance.py fits on the "fit" half.
+//
+//   build/bench/relevance_features < rows.jsonl > features.jsonl
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/text/stemmer.h"
+#include "judges/offline/answer_relevance.h"
+#include "judges/offline/hashed_embedder.h"
+#include "judges/offline/sentence_encoder.h"
+
+namespace offline = tala::judges::offline;
+
+int main() {
+  auto loaded = offline::SentenceEncoder::Load(offline::SentenceEncoder::DefaultDir());
+  if (!loaded) {
+    std::fprintf(stderr, "relevance_features: %s\n", loaded.error().ToString().c_str());
+    return 2;
+  }
+  offline::SentenceEncoder& encoder = **loaded;
+  tala::text::Stemmer stemmer;
+  for (std::string line; std::getline(std::cin, line);) {
+    if (line.empty()) continue;
+    nlohmann::json row = nlohmann::json::parse(line);
+    const std::string question = row.value("user_input", "");
+    std::string text;
+    if (row.contains("response")) {
+      text = row["response"].get<std::string>();
+    } else if (row.contains("retrieved_contexts") && !row["retrieved_contexts"].empty()) {
+      text = row["retrieved_contexts"][0].get<std::string>();
+    }
+    offline::TextProfile q(question, stemmer), r(text, stemmer);
+    const std::string asked = offline::AskedFor(q);
+    const std::string texts[] = {question, text, asked};
+    auto vectors = encoder.Embed(texts);
+    if (!vectors) return 3;
+    double cosine = 0, asked_cosine = 0;
+    for (size_t i = 0; i < (*vectors)[0].size(); ++i) {
+      cosine += (*vectors)[0][i] * (*vectors)[1][i];
+      asked_cosine += (*vectors)[2][i] * (*vectors)[1][i];
+    }
+    const offline::AnswerReading a = offline::ReadAnswer(q, r);
+    nlohmann::json out = {{"id", row.value("id", "")},
+                          {"metadata", row.value("metadata", nlohmann::json::object())},
+                          {"cosine", cosine},
+                          {"asked", asked},
+                          {"asked_cosine", asked.empty() ? 0.0 : asked_cosine},
+                          {"coverage", a.coverage},
+                          {"typed_question", a.typed_question},
+                          {"typed", a.typed},
+                          {"fragment", a.fragment},
+                          {"novelty", a.novelty},
+                          {"direct", a.direct},
+                          {"lexical", a.lexical},
+                          {"words", r.tokens().size()}};
+    std::cout << out.dump() << "\n";
+  }
+  return 0;
+}

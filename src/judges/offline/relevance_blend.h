@@ -1,0 +1,30 @@
+#pragma once
+// RelevanceBlend: the offline judge's relevance scores when the sentence encoder is there: the
+// lexical answer reading (answer_relevance.h) and the encoder's cosines, weighed by a logistic
+// model fitted on real labelled text (the "fit" half of bench/relevance_sets.py's pairs, made
+// mechanically from HaluEval, with the hand-written relevancy sets; bench/offline_trust.py
+// reports the other half). Each is a 0-1 score from a fitted logistic (relevance_blend.cc says
+// how each is scaled).
+//
+// The encoder reads meaning the words miss ("Delhi" for "what city"), but not which of two
+// sentences of one passage holds the answer, and it ranks a sentence that repeats the question
+// above the bare answer ("2010"); so the cosines weigh most on fragments (short answers with no
+// clause), and on a sentence the lexical reading leads.
+
+#include "judges/offline/answer_relevance.h"
+
+namespace tala::judges::offline {
+
+struct EncoderCosines {
+  double question = 0;  // the text against the whole question
+  double asked = 0;     // the text against what the question asks for (AskedFor: "what city")
+};
+
+// response_relevancy's estimate for a response.
+double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines);
+
+// How relevant a context is to the question: `coverage` is the share of the question's focus
+// the context states (AnswerReading::coverage, read with the context as the answer).
+double ContextRelevance(double coverage, const EncoderCosines& cosines);
+
+}  // namespace tala::judges::offline
