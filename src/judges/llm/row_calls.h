@@ -6,7 +6,9 @@
 // call covers every text the row needs embedded. A small state machine: chat calls first, the
 // embeddings call once they are answered. Pure (no I/O); not thread-safe.
 
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -56,6 +58,8 @@ class RowCalls : public CallSource {
   std::vector<ModelCall> ChatCalls() const;
   std::optional<ModelCall> EmbedCall() const;
   void MarkMissing(TaskSet tasks, const std::string& reason);
+  // Names the row's language in a request for claims or questions, unless it is English.
+  void TellLanguage(nlohmann::ordered_json& user) const;
 
   const Sample& sample_;
   TaskSet tasks_;
@@ -64,6 +68,7 @@ class RowCalls : public CallSource {
   int outstanding_ = 0;
   Verdicts verdicts_;
   QuestionCalls questions_;  // the metrics' own questions
+  std::string language_;     // "Finnish"; empty for English
   // kRateChunks replies may arrive in parts (per chunk or per budget slice).
   std::vector<std::optional<bool>> for_reference_, for_response_;
 };

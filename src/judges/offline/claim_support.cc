@@ -119,7 +119,8 @@ SupportVerdict ClaimSupport::Check(const TextProfile& claim, const TextProfile& 
       }
     }
   }
-  StructureFinding structure = CheckStructure(claim, evidence, evidence_name);
+  StructureFinding structure;
+  if (structure_checks_) structure = CheckStructure(claim, evidence, evidence_name);
   if (structure.kind == StructureFinding::Kind::kRefuted) {
     score *= kStructureRefuted;
     why = structure.reason;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 
+#include "core/text/language.h"
 #include "core/text/normalize.h"
 #include "core/text/sentences.h"
 #include "core/text/stopwords.h"
@@ -78,7 +79,8 @@ Result<const std::vector<float>*> OfflineJudge::Vector(const std::string& text) 
   if (vectors_.size() >= 50'000) vectors_.clear();
   // One text at a time, never in a batch with others: BLAS may round a product's rows
   // differently with the batch's size, and a row's score must not depend on which texts were
-  // already cached (a shard scores the same rows as the whole run, MergeTest).
+  // cached before it (a shard scores its rows exactly as the whole run does, MergeTest). The
+  // cache by text is worth more than batching: a question recurs over its rows.
   std::vector<std::vector<float>> one = encoder_->EmbedPieces({encoder_->Tokenize(text)});
   return &vectors_.emplace(text, std::move(one[0])).first->second;
 }
@@ -131,12 +133,12 @@ std::vector<OfflineJudge::Claim> OfflineJudge::ExtractClaims(const std::string& 
     // Its support is judged on the answer's own words: the question's words are the same for
     // every answer to it, so they cannot tell a supported answer from an unsupported one.
     claims.push_back(
-        {sentences[0] + " (answering: " + q + ")", TextProfile(sentences[0], stemmer_)});
+        {sentences[0] + " (answering: " + q + ")", TextProfile(sentences[0], *stemmer_)});
     return claims;
   }
   for (const std::string& sentence : sentences) {
     for (std::string& clause : text::SplitClauses(sentence)) {
-      TextProfile profile(clause, stemmer_);
+      TextProfile profile(clause, *stemmer_);
       claims.push_back({std::move(clause), std::move(profile)});
     }
   }
@@ -239,7 +241,7 @@ ClaimVerdict OfflineJudge::VerifyAgainstContext(const Claim& claim, RowTexts& ro
   if (row.chunks.size() > 1 && !best.supported) {
     // A claim may combine facts from two chunks.
     SupportVerdict sv =
-        support_.Check(claim.profile, row.question_profile, row.WholeContext(stemmer_),
+        support_.Check(claim.profile, row.question_profile, row.WholeContext(*stemmer_),
                        GivenWords::kMustMatch, "context");
     if (sv.score > best.score) best = std::move(sv);
   }
@@ -252,7 +254,7 @@ ClaimVerdict OfflineJudge::VerifyAgainstContext(const Claim& claim, RowTexts& ro
 std::vector<ClaimVerdict> OfflineJudge::JudgeResponseClaims(const Sample& s, TaskSet tasks,
                                                             RowTexts& row) {
   TextProfile reference;
-  if (s.reference) reference = TextProfile(*s.reference, stemmer_);
+  if (s.reference) reference = TextProfile(*s.reference, *stemmer_);
   std::vector<ClaimVerdict> out;
   for (Claim& claim : ExtractClaims(*s.response, row.question)) {
     ClaimVerdict cv;
@@ -272,13 +274,13 @@ std::vector<ClaimVerdict> OfflineJudge::JudgeResponseClaims(const Sample& s, Tas
 std::vector<ReferenceClaim> OfflineJudge::JudgeReferenceClaims(const Sample& s, TaskSet tasks,
                                                                RowTexts& row) {
   TextProfile response;
-  if (s.response) response = TextProfile(*s.response, stemmer_);
+  if (s.response) response = TextProfile(*s.response, *stemmer_);
   std::vector<ReferenceClaim> out;
   for (Claim& claim : ExtractClaims(*s.reference, row.question)) {
     ReferenceClaim rc;
     if (Contains(tasks, JudgeTask::kAttributeReferenceClaims)) {
       SupportVerdict sv =
-          support_.Check(claim.profile, row.question_profile, row.WholeContext(stemmer_),
+          support_.Check(claim.profile, row.question_profile, row.WholeContext(*stemmer_),
                          GivenWords::kMustMatch, "context");
       rc.attributed = sv.supported;
       rc.reason = sv.reason;
@@ -300,7 +302,12 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
   const bool need_questions = Contains(tasks, JudgeTask::kGenerateQuestions) && s.response;
   const bool need_similarity =
       Contains(tasks, JudgeTask::kEmbedResponseAndReference) && s.response && s.reference;
-  if (need_questions) {
+  const bool english = language_.code == "en";
+  if (need_questions && !english) {
+    v.missing_reasons[JudgeTaskVerdictName(JudgeTask::kGenerateQuestions)] =
+        "offline judge: its relevance reading is English only, and the row is in " +
+        text::LanguageName(language_.code) + "; use an LLM judge (--judge openai:MODEL)";
+  } else if (need_questions) {
     // No questions are generated offline: one stand-in "question" carries the estimate of how
     // well the response addresses the question (answer_relevance.h), so response_relevancy
     // reads it on its own scale.
@@ -310,7 +317,7 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
         "type)";
     q.noncommittal = IsNoncommittal(*s.response);
     const AnswerReading reading =
-        ReadAnswer(row.question_profile, TextProfile(*s.response, stemmer_));
+        ReadAnswer(row.question_profile, TextProfile(*s.response, *stemmer_));
     q.cosine = reading.lexical;
     if (encoder_ && !s.response->empty()) {
       TALA_ASSIGN_OR_RETURN(EncoderCosines cosines, Cosines(row, *s.response));
@@ -319,7 +326,7 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
     v.generated_questions = std::vector<GeneratedQuestion>{q};
   }
   if (!need_similarity) return OkStatus();
-  if (encoder_) {
+  if (encoder_ && english) {
     TALA_ASSIGN_OR_RETURN(const std::vector<float>* a, Vector(*s.response));
     TALA_ASSIGN_OR_RETURN(const std::vector<float>* b, Vector(*s.reference));
     double dot = 0;
@@ -342,61 +349,92 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
 
 namespace {
 
-// Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Myanmar):
-// the offline judge's word statistics would find no words in them, and score a verbatim answer
-// 0 (F5). Such a text is one where they make a fifth or more of the letters.
-bool UnspacedScript(std::string_view text) {
-  size_t letters = 0, unspaced = 0;
+// Full-width and Arabic punctuation as ASCII with a space after it, so the sentence and clause
+// rules (written for ". " and ", ") split Japanese, Chinese and Arabic text too.
+std::string AsciiPunctuation(std::string_view text) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kMarks = {{
+      {"\xE3\x80\x82", ". "},  // 。
+      {"\xEF\xBC\x81", "! "},  // ！
+      {"\xEF\xBC\x9F", "? "},  // ？
+      {"\xE3\x80\x81", ", "},  // 、
+      {"\xEF\xBC\x8C", ", "},  // ，
+      {"\xEF\xBC\x9B", "; "},  // ；
+      {"\xEF\xBC\x9A", ": "},  // ：
+      {"\xD8\x9F", "? "},      // ؟
+      {"\xD8\x8C", ", "},      // ،
+  }};
+  std::string out;
+  out.reserve(text.size() + 16);
   for (size_t i = 0; i < text.size();) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
-    char32_t cp = len == 1 ? c : c & (0x7f >> len);
-    for (int k = 1; k < len && i + k < text.size(); ++k) {
-      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
+    bool replaced = false;
+    for (const auto& [mark, ascii] : kMarks) {
+      if (text.substr(i, mark.size()) == mark) {
+        out += ascii;
+        i += mark.size();
+        replaced = true;
+        break;
+      }
     }
-    i += static_cast<size_t>(len);
-    if (len == 1 && !std::isalpha(c)) continue;
-    if (len > 1 && cp < 0x80) continue;
-    ++letters;
-    unspaced += (cp >= 0x3040 && cp <= 0x30ff) || (cp >= 0x3400 && cp <= 0x4dbf) ||
-                (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff) ||
-                (cp >= 0x0e00 && cp <= 0x0eff) || (cp >= 0x1000 && cp <= 0x109f) ||
-                (cp >= 0x1780 && cp <= 0x17ff) || (cp >= 0x20000 && cp <= 0x2fa1f);
+    if (!replaced) out += text[i++];
   }
-  return letters > 0 && unspaced * 5 >= letters;
+  return out;
 }
 
-bool RowUnspaced(const Sample& s) {
-  if (s.response && UnspacedScript(*s.response)) return true;
-  if (s.reference && UnspacedScript(*s.reference)) return true;
-  if (s.user_input && UnspacedScript(*s.user_input)) return true;
-  if (s.retrieved_contexts) {
-    for (const std::string& c : *s.retrieved_contexts) {
-      if (UnspacedScript(c)) return true;
-    }
+Sample WithAsciiPunctuation(const Sample& s) {
+  Sample out = s;
+  auto fix = [](std::optional<std::string>& t) {
+    if (t) t = AsciiPunctuation(*t);
+  };
+  fix(out.user_input);
+  fix(out.response);
+  fix(out.reference);
+  if (out.retrieved_contexts) {
+    for (std::string& c : *out.retrieved_contexts) c = AsciiPunctuation(c);
   }
-  return false;
+  return out;
 }
 
 }  // namespace
 
+text::Stemmer* OfflineJudge::StemmerFor(const std::string& algorithm) {
+  if (algorithm == "english") return &english_stemmer_;
+  std::unique_ptr<text::Stemmer>& st = stemmers_[algorithm];
+  // "none" (an unspaced script): libstemmer has no such algorithm, so words stay as they are.
+  if (!st) st = std::make_unique<text::Stemmer>(algorithm.empty() ? "none" : algorithm.c_str());
+  return st.get();
+}
+
 Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
-  const Sample& s = query.sample;
-  const TaskSet tasks = query.tasks;
-  Verdicts v;
-  if (RowUnspaced(s)) {
+  language_ = text::DetectRowLanguage(query.sample);
+  if (!language_.supported()) {
     // Null with the reason, never a confident 0 that sends the user to fix a retriever that
     // worked. (String metrics such as ROUGE need no judge and still score the row.)
-    const std::string why =
-        "offline judge: language not supported (text written without spaces between words, "
-        "such as Chinese, Japanese or Thai); use an LLM judge (--judge openai:MODEL)";
+    const std::string why = "offline judge: the row is in " + text::LanguageName(language_.code) +
+                            ", which it has no word stemmer for; use an LLM judge (--judge "
+                            "openai:MODEL)";
+    Verdicts v;
     for (JudgeTask task : AllJudgeTasks()) {
-      if (Contains(tasks, task)) v.missing_reasons[JudgeTaskVerdictName(task)] = why;
+      if (Contains(query.tasks, task)) v.missing_reasons[JudgeTaskVerdictName(task)] = why;
     }
     for (const JudgeQuestion& q : query.questions) v.missing_reasons[QuestionVerdictName(q)] = why;
     return v;
   }
-  RowTexts row(s, stemmer_);
+  if (language_.code == "en") return AnswerRow(query.sample, query);
+  // Another language: its own stemmer, its punctuation read as ASCII, and no structure checks
+  // (they read English clauses); restored for the next row whatever happens.
+  stemmer_ = StemmerFor(language_.stemmer);
+  support_.set_structure_checks(false);
+  Result<Verdicts> v = AnswerRow(WithAsciiPunctuation(query.sample), query);
+  stemmer_ = &english_stemmer_;
+  support_.set_structure_checks(true);
+  return v;
+}
+
+Result<Verdicts> OfflineJudge::AnswerRow(const Sample& s, const JudgeQuery& query) {
+  const TaskSet tasks = query.tasks;
+  Verdicts v;
+
+  RowTexts row(s, *stemmer_);
   if ((Contains(tasks, JudgeTask::kVerifyResponseClaims) ||
        Contains(tasks, JudgeTask::kCheckClaimsAgainstReference)) &&
       s.response) {
@@ -409,14 +447,14 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
   }
   if (Contains(tasks, JudgeTask::kRateChunksForReference) && s.reference) {
     v.chunk_relevant =
-        RateChunks(row.chunks, TextProfile(*s.reference, stemmer_), row.question_profile);
+        RateChunks(row.chunks, TextProfile(*s.reference, *stemmer_), row.question_profile);
     // A reference whose facts are spread over several chunks: a chunk that holds any
     // substantive sentence of it (three content words or more) is useful too, although it
     // holds little of the whole.
     const std::vector<std::string> sentences = text::SplitSentences(*s.reference);
     if (sentences.size() > 1) {
       for (const std::string& sentence : sentences) {
-        TextProfile part(sentence, stemmer_);
+        TextProfile part(sentence, *stemmer_);
         int content = 0;
         for (const ProfiledToken& t : part.tokens()) content += !t.stop && !t.negation ? 1 : 0;
         if (content < 3) continue;
@@ -430,7 +468,7 @@ Result<Verdicts> OfflineJudge::Answer(const JudgeQuery& query) {
   }
   if (Contains(tasks, JudgeTask::kRateChunksForResponse) && s.response) {
     v.chunk_relevant_to_response =
-        RateChunks(row.chunks, TextProfile(*s.response, stemmer_), row.question_profile);
+        RateChunks(row.chunks, TextProfile(*s.response, *stemmer_), row.question_profile);
   }
   if (Contains(tasks, JudgeTask::kExtractEntities) && s.reference) {
     v.reference_entities = Entities(*s.reference);

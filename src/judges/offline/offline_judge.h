@@ -6,10 +6,12 @@
 // generation needs a model, so response relevancy is estimated from question-response
 // similarity and a noncommittal check. Not thread-safe: one judge per thread.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
 
+#include "core/text/language.h"
 #include "judges/offline/claim_support.h"
 #include "judges/offline/hashed_embedder.h"
 #include "judges/offline/relevance_blend.h"
@@ -54,6 +56,8 @@ class OfflineJudge : public Judge {
     std::string joined_context;
     std::optional<TextProfile> whole_context;
   };
+  Result<Verdicts> AnswerRow(const Sample& s, const JudgeQuery& query);
+  text::Stemmer* StemmerFor(const std::string& algorithm);
   ClaimVerdict VerifyAgainstContext(const Claim& claim, RowTexts& row);
   std::vector<ClaimVerdict> JudgeResponseClaims(const Sample& s, TaskSet tasks, RowTexts& row);
   std::vector<ReferenceClaim> JudgeReferenceClaims(const Sample& s, TaskSet tasks, RowTexts& row);
@@ -62,7 +66,7 @@ class OfflineJudge : public Judge {
   Result<JudgedAnswer> RateContexts(const Sample& s, const RowTexts& row);
   // The encoder's cosines of `text` with the row's question and with what it asks for.
   Result<EncoderCosines> Cosines(const RowTexts& row, const std::string& text);
-  // One encoder vector per text, cached by text for the judge's life (questions repeat).
+  // The encoder's vector of `text`, cached by text for the judge's life.
   Result<const std::vector<float>*> Vector(const std::string& text);
   std::vector<Claim> ExtractClaims(const std::string& text, const std::string& question);
   std::vector<bool> RateChunks(const std::vector<TextProfile>& chunks, const TextProfile& target,
@@ -70,7 +74,10 @@ class OfflineJudge : public Judge {
                                double threshold = kChunkRelevanceThreshold);
   std::vector<std::string> Entities(const std::string& text);
 
-  text::Stemmer stemmer_;
+  text::Stemmer english_stemmer_;
+  std::map<std::string, std::unique_ptr<text::Stemmer>> stemmers_;  // other languages'
+  text::Stemmer* stemmer_ = &english_stemmer_;                      // the row's language's
+  text::Language language_;                                         // the row's
   ClaimSupport support_;
   HashedEmbedder embedder_;
   std::unique_ptr<SentenceEncoder> encoder_;  // null: not fetched

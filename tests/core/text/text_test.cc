@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/text/language.h"
 #include "core/text/normalize.h"
 #include "core/text/sentences.h"
 #include "core/text/stemmer.h"
@@ -95,6 +96,47 @@ TEST(StopwordsTest, FunctionWordsAndNegations) {
   EXPECT_FALSE(IsStopWord("magazine"));
   EXPECT_TRUE(IsNegation("never"));
   EXPECT_FALSE(IsNegation("magazine"));
+}
+
+}  // namespace
+}  // namespace tala::text
+
+namespace tala::text {
+namespace {
+
+// The script decides where it can; the fingerprints decide between languages that share one; a
+// short or English text stays English.
+TEST(LanguageTest, RowsAreReadInTheirLanguage) {
+  EXPECT_EQ(DetectLanguage("東京タワーは1958年に完成しました。").code, "ja");
+  EXPECT_TRUE(DetectLanguage("東京タワーは1958年に完成しました。").unspaced);
+  EXPECT_EQ(DetectLanguage("长城全长约两万一千公里，横跨多个省份。").code, "zh");
+  Language fi = DetectLanguage(
+      "Helsingin tuomiokirkko on evankelis-luterilainen kirkko Helsingin keskustassa. Kirkon "
+      "rakentaminen valmistui vuonna 1852.");
+  EXPECT_EQ(fi.code, "fi");
+  EXPECT_EQ(fi.stemmer, "finnish");
+  EXPECT_TRUE(fi.supported());
+  EXPECT_EQ(DetectLanguage("جامعة القاهرة هي جامعة حكومية مصرية. تم تأسيس جامعة القاهرة في عام "
+                           "1908 وتقع في الجيزة.")
+                .code,
+            "ar");
+  EXPECT_EQ(DetectLanguage("Der Kölner Dom ist eine römisch-katholische Kathedrale in Köln. Die "
+                           "Bauarbeiten wurden im Jahr 1880 abgeschlossen.")
+                .code,
+            "de");
+  EXPECT_EQ(DetectLanguage("Delhi").code, "en");
+  EXPECT_EQ(DetectLanguage("The Oberoi family is part of a hotel company that has a head office "
+                           "in what city? The Oberoi Group is a hotel company with its head "
+                           "office in Delhi.")
+                .code,
+            "en");
+  Language cs = DetectLanguage(
+      "Praha je hlavní a zároveň největší město České republiky a 14. největší město Evropské "
+      "unie. Leží mírně na sever od středu Čech na řece Vltavě.");
+  EXPECT_EQ(cs.code, "cs");
+  EXPECT_FALSE(cs.supported());  // libstemmer has no Czech
+  EXPECT_EQ(LanguageName("fi"), "Finnish");
+  EXPECT_EQ(LanguageName("ja"), "Japanese");
 }
 
 }  // namespace

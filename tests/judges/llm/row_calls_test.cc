@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -74,6 +75,38 @@ TEST(RowCallsTest, CoreMetricsAtFiveChunksTakeFourChatCallsAndOneEmbeddingCall) 
   ASSERT_TRUE(v.generated_questions.has_value());
   EXPECT_EQ(v.generated_questions->size(), 3u);
   EXPECT_TRUE((*v.generated_questions)[0].cosine.has_value());
+}
+
+// A row in another language names it in the requests that write claims and questions, so they
+// come back in that language; an English row's requests are as they always were.
+TEST(RowCallsTest, ARowInAnotherLanguageNamesItInTheRequests) {
+  Sample fi;
+  fi.id = "fi";
+  fi.user_input = "Milloin Helsingin tuomiokirkko valmistui?";
+  fi.response = "Helsingin tuomiokirkko valmistui vuonna 1852.";
+  fi.reference = "Kirkko valmistui vuonna 1852.";
+  fi.retrieved_contexts = std::vector<std::string>{
+      "Helsingin tuomiokirkko on evankelis-luterilainen kirkko Helsingin keskustassa. Kirkon "
+      "rakentaminen valmistui vuonna 1852, ja sen suunnitteli Carl Ludvig Engel."};
+  for (const Sample& s : {fi, RagSample(2)}) {
+    RowCalls calls(s, TasksFor(s, kCore), {});
+    int named = 0;
+    for (const ModelCall& c : AnswerAll(calls)) {
+      if (c.kind == CallKind::kEmbed) continue;
+      const bool names =
+          c.messages[1].content.find("\"language\":\"Finnish\"") != std::string::npos;
+      named += names;
+      if (c.kind == CallKind::kRateChunks) {
+        EXPECT_FALSE(names);
+      }
+      if (s.id != "fi") {
+        EXPECT_EQ(c.messages[1].content.find("\"language\""), std::string::npos)
+            << c.messages[1].content;
+      }
+    }
+    // Response claims, reference claims and generated questions.
+    EXPECT_EQ(named, s.id == "fi" ? 3 : 0) << s.id;
+  }
 }
 
 TEST(RowCallsTest, NoiseSensitivityAddsNoCall) {
@@ -252,8 +285,17 @@ TEST(RowCallsTest, Issue16_HostileRowTextStaysInsideItsOwnFieldOfTheRequest) {
       EXPECT_EQ(unique.size(), keys.size()) << "a key appears twice: " << user;
       for (const std::string& key : keys) {
         EXPECT_TRUE(key == "fields" || key == "question" || key == "answer" || key == "reference" ||
-                    key == "contexts" || key == "questions_wanted")
+                    key == "contexts" || key == "questions_wanted" || key == "language")
             << key;
+      }
+      // The language is tala's name for the one it detected, never text of the row.
+      if (request.contains("language")) {
+        const std::string language = request["language"];
+        EXPECT_TRUE(language.size() <= 12 &&
+                    std::all_of(language.begin(), language.end(), [](char c) {
+                      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+                    }))
+            << language;
       }
       // Each section holds exactly the row's field, byte for byte.
       if (request.contains("question")) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "engine/row_scorer.h"
 #include "judges/offline/wordnet.h"
 #include "metrics/registry.h"
@@ -161,6 +163,70 @@ TEST(OfflineJudgeTest, ContextRelevanceIsRatedWithTheEncoder) {
   EXPECT_EQ(bad.values[0] + bad.values[1], 0) << bad.reason;
   for (double r : good.values) EXPECT_TRUE(r == 0 || r == 1 || r == 2) << r;
   EXPECT_NE(good.reason.find("offline estimate"), std::string::npos);
+}
+
+Sample Foreign(const char* question, const char* response, const char* context) {
+  Sample s;
+  s.user_input = question;
+  s.response = response;
+  s.retrieved_contexts = std::vector<std::string>{context};
+  return s;
+}
+
+std::optional<double> Score(const Sample& s, const char* metric, std::string* reason = nullptr) {
+  OfflineJudge judge;
+  auto metrics = metrics::CreateMetrics(*metrics::ParseMetricSpecs(metric));
+  auto row = RowScorer(*metrics, &judge, judge.name()).Score(s);
+  if (reason != nullptr) *reason = row.scores[0].value.reason;
+  return row.scores[0].value.value;
+}
+
+// Rows in other languages are judged by word coverage with their own stemmer (issue 34): a
+// Japanese answer that restates its context is faithful, one that changes its facts is not; a
+// Finnish or Arabic paraphrase is scored, not 0; relevance, which reads English, is null and
+// says why; a language libstemmer lacks is null with its name.
+TEST(OfflineJudgeTest, RowsInOtherLanguagesAreJudgedByTheirWords) {
+  const char* tower = "東京タワーは東京都港区にある電波塔です。東京タワーは1958年に完成しました。";
+  auto ja = Score(
+      Foreign("東京タワーはいつ完成しましたか？", "東京タワーは1958年に完成しました。", tower),
+      "faithfulness");
+  ASSERT_TRUE(ja.has_value());
+  EXPECT_GT(*ja, 0.5);
+  auto ja_wrong = Score(Foreign("東京タワーはいつ完成しましたか？",
+                                "東京タワーは大阪にあり、1970年に完成しました。", tower),
+                        "faithfulness");
+  ASSERT_TRUE(ja_wrong.has_value());
+  EXPECT_LT(*ja_wrong, *ja);
+
+  auto fi = Score(Foreign("Milloin Helsingin tuomiokirkko valmistui?",
+                          "Helsingin tuomiokirkko valmistui vuonna 1852.",
+                          "Helsingin tuomiokirkko on evankelis-luterilainen kirkko Helsingin "
+                          "keskustassa. Kirkon rakentaminen valmistui vuonna 1852, ja sen "
+                          "suunnitteli Carl Ludvig Engel."),
+                  "faithfulness");
+  ASSERT_TRUE(fi.has_value());
+  EXPECT_GT(*fi, 0.5);
+  auto ar = Score(Foreign("متى تأسست جامعة القاهرة؟", "تأسست جامعة القاهرة في عام 1908.",
+                          "جامعة القاهرة هي جامعة حكومية مصرية. تم تأسيس جامعة القاهرة في عام "
+                          "1908 وتقع في الجيزة."),
+                  "faithfulness");
+  ASSERT_TRUE(ar.has_value());
+  EXPECT_GT(*ar, 0.5);
+
+  std::string why;
+  EXPECT_FALSE(Score(Foreign("Milloin Helsingin tuomiokirkko valmistui?",
+                             "Helsingin tuomiokirkko valmistui vuonna 1852.",
+                             "Helsingin tuomiokirkko valmistui vuonna 1852."),
+                     "response_relevancy", &why)
+                   .has_value());
+  EXPECT_NE(why.find("English only"), std::string::npos) << why;
+  EXPECT_FALSE(Score(Foreign("Kdy byl postaven Karlův most?",
+                             "Karlův most byl postaven ve čtrnáctém století.",
+                             "Karlův most je nejstarší stojící most přes řeku Vltavu v Praze. "
+                             "Jeho stavba začala roku 1357 za vlády Karla IV."),
+                     "faithfulness", &why)
+                   .has_value());
+  EXPECT_NE(why.find("Czech"), std::string::npos) << why;
 }
 
 TEST(WordNetTest, SynonymsAntonymsAndIrregularForms) {
