@@ -97,7 +97,10 @@ std::string ByFingerprint(std::string_view text) {
   if (text.size() < 40) return "";
   // A few hundred bytes suffice (its documentation), cut at a character boundary.
   size_t size = std::min<size_t>(text.size(), 600);
-  while (size < text.size() && (static_cast<unsigned char>(text[size]) & 0xc0) == 0x80) --size;
+  while (size > 0 && size < text.size() &&
+         (static_cast<unsigned char>(text[size]) & 0xc0) == 0x80) {
+    --size;  // a hostile run of continuation bytes stops at 0, never wraps
+  }
   std::string out;
   {
     std::lock_guard<std::mutex> lock(mutex);

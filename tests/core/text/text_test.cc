@@ -135,6 +135,8 @@ TEST(LanguageTest, RowsAreReadInTheirLanguage) {
       "unie. Leží mírně na sever od středu Čech na řece Vltavě.");
   EXPECT_EQ(cs.code, "cs");
   EXPECT_FALSE(cs.supported());  // libstemmer has no Czech
+  // Hostile bytes (not UTF-8) are read as some language or none, never past the text's end.
+  EXPECT_FALSE(DetectLanguage(std::string(700, '\x80')).code.empty());
   EXPECT_EQ(LanguageName("fi"), "Finnish");
   EXPECT_EQ(LanguageName("ja"), "Japanese");
 }
