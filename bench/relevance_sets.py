@@ -16,15 +16,13 @@ second the one reported ("held"). Each row carries metadata.kind, .half, .pair_i
 (positive or negative). Importable (build(path) -> rows) and runnable:
     /usr/bin/python3 bench/relevance_sets.py ../shared/data/halueval-qa-dev.jsonl OUT.jsonl"""
 import json
+import os
 import re
 import sys
 import unicodedata
 
-
-def sentences(text):
-    # HaluEval joins its two paragraphs with no space ("...century.First for Women is...").
-    text = re.sub(r"\.(?=[A-Z])", ". ", text)
-    return [s.strip() for s in re.split(r'(?<=[.!?])\s+(?=[A-Z0-9"])', text) if len(s.split()) >= 4]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from spread_reference import sentences  # noqa: E402  (HaluEval's knowledge split the same way)
 
 
 def fold(text):

@@ -1,6 +1,7 @@
 #include "core/text/language.h"
 
 #include <textcat.h>
+#include <utf8proc.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -39,23 +40,16 @@ const Snowball* SnowballFor(std::string_view code) {
   return nullptr;
 }
 
-// Decodes one UTF-8 code point at text[i], advancing i.
-char32_t Next(std::string_view text, size_t& i) {
-  unsigned char c = static_cast<unsigned char>(text[i]);
-  int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
-  char32_t cp = len == 1 ? c : c & (0x7f >> len);
-  for (int k = 1; k < len && i + k < text.size(); ++k) {
-    cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
-  }
-  i += static_cast<size_t>(len);
-  return cp;
-}
-
 // The language the script alone gives, or "" for scripts several languages share.
 std::string ByScript(std::string_view text) {
   size_t letters = 0, kana = 0, han = 0, hangul = 0, thai = 0, lao = 0, khmer = 0, myanmar = 0;
   for (size_t i = 0; i < text.size();) {
-    char32_t cp = Next(text, i);
+    utf8proc_int32_t cp;
+    const utf8proc_ssize_t len =
+        utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + i),
+                         static_cast<utf8proc_ssize_t>(text.size() - i), &cp);
+    if (len <= 0) cp = 0xfffd;  // a byte that is not UTF-8 counts as a letter of no script
+    i += len > 0 ? static_cast<size_t>(len) : 1;
     if (cp < 0x80) {
       letters += (cp | 0x20) >= 'a' && (cp | 0x20) <= 'z';
       continue;
@@ -112,8 +106,6 @@ std::string ByFingerprint(std::string_view text) {
   return out.substr(1, end - 1);
 }
 
-}  // namespace
-
 // True when English function words make a tenth of the words or more: English prose runs near
 // 40%, other languages that write Latin letters near none ("was" and "an", German words too, are
 // left out), and the fingerprints cost a hundred times more (this check keeps faithfulness alone
@@ -145,6 +137,8 @@ bool PlainlyEnglish(std::string_view text) {
   }
   return words > 0 && english * 10 >= words;
 }
+
+}  // namespace
 
 Language DetectLanguage(std::string_view text) {
   if (PlainlyEnglish(text)) return Language{"en", "english", false};

@@ -85,20 +85,24 @@ Result<const std::vector<float>*> OfflineJudge::Vector(const std::string& text) 
   return &vectors_.emplace(text, std::move(one[0])).first->second;
 }
 
+namespace {
+// The cosine of two of the encoder's vectors, which are L2-normalised.
+double Dot(const std::vector<float>& a, const std::vector<float>& b) {
+  double sum = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) sum += double(a[i]) * double(b[i]);
+  return sum;
+}
+}  // namespace
+
 Result<EncoderCosines> OfflineJudge::Cosines(const RowTexts& row, const std::string& text) {
-  auto dot = [](const std::vector<float>& a, const std::vector<float>& b) {
-    double sum = 0;
-    for (size_t i = 0; i < a.size() && i < b.size(); ++i) sum += double(a[i]) * double(b[i]);
-    return sum;
-  };
   EncoderCosines out;
   TALA_ASSIGN_OR_RETURN(const std::vector<float>* t, Vector(text));
   TALA_ASSIGN_OR_RETURN(const std::vector<float>* q, Vector(row.question));
-  out.question = dot(*t, *q);
+  out.question = Dot(*t, *q);
   const std::string asked = AskedFor(row.question_profile);
   if (!asked.empty()) {
     TALA_ASSIGN_OR_RETURN(const std::vector<float>* a, Vector(asked));
-    out.asked = dot(*t, *a);
+    out.asked = Dot(*t, *a);
   }
   return out;
 }
@@ -329,9 +333,7 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
   if (encoder_ && english) {
     TALA_ASSIGN_OR_RETURN(const std::vector<float>* a, Vector(*s.response));
     TALA_ASSIGN_OR_RETURN(const std::vector<float>* b, Vector(*s.reference));
-    double dot = 0;
-    for (size_t i = 0; i < a->size() && i < b->size(); ++i) dot += double((*a)[i]) * (*b)[i];
-    v.response_reference_similarity = dot;
+    v.response_reference_similarity = Dot(*a, *b);
     return OkStatus();
   }
   // One embedding batch per row, so the IDF comes from all of the sample's texts.
@@ -479,17 +481,24 @@ Result<Verdicts> OfflineJudge::AnswerRow(const Sample& s, const JudgeQuery& quer
   // criterion; word statistics would only pretend to. Context relevance is the exception when
   // the encoder is there: it is what the encoder and the answer reading estimate.
   for (const JudgeQuestion& q : query.questions) {
-    if (q.kind == JudgeQuestion::Kind::kRating && q.definition == "context_relevance" && encoder_ &&
-        s.retrieved_contexts && !row.chunks.empty()) {
-      TALA_ASSIGN_OR_RETURN(v.answers[q.key], RateContexts(s, row));
-      continue;
-    }
-    if (q.kind == JudgeQuestion::Kind::kRating && q.definition == "context_relevance" &&
-        !encoder_) {
-      v.missing_reasons[QuestionVerdictName(q)] =
-          "the offline judge rates context relevance with its sentence encoder, which is not "
-          "fetched (`make deps`, or tools/fetch_sentence_encoder.sh); or use an LLM judge";
-      continue;
+    if (q.kind == JudgeQuestion::Kind::kRating && q.definition == "context_relevance") {
+      if (!encoder_) {
+        v.missing_reasons[QuestionVerdictName(q)] =
+            "the offline judge rates context relevance with its sentence encoder, which is not "
+            "fetched (`make deps`, or tools/fetch_sentence_encoder.sh); or use an LLM judge";
+        continue;
+      }
+      if (language_.code != "en") {
+        v.missing_reasons[QuestionVerdictName(q)] =
+            "offline judge: its context relevance reading (the sentence encoder) is English "
+            "only, and the row is in " +
+            text::LanguageName(language_.code) + "; use an LLM judge (--judge openai:MODEL)";
+        continue;
+      }
+      if (s.retrieved_contexts && !row.chunks.empty()) {
+        TALA_ASSIGN_OR_RETURN(v.answers[q.key], RateContexts(s, row));
+        continue;
+      }
     }
     v.missing_reasons[QuestionVerdictName(q)] =
         "needs an LLM judge (the offline judge does not answer " +

@@ -220,6 +220,14 @@ TEST(OfflineJudgeTest, RowsInOtherLanguagesAreJudgedByTheirWords) {
                      "response_relevancy", &why)
                    .has_value());
   EXPECT_NE(why.find("English only"), std::string::npos) << why;
+  if (EmbedderName() != "hashed") {
+    EXPECT_FALSE(Score(Foreign("Milloin Helsingin tuomiokirkko valmistui?",
+                               "Helsingin tuomiokirkko valmistui vuonna 1852.",
+                               "Helsingin tuomiokirkko valmistui vuonna 1852."),
+                       "context_relevance", &why)
+                     .has_value());
+    EXPECT_NE(why.find("English only"), std::string::npos) << why;
+  }
   EXPECT_FALSE(Score(Foreign("Kdy byl postaven Karlův most?",
                              "Karlův most byl postaven ve čtrnáctém století.",
                              "Karlův most je nejstarší stojící most přes řeku Vltavu v Praze. "
