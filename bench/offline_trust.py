@@ -1,7 +1,12 @@
 """How far to trust each offline metric, measured on real labelled text (issue 34): the relevance
 pairs of bench/relevance_sets.py, made mechanically from HaluEval, per half (fit: the half the
 blends were fitted on; held: the half reported), and HaluEval faithfulness on the same halves.
-Pairwise accuracy counts a tie as half. Prints a Markdown table.
+Then every other metric the offline judge answers, on pairs made the same way: HaluEval's right
+answer against its hallucinated ones (the reference is the knowledge sentence that holds the
+right answer, so it is never the response itself), and the question's own knowledge against the
+next question's as the retrieved context (response and reference: the right answer). These are
+the figures `tala metrics` prints per offline metric. Pairwise accuracy counts a tie as half (a
+metric whose lower is better wins when lower). Prints Markdown tables.
     /usr/bin/python3 bench/offline_trust.py [TALA] [HALUEVAL_JSONL]"""
 import json
 import os
@@ -12,6 +17,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import relevance_sets  # noqa: E402
+from spread_reference import sentences  # noqa: E402
 
 GOALS = {  # issue 34's floors on the held-out half
     "next_answer": 0.90, "answer_sentence": 0.80, "bare_answer": 0.80, "context_sentence": 0.80,
@@ -29,13 +35,14 @@ def evaluate(tala, rows, metric, scratch, name):
         f.writelines(json.dumps(r) + "\n" for r in rows)
     subprocess.run([tala, "eval", data, "--judge", "offline", "-m", metric, "--no-progress", "-q",
                     "-o", out], check=True, stdout=subprocess.DEVNULL)
-    scores = {}
+    by_metric = {m: {} for m in metric.split(",")}
     with open(out) as f:
         for line in f:
             r = json.loads(line)
             if "id" in r and "scores" in r:
-                scores[r["id"]] = r["scores"].get(metric)
-    return scores
+                for m, scores in by_metric.items():
+                    scores[r["id"]] = r["scores"].get(m)
+    return by_metric[metric] if "," not in metric else by_metric
 
 
 def pairwise(rows, scores):
@@ -106,6 +113,91 @@ def main(tala, halueval):
                          [scores.get(r["id"]) or 0.0 for r in part if r["label"] != "right"])
             print("| halueval right vs hallucinated (AUROC %.4f) | faithfulness | %s | %.3f | | %d "
                   "| | | %s |" % (area, half, wins / n, n, "≥ 0.96 / ≥ 0.97" if half == "held" else ""))
+        metric_table(tala, halueval, scratch)
+
+
+# The metrics the offline judge answers (answer_accuracy and response_groundedness need an LLM
+# judge, except rows a fixed rule rates).
+ANSWER_METRICS = ["faithfulness", "answer_correctness", "factual_correctness",
+                  "semantic_similarity", "noise_sensitivity", "noise_sensitivity_irrelevant"]
+CONTEXT_METRICS = ["context_recall", "context_precision", "context_precision_without_reference",
+                   "context_entity_recall", "context_relevance"]
+LOWER_IS_BETTER = {"noise_sensitivity", "noise_sensitivity_irrelevant"}
+
+
+def metric_sets(halueval):
+    """(answer pairs, context pairs): lists of (half, positive row, negative row)."""
+    with open(halueval) as f:
+        hal = [json.loads(line) for line in f]
+    order = []
+    for r in hal:
+        if r["pair_id"] not in order:
+            order.append(r["pair_id"])
+    half_of = {p: ("fit" if i < len(order) // 2 else "held") for i, p in enumerate(order)}
+    answer_pairs = []
+    for pair_id in order:
+        group = [r for r in hal if r["pair_id"] == pair_id]
+        right = [r for r in group if r["label"] == "right"]
+        if not right:
+            continue
+        answer = relevance_sets.fold(right[0]["reference"])
+        knowledge = " ".join(right[0]["retrieved_contexts"])
+        holding = [s for s in sentences(knowledge) if answer and answer in relevance_sets.fold(s)]
+        if not holding:
+            continue
+
+        def with_reference(row):
+            return dict(row, reference=holding[0], id=row["id"])
+        for wrong in (r for r in group if r["label"] != "right"):
+            answer_pairs.append((half_of[pair_id], with_reference(right[0]), with_reference(wrong)))
+    items = relevance_sets.questions(halueval)
+    context_pairs = []
+    for i, item in enumerate(items):
+        following = items[(i + 1) % len(items)]["knowledge"]
+        if following == item["knowledge"]:
+            continue
+        base = {"user_input": item["question"], "response": item["answer"],
+                "reference": item["answer"]}
+        half = "fit" if i < len(items) // 2 else "held"
+        context_pairs.append((half, dict(base, id="ctx-%03d-pos" % i,
+                                         retrieved_contexts=[item["knowledge"]]),
+                              dict(base, id="ctx-%03d-neg" % i, retrieved_contexts=[following])))
+    return answer_pairs, context_pairs
+
+
+def metric_table(tala, halueval, scratch):
+    answer_pairs, context_pairs = metric_sets(halueval)
+    print()
+    print("| metric | pairs (HaluEval, made mechanically) | fit | held | held ties | held pairs |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for metrics, pairs, what in (
+            (ANSWER_METRICS, answer_pairs, "right vs hallucinated answer"),
+            (CONTEXT_METRICS, context_pairs, "own knowledge vs next question's")):
+        rows = {}
+        for _, a, b in pairs:
+            rows[a["id"]] = a
+            rows[b["id"]] = b
+        scores = evaluate(tala, list(rows.values()), ",".join(metrics), scratch, what[:5])
+        for metric in metrics:
+            cells = []
+            for half in ("fit", "held"):
+                wins = ties = n = 0
+                for side, a, b in pairs:
+                    if side != half:
+                        continue
+                    x, y = scores[metric].get(a["id"]), scores[metric].get(b["id"])
+                    if x is None or y is None:
+                        continue  # undefined on either side: not a comparison
+                    if metric in LOWER_IS_BETTER:
+                        x, y = -x, -y
+                    n += 1
+                    if abs(x - y) < 1e-9:
+                        ties += 1
+                    elif x > y:
+                        wins += 1
+                cells.append(((wins + ties / 2) / n if n else float("nan"), ties, n))
+            print("| %s | %s | %.3f | %.3f | %d | %d |" % (metric, what, cells[0][0], cells[1][0],
+                                                          cells[1][1], cells[1][2]))
 
 
 if __name__ == "__main__":

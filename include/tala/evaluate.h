@@ -63,6 +63,10 @@ struct EvalOptions {
   // A judge of the caller's own (the Python package's custom judges). When set it answers instead
   // of `judge`, and its name() stands in the manifest. Called from the evaluating thread only.
   std::shared_ptr<Judge> custom_judge;
+  // The offline judge's rows are judged on this many threads at once, each thread with a judge
+  // of its own (0: one per core); results are written in input order whatever the count. Other
+  // judges use one thread (an LLM judge's concurrency is llm.max_in_flight).
+  int threads = 1;
   std::string out = "results.jsonl";  // results file ("-": stdout)
   OnError on_error = OnError::kFail;  // bad rows: stop before scoring, or skip and count
   int max_errors_shown = 20;          // errors kept for the report

@@ -26,6 +26,11 @@ struct MetricInfo {
   Direction direction = Direction::kHigherIsBetter;
   std::string summary;       // one line for `tala metrics`
   std::string offline_note;  // how the offline judge answers it, when that differs
+  // How far to trust the offline judge's answer: what bench/offline_trust.sh measured on the
+  // held-out half of pairs made mechanically from real labelled data, and what it misses. Empty
+  // for metrics the offline judge does not answer.
+  std::string offline_measured;
+  std::string offline_misses;
   // Scored when --metrics is not given and the data has its fields. False for metrics whose
   // fields are too common to say the row is meant for them (data_compare reads any two texts).
   bool by_default = true;

@@ -82,6 +82,7 @@ EvalOptions ToOptions(const py::dict& d) {
   Take(d, "resume", o.resume);
   Take(d, "overwrite", o.overwrite);
   Take(d, "repeats", o.repeats);
+  Take(d, "threads", o.threads);
   Take(d, "labels", o.labels);
   Take(d, "rubrics", o.rubrics);
   if (d.contains("user_metrics") && !d["user_metrics"].is_none()) {

@@ -90,6 +90,7 @@ def evaluate(
     resume: bool = ...,
     overwrite: bool = ...,
     repeats: int = ...,
+    threads: int = ...,
     base_url: str = ...,
     api_key: str = ...,
     embeddings_base_url: str = ...,

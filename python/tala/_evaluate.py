@@ -16,7 +16,7 @@ from ._judge import engine_judge
 OPTIONS = frozenset({
     "format", "k", "labels", "on_error", "diagnosis_threshold", "diagnosis_thresholds", "resume",
     "overwrite",
-    "repeats", "base_url", "api_key", "embeddings", "embeddings_base_url", "temperature",
+    "repeats", "threads", "base_url", "api_key", "embeddings", "embeddings_base_url", "temperature",
     "max_tokens", "structured_output", "max_in_flight", "requests_per_minute",
     "tokens_per_minute", "timeout_ms", "max_retries", "batching", "questions", "cache", "seed",
     "shard", "shard_by", "user_metrics", "rubrics",
@@ -266,6 +266,8 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         bar), False, or a callable ``progress(rows_done, rows_total)``.
     options: every ``tala eval`` option by its long name with underscores: ``base_url=``,
         ``max_in_flight=``, ``cache=``, ``repeats=``, ``on_error="skip"``, ``k=[5]``, ...
+        ``threads=0`` judges the offline judge's rows on every core (default 1 here, as a
+        library; ``tala eval`` uses every core); the results are the same whatever the count.
         ``shard=(i, n)`` with ``shard_by="range"|"hash"|"partition"`` scores one shard of a
         path's rows (``out`` appears once it is done, with its state beside it); tala.merge
         joins the shards; tala.dask runs them on a Dask cluster.

@@ -55,6 +55,14 @@ def test_the_results_file_is_the_clis_byte_for_byte_apart_from_its_timestamp(tmp
     assert cli_bytes.count(b"\n") == 23 and py_bytes == cli_bytes
 
 
+def test_threads_change_no_score():
+    one = tala.evaluate(DEMO, metrics="all", progress=False)
+    three = tala.evaluate(DEMO, metrics="all", threads=3, progress=False)
+    assert [r["scores"] for r in three.rows] == [r["scores"] for r in one.rows]
+    with pytest.raises(ValueError, match="--threads must be 0"):
+        tala.evaluate(DEMO, threads=-1)
+
+
 def test_a_list_of_dicts_is_scored_and_summarised():
     result = tala.evaluate([ROW, dict(ROW, response="The tower was finished in 1925.")],
                            metrics="faithfulness")

@@ -58,6 +58,7 @@ const std::map<std::string, std::pair<Setter, const char*>>& Setters() {
       {"format", {Set(&EvalOptions::format), "a string"}},
       {"diagnosis_threshold", {Set(&EvalOptions::diagnosis_threshold), "a number"}},
       {"repeats", {Set(&EvalOptions::repeats), "an integer"}},
+      {"threads", {Set(&EvalOptions::threads), "an integer"}},
       {"base_url", {SetLlm(&LlmOptions::base_url), "a string"}},
       {"embeddings", {SetLlm(&LlmOptions::embeddings), "a string"}},
       {"embeddings_base_url", {SetLlm(&LlmOptions::embeddings_base_url), "a string"}},

@@ -253,6 +253,11 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
   cmd->add_flag("--dry-run", o.dry_run,
                 "estimate model calls, tokens and cost (and cache hits) without calling or "
                 "writing anything");
+  cmd->add_option("--threads", o.threads,
+                  "offline judge: judge rows on N threads at once, each with its own judge "
+                  "(default 0: one per core); results are written in input order, identical "
+                  "whatever N")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeats", o.repeats,
                   "score the dataset R times (repeats bypass the judge cache) and report each "
                   "metric's run-to-run standard deviation and a suggested gate (mean - 2 sd)")
@@ -285,7 +290,7 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
   // --help lists the flags by what a reader looks for; the LLM judge's have their own group.
   GroupOptions(cmd, "What to score",
                {"--metrics", "--k", "--judge", "--diagnosis-threshold", "--diagnose",
-                "--diagnose-baseline", "--diagnose-margin", "--labels", "--repeats"});
+                "--diagnose-baseline", "--diagnose-margin", "--labels", "--repeats", "--threads"});
   GroupOptions(cmd, "Input and output",
                {"--out", "--format", "--on-error", "--overwrite", "--resume", "--markdown", "--csv",
                 "--html", "--junit", "--json", "--quiet", "--no-progress", "--config"});

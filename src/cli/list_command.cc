@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "io/reports/offline_trust.h"
 #include "io/writers/json_text.h"
 #include "judges/registry.h"
 #include "metrics/registry.h"
@@ -60,6 +61,13 @@ void PrintMetricsJson() {
       out += ",\"offline_note\":";
       io::AppendJsonString(out, m.offline_note);
     }
+    if (!m.offline_measured.empty()) {
+      out += ",\"offline_trust\":{\"measured\":";
+      io::AppendJsonString(out, m.offline_measured);
+      out += ",\"misses\":";
+      io::AppendJsonString(out, m.offline_misses);
+      out += "}";
+    }
     out += ",\"family\":";
     io::AppendJsonString(out, entry.family);
     out += ",\"group\":";
@@ -83,7 +91,10 @@ void PrintMetricsTable() {
       "Without --metrics, tala eval scores the core metrics (marked core below) that the "
       "data allows.\n--metrics takes metric names and group names: core, all (every metric "
       "not marked\n\"default: no\" that the data allows), or a family's name, given after "
-      "its heading.\n\n");
+      "its heading.\n\n\"offline:\" is how far the offline judge (the default) agreed with real "
+      "labels "
+      "on data\nnot used to build it, \"misses:\" what it gets wrong.\n%s\n\n",
+      io::kOfflineTrustAdvice);
   for (const std::string& family : families) {
     const char* selector = "";
     for (const auto& entry : metrics::MetricRegistry()) {
@@ -106,6 +117,10 @@ void PrintMetric(const MetricInfo& m) {
                 m.direction == Direction::kHigherIsBetter ? "higher" : "lower");
     std::printf("  what:      %s\n", m.summary.c_str());
     if (!m.offline_note.empty()) std::printf("  note:      %s\n", m.offline_note.c_str());
+    if (!m.offline_measured.empty()) {
+      std::printf("  offline:   %s\n", m.offline_measured.c_str());
+      std::printf("  misses:    %s\n", m.offline_misses.c_str());
+    }
     if (!m.by_default) std::printf("  default:   no (name it in --metrics)\n");
     std::printf("\n");
   }

@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "tala 0.1.0");
     // tala.toml is read before the flags, so that flags and TALA_* variables override it.
     tala::EvalOptions defaults;
+    defaults.threads = 0;  // the command line uses every core for the offline judge
     bool named = false;
     std::string config = tala::cli::FindConfigFile(argc, argv, &named);
     if (!config.empty()) {

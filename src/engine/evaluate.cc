@@ -17,6 +17,7 @@
 #include "engine/row_scorer.h"
 #include "engine/run_tally.h"
 #include "engine/shard_files.h"
+#include "engine/threaded_rows.h"
 #include "fs/file_digest.h"
 #include "fs/file_lock.h"
 #include "fs/output_paths.h"
@@ -109,10 +110,11 @@ struct Run {
   std::string path;
   io::ReaderOptions reader_options;
   std::vector<std::unique_ptr<Metric>> metrics;
-  std::shared_ptr<Judge> judge;    // offline, replay or the caller's own
-  std::optional<LlmSetup> llm;     // openai:... or anthropic:...
-  std::set<std::string> kept_ids;  // --resume: rows already in the results file
-  std::string dataset_sha256;      // of the file read
+  std::shared_ptr<Judge> judge;                     // offline, replay or the caller's own
+  std::vector<std::unique_ptr<Judge>> more_judges;  // --threads: one per thread after the first
+  std::optional<LlmSetup> llm;                      // openai:... or anthropic:...
+  std::set<std::string> kept_ids;                   // --resume: rows already in the results file
+  std::string dataset_sha256;                       // of the file read
   int64_t to_do = 0;
   std::vector<int64_t> positions;  // a shard by hash: each written row's number in the dataset
 };
@@ -268,6 +270,22 @@ Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJson
     tally.Add(result);
     return OkStatus();
   };
+  if (!run.llm && !run.more_judges.empty()) {
+    std::vector<RowScorer> scorers;
+    scorers.reserve(run.more_judges.size() + 1);
+    scorers.emplace_back(run.metrics, run.judge.get(), summary.judge);
+    for (const auto& judge : run.more_judges)
+      scorers.emplace_back(run.metrics, judge.get(), summary.judge);
+    std::vector<RowScorer*> threads;
+    for (RowScorer& s : scorers) threads.push_back(&s);
+    auto finish = [&](const Sample& sample, const Result<Verdicts>& verdicts) -> Status {
+      TALA_RETURN_IF_ERROR(finish_row(sample, verdicts));
+      Report(run, summary, nullptr);
+      return OkStatus();
+    };
+    return JudgeOnThreads(
+        threads, [&] { return rows.Next(); }, finish, run.options.stop);
+  }
   if (!run.llm) {
     while (true) {
       if (run.options.stop && run.options.stop->load()) {
@@ -439,6 +457,7 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
     TALA_ASSIGN_OR_RETURN(run.path, SpoolStdin(spooled));
   }
   if (options.repeats < 1) return InvalidArgument("--repeats must be at least 1");
+  if (options.threads < 0) return InvalidArgument("--threads must be 0 (one per core) or more");
   TALA_RETURN_IF_ERROR(CheckShardOptions(options));
   if (!options.dry_run) {
     std::vector<fs::NamedPath> outputs = {{"-o", options.out}};
@@ -491,6 +510,14 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   } else {
     TALA_ASSIGN_OR_RETURN(run.judge, judges::CreateJudge(options.judge));
     summary.judge = run.judge->name();
+    // The offline judge's work is CPU time: more threads, each with its own judge (the rows'
+    // scores do not depend on which judge read them, as tala merge relies on too).
+    if (summary.judge == "offline" && !options.dry_run) {
+      for (int t = 1; t < ResolveThreads(options.threads); ++t) {
+        TALA_ASSIGN_OR_RETURN(auto judge, judges::CreateJudge(options.judge));
+        run.more_judges.push_back(std::move(judge));
+      }
+    }
   }
   if (summary.judge == "offline") {
     std::string why;

@@ -17,6 +17,12 @@ const MetricInfo& AnswerCorrectnessInfo() {
       .needs_embeddings = true,
       .direction = Direction::kHigherIsBetter,
       .summary = "0.75 x factual F1 + 0.25 x semantic similarity against the reference",
+      .offline_measured =
+          "HaluEval, held-out half: the right answer above a hallucinated one in 80.8% of "
+          "pairs (reference: the passage sentence that holds the answer)",
+      .offline_misses =
+          "its similarity part rewards a fluent wrong sentence that repeats the "
+          "reference's words over a bare right answer",
   };
   return kInfo;
 }

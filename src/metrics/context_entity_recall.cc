@@ -14,6 +14,12 @@ const MetricInfo& ContextEntityRecallInfo() {
       .needs_llm = true,
       .direction = Direction::kHigherIsBetter,
       .summary = "share of the reference's entities that the retrieved context mentions",
+      .offline_measured =
+          "HaluEval, held-out half: the question's own passage above the next question's "
+          "in 95.5% of 110 pairs",
+      .offline_misses =
+          "entities written differently in the reference and the context (abbreviations, "
+          "other spellings)",
   };
   return kInfo;
 }

@@ -13,6 +13,12 @@ const MetricInfo& ContextPrecisionInfo() {
       .summary =
           "rank-aware mean of precision@k over the ranks holding a chunk useful for the "
           "reference",
+      .offline_measured =
+          "HaluEval, held-out half: the question's own passage above the next question's "
+          "in 97.6% of pairs (reference and response: the right answer)",
+      .offline_misses =
+          "usefulness that takes reasoning, such as a chunk useful only together with "
+          "another; the order of chunks from one page is not measured",
   };
   return kInfo;
 }
@@ -28,6 +34,12 @@ const MetricInfo& ContextPrecisionWithoutReferenceInfo() {
       .summary =
           "context precision with chunks judged against the response instead of a "
           "reference",
+      .offline_measured =
+          "HaluEval, held-out half: the question's own passage above the next question's "
+          "in 97.6% of pairs (response: the right answer)",
+      .offline_misses =
+          "the same as context_precision, and a chunk that supports a wrong response "
+          "counts as useful",
   };
   return kInfo;
 }

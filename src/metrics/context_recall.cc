@@ -11,6 +11,12 @@ const MetricInfo& ContextRecallInfo() {
       .needs_llm = true,
       .direction = Direction::kHigherIsBetter,
       .summary = "share of the reference's claims attributable to the retrieved context",
+      .offline_measured =
+          "HaluEval, held-out half: the question's own passage above the next question's "
+          "in 95.6% of pairs (11 ties of 125)",
+      .offline_misses =
+          "a reference fact the context states in other words: it matches words and "
+          "WordNet synonyms, not paraphrase",
   };
   return kInfo;
 }

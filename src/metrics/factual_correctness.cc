@@ -15,6 +15,12 @@ const MetricInfo& FactualCorrectnessInfo() {
       .needs_llm = true,
       .direction = Direction::kHigherIsBetter,
       .summary = "precision, recall or F-beta of the response's claims against the reference's",
+      .offline_measured =
+          "HaluEval, held-out half: the right answer above a hallucinated one in 88.7% of "
+          "pairs (53 ties of 234; reference: the passage sentence that holds the answer)",
+      .offline_misses =
+          "a short right answer against a long reference: the reference's other claims "
+          "count as missing, so it scores low though right",
   };
   return kInfo;
 }

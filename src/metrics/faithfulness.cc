@@ -13,6 +13,13 @@ const MetricInfo& FaithfulnessInfo() {
       .needs_llm = true,
       .direction = Direction::kHigherIsBetter,
       .summary = "share of the response's claims supported by the retrieved context",
+      .offline_measured =
+          "HaluEval QA, held-out half: the right answer scores above a hallucinated one "
+          "in 99.0% of pairs (AUROC 0.987)",
+      .offline_misses =
+          "a single changed detail (a negation, swapped roles, another value) in a claim "
+          "worded unlike its context: 19 of our own 20 second-set pairs, about 3 in 4 on "
+          "an outside set",
   };
   return kInfo;
 }

@@ -19,6 +19,12 @@ const MetricInfo& NoiseSensitivityInfo() {
       .needs_llm = true,
       .direction = Direction::kLowerIsBetter,
       .summary = "share of response claims that are wrong yet supported by a relevant chunk",
+      .offline_measured =
+          "HaluEval, held-out half: right vs hallucinated answer 54.7%, 212 of 234 pairs "
+          "tied",
+      .offline_misses =
+          "by its definition it counts only wrong claims that a relevant chunk supports; "
+          "a hallucination the context does not support scores 0, as a right answer does",
   };
   return kInfo;
 }
@@ -32,6 +38,11 @@ const MetricInfo& NoiseSensitivityIrrelevantInfo() {
       .needs_llm = true,
       .direction = Direction::kLowerIsBetter,
       .summary = "share of response claims that are wrong and supported only by irrelevant chunks",
+      .offline_measured =
+          "HaluEval, held-out half: every one of 234 right vs hallucinated pairs tied",
+      .offline_misses =
+          "by its definition it counts only wrong claims that an irrelevant chunk "
+          "supports; a hallucination no chunk supports scores 0, as a right answer does",
   };
   return kInfo;
 }

@@ -33,7 +33,8 @@ class NvRating : public QuestionMetric {
 MetricInfo RatingInfo(const char* name, FieldSet fields, const char* summary,
                       const char* offline_note =
                           "needs an LLM judge: undefined with the offline judge (except the rows "
-                          "its fixed rules rate)") {
+                          "its fixed rules rate)",
+                      const char* offline_measured = "", const char* offline_misses = "") {
   return MetricInfo{
       .name = name,
       .aliases = {std::string("nv_") + name},
@@ -42,6 +43,8 @@ MetricInfo RatingInfo(const char* name, FieldSet fields, const char* summary,
       .needs_llm = true,
       .summary = summary,
       .offline_note = offline_note,
+      .offline_measured = offline_measured,
+      .offline_misses = offline_misses,
       .by_default = false,
       .version = "2",  // 2: a rating off its scale fails, from every judge
   };
@@ -70,7 +73,11 @@ const MetricInfo& ContextRelevanceInfo() {
                  "the contexts rated for the question, twice, 0-1 (2 short calls)",
                  "(offline) two ratings cut from an estimate (the best chunk's similarity to the "
                  "question by the sentence encoder, and the question's words it states), not a "
-                 "model's reading; undefined without the encoder; see docs/judges.md");
+                 "model's reading; undefined without the encoder; see docs/judges.md",
+                 "with the sentence encoder, HaluEval questions, held-out half: the question's "
+                 "own passage above the next question's in 96.0% of pairs (8 ties of 125)",
+                 "which sentence of the right page holds the answer (48.2%, many ties); English "
+                 "only");
   return kInfo;
 }
 const MetricInfo& ResponseGroundednessInfo() {

@@ -18,6 +18,14 @@ const MetricInfo& ResponseRelevancyInfo() {
           "(offline) estimates whether the response addresses the question (the question's "
           "focus words and the kind of answer it asks for), not Ragas' cosine over generated "
           "questions; see docs/metrics.md",
+      .offline_measured =
+          "with the sentence encoder, HaluEval questions, held-out half: its right answer "
+          "above the next question's right answer in 81.6% of pairs; a bare right answer "
+          "above a same-page sentence that does not answer in 89.2%",
+      .offline_misses =
+          "which of two sentences of the right page answers the question (53.0%, a coin "
+          "toss): it reads topic and answer type, not whether the answer is there; "
+          "English only",
   };
   return kInfo;
 }

@@ -13,6 +13,14 @@ const MetricInfo& SemanticSimilarityInfo() {
       .needs_embeddings = true,
       .direction = Direction::kHigherIsBetter,
       .summary = "cosine of the response and reference embeddings",
+      .offline_measured =
+          "with the sentence encoder, HaluEval, held-out half: the right answer above a "
+          "hallucinated one in only 12.4% of pairs (reference: the passage sentence that "
+          "holds the answer)",
+      .offline_misses =
+          "correctness: it measures closeness of wording and topic (as an embedding model "
+          "does in Ragas), so a fluent wrong sentence near the reference's words beats a "
+          "bare right answer",
   };
   return kInfo;
 }

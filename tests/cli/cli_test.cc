@@ -327,6 +327,25 @@ TEST(ReportCommandTest, TheHtmlReportCarriesTheOfflineJudgesNotes) {
   EXPECT_NE(page.str().find("<section id=notes><h2>Notes</h2><ul><li>response_relevancy "
                             "(offline) estimates whether the response addresses the question"),
             std::string::npos);
+  // How far to trust each offline metric, with the advice to use an LLM judge; the Markdown
+  // summary says the same.
+  EXPECT_NE(page.str().find("<h2>How far to trust the offline judge</h2>"), std::string::npos);
+  EXPECT_NE(page.str().find("<li><b>faithfulness</b>: HaluEval QA, held-out half"),
+            std::string::npos);
+  EXPECT_NE(page.str().find("score with an LLM judge"), std::string::npos);
+  auto md = RunTala("report " + results + " --markdown -");
+  EXPECT_NE(md.out.find("### How far to trust the offline judge"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("- **context_recall**: HaluEval, held-out half"), std::string::npos)
+      << md.out;
+  // A run of another judge has no such section: the figures are the offline judge's.
+  const std::string replayed = dir.path() + "/replay.jsonl";
+  ASSERT_EQ(RunTala("eval " + std::string(TALA_SOURCE_DIR) +
+                    "/examples/data/interactions.jsonl --judge replay -q -o " + replayed)
+                .exit_code,
+            0);
+  auto replay = RunTala("report " + replayed + " --markdown -");
+  EXPECT_NE(replay.out.find("| faithfulness |"), std::string::npos) << replay.out;
+  EXPECT_EQ(replay.out.find("How far to trust"), std::string::npos) << replay.out;
 }
 
 TEST(ReportCommandTest, RendersWithoutAJudge) {

@@ -63,6 +63,18 @@ TEST(MetricRegistryTest, EveryMetricIsDocumentedAndHasAGoldenRow) {
   }
 }
 
+// Every metric the offline judge scores says how far to trust it (`tala metrics`, the reports):
+// a figure measured on held-out data and what it misses.
+TEST(MetricRegistryTest, EveryMetricTheOfflineJudgeScoresSaysHowFarToTrustIt) {
+  for (const auto& entry : metrics::MetricRegistry()) {
+    const MetricInfo& m = entry.info();
+    const bool offline_undefined = m.offline_note.find("needs an LLM judge") != std::string::npos;
+    if (!m.needs_llm || offline_undefined) continue;
+    EXPECT_NE(m.offline_measured.find("held-out"), std::string::npos) << m.name;
+    EXPECT_FALSE(m.offline_misses.empty()) << m.name;
+  }
+}
+
 TEST(MetricRegistryTest, AliasesFindTheirMetric) {
   ASSERT_NE(FindMetric("answer_relevancy"), nullptr);
   EXPECT_EQ(FindMetric("answer_relevancy")->info().name, "response_relevancy");

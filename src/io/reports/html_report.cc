@@ -10,6 +10,7 @@
 #include "analysis/intervals.h"
 #include "io/reports/diagnosis_overview.h"
 #include "io/reports/markup_escape.h"
+#include "io/reports/offline_trust.h"
 #include "io/writers/json_text.h"
 #include "metrics/registry.h"
 
@@ -102,8 +103,8 @@ std::string Cards(const ResultsFile& r) {
   return out;
 }
 
-// What the offline judge only estimates, or cannot score, as tala eval's notes say it: a report
-// is read without the terminal's summary beside it.
+// What the offline judge only estimates, or cannot score, as tala eval's notes say it, and how
+// far to trust what it does score: a report is read without the terminal's summary beside it.
 std::string OfflineNotes(const ResultsFile& r) {
   if (!r.manifest || r.manifest->judge != "offline") return "";
   std::string items;
@@ -113,7 +114,17 @@ std::string OfflineNotes(const ResultsFile& r) {
       items += "<li>" + EscapeMarkup(key + " " + e->info().offline_note) + "</li>";
     }
   }
-  return items.empty() ? "" : "<section id=notes><h2>Notes</h2><ul>" + items + "</ul></section>";
+  std::string out =
+      items.empty() ? "" : "<section id=notes><h2>Notes</h2><ul>" + items + "</ul></section>";
+  const std::vector<OfflineTrustLine> trust = OfflineTrustLines(r);
+  if (trust.empty()) return out;
+  out += "<section id=trust><h2>How far to trust the offline judge</h2><p>" +
+         EscapeMarkup(kOfflineTrustAdvice) + "</p><ul>";
+  for (const OfflineTrustLine& line : trust) {
+    out += "<li><b>" + EscapeMarkup(line.metric) + "</b>: " + EscapeMarkup(line.measured) +
+           ". <i>Misses:</i> " + EscapeMarkup(line.misses) + "</li>";
+  }
+  return out + "</ul></section>";
 }
 
 // The pipeline as a picture: question → retriever → generator → answer, each stage coloured by

@@ -8,6 +8,7 @@
 
 #include "analysis/intervals.h"
 #include "io/reports/diagnosis_overview.h"
+#include "io/reports/offline_trust.h"
 #include "metrics/registry.h"
 
 namespace tala::io {
@@ -82,6 +83,13 @@ std::string RenderMarkdown(const ResultsFile& results, const std::string& title)
       std::string examples;
       for (size_t i = 0; i < ids.size() && i < 5; ++i) examples += (i ? ", " : "") + ids[i];
       out += fmt::format("| {} | {} | {} |\n", name, ids.size(), examples);
+    }
+  }
+  if (const std::vector<OfflineTrustLine> trust = OfflineTrustLines(results); !trust.empty()) {
+    out +=
+        std::string("\n### How far to trust the offline judge\n\n") + kOfflineTrustAdvice + "\n\n";
+    for (const OfflineTrustLine& line : trust) {
+      out += "- **" + line.metric + "**: " + line.measured + ". *Misses:* " + line.misses + "\n";
     }
   }
   return out;

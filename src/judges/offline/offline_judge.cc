@@ -75,14 +75,55 @@ OfflineJudge::OfflineJudge() {
 Result<const std::vector<float>*> OfflineJudge::Vector(const std::string& text) {
   auto it = vectors_.find(text);
   if (it != vectors_.end()) return &it->second;
-  // A bound on the cache, for a judge that lives through a long `tala serve`.
-  if (vectors_.size() >= 50'000) vectors_.clear();
-  // One text at a time, never in a batch with others: BLAS may round a product's rows
-  // differently with the batch's size, and a row's score must not depend on which texts were
-  // cached before it (a shard scores its rows exactly as the whole run does, MergeTest). The
-  // cache by text is worth more than batching: a question recurs over its rows.
+  // A text PrefetchVectors did not foresee, embedded alone.
   std::vector<std::vector<float>> one = encoder_->EmbedPieces({encoder_->Tokenize(text)});
   return &vectors_.emplace(text, std::move(one[0])).first->second;
+}
+
+void OfflineJudge::PrefetchVectors(const Sample& s, const JudgeQuery& query, const RowTexts& row) {
+  // A bound on the cache, for a judge that lives through a long `tala serve`; cleared between
+  // rows, never while a row holds vectors from it.
+  if (vectors_.size() >= 50'000) vectors_.clear();
+  // Batched only where a text's vector is the same in any batch: a row's scores must not depend
+  // on which texts were cached before it (a shard scores its rows exactly as the whole run
+  // does, MergeTest). Elsewhere each text is embedded alone as it is asked for.
+  if (!encoder_ || language_.code != "en" || !SentenceEncoder::BatchesExactly()) return;
+  std::vector<const std::string*> texts;
+  std::optional<std::string> asked;  // read only for a row whose tasks use the question
+  auto with_question = [&] {
+    if (!asked) asked = AskedFor(row.question_profile);
+    texts.push_back(&row.question);
+    if (!asked->empty()) texts.push_back(&*asked);
+  };
+  if (Contains(query.tasks, JudgeTask::kGenerateQuestions) && s.response) {
+    texts.push_back(&*s.response);
+    with_question();
+  }
+  if (Contains(query.tasks, JudgeTask::kEmbedResponseAndReference) && s.response && s.reference) {
+    texts.push_back(&*s.response);
+    texts.push_back(&*s.reference);
+  }
+  for (const JudgeQuestion& q : query.questions) {
+    if (q.kind == JudgeQuestion::Kind::kRating && q.definition == "context_relevance" &&
+        s.retrieved_contexts) {
+      for (const std::string& chunk : *s.retrieved_contexts) texts.push_back(&chunk);
+      with_question();
+    }
+  }
+  std::vector<const std::string*> missing;
+  std::vector<std::vector<int32_t>> ids;
+  for (const std::string* text : texts) {
+    if (text->empty() || vectors_.count(*text)) continue;
+    if (std::find_if(missing.begin(), missing.end(),
+                     [&](const std::string* m) { return *m == *text; }) != missing.end()) {
+      continue;
+    }
+    missing.push_back(text);
+    ids.push_back(encoder_->Tokenize(*text));
+  }
+  if (missing.empty()) return;
+  std::vector<std::vector<float>> vectors = encoder_->EmbedPieces(ids);
+  for (size_t i = 0; i < missing.size(); ++i) vectors_.emplace(*missing[i], std::move(vectors[i]));
 }
 
 namespace {
@@ -437,6 +478,7 @@ Result<Verdicts> OfflineJudge::AnswerRow(const Sample& s, const JudgeQuery& quer
   Verdicts v;
 
   RowTexts row(s, *stemmer_);
+  PrefetchVectors(s, query, row);
   if ((Contains(tasks, JudgeTask::kVerifyResponseClaims) ||
        Contains(tasks, JudgeTask::kCheckClaimsAgainstReference)) &&
       s.response) {

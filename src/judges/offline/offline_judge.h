@@ -68,6 +68,9 @@ class OfflineJudge : public Judge {
   Result<EncoderCosines> Cosines(const RowTexts& row, const std::string& text);
   // The encoder's vector of `text`, cached by text for the judge's life.
   Result<const std::vector<float>*> Vector(const std::string& text);
+  // The vectors the row's tasks will ask for, embedded in one product (where that changes no
+  // bit of them: SentenceEncoder::BatchesExactly).
+  void PrefetchVectors(const Sample& s, const JudgeQuery& query, const RowTexts& row);
   std::vector<Claim> ExtractClaims(const std::string& text, const std::string& question);
   std::vector<bool> RateChunks(const std::vector<TextProfile>& chunks, const TextProfile& target,
                                const TextProfile& question,

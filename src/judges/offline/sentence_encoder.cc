@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "judges/offline/weight_matrix.h"
+
 namespace tala::judges::offline {
 
 namespace {
@@ -33,10 +35,13 @@ std::string ReadAll(const std::string& path) {
 struct SentenceEncoder::Model {
   struct Layer {
     size_t in = 0, width = 0;  // the layer's input and attention widths (256/256, 512/512)
-    std::vector<float> norm_scale, norm_bias, qkv, qkv_bias, out, out_bias;
+    std::vector<float> norm_scale, norm_bias, qkv_bias, out_bias;
+    WeightMatrix qkv, out;
     float query_scale = 1;
-    std::vector<float> ffn_norm_scale, ffn_norm_bias, ffn1, ffn1_bias, ffn2, ffn2_bias;
-    std::vector<float> residual, residual_bias;  // layer 0: the input projected to 512-d
+    std::vector<float> ffn_norm_scale, ffn_norm_bias, ffn1_bias, ffn2_bias;
+    WeightMatrix ffn1, ffn2;
+    WeightMatrix residual;  // layer 0: the input projected to 512-d
+    std::vector<float> residual_bias;
   };
   SentencePieces pieces;
   std::vector<float> embeddings;  // [pieces, 256]
@@ -46,7 +51,8 @@ struct SentenceEncoder::Model {
   // once (in float32 products, as the graph does).
   std::vector<float> timing;
   Layer layers[2];
-  std::vector<float> tanh_weights, tanh_bias;
+  WeightMatrix tanh_weights;
+  std::vector<float> tanh_bias;
 };
 
 std::string SentenceEncoder::DefaultDir() {
@@ -148,11 +154,13 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::Load(const std::string
     const std::string concat = "/ConcatPartitions/concat";
     L.norm_scale = take(at + "layer_prepostprocess/layer_norm/layer_norm_scale" + concat, {L.in});
     L.norm_bias = take(at + "layer_prepostprocess/layer_norm/layer_norm_bias" + concat, {L.in});
-    L.qkv = take(at + "MultiheadAttention/qkv_transform_single/kernel/part_0",
-                 {1, 1, L.in, 3 * L.width});
+    L.qkv = WeightMatrix(take(at + "MultiheadAttention/qkv_transform_single/kernel/part_0",
+                              {1, 1, L.in, 3 * L.width}),
+                         L.in, 3 * L.width);
     L.qkv_bias = take(at + "MultiheadAttention/qkv_transform_single/bias" + concat, {3 * L.width});
-    L.out =
-        take(at + "MultiheadAttention/output_transform_single/kernel/part_0", {1, 1, L.width, 512});
+    L.out = WeightMatrix(
+        take(at + "MultiheadAttention/output_transform_single/kernel/part_0", {1, 1, L.width, 512}),
+        L.width, 512);
     L.out_bias = take(at + "MultiheadAttention/output_transform_single/bias" + concat, {512});
     std::vector<float> scale = take(stack + "MultiheadAttention/mul/y", {});
     L.query_scale = scale.empty() ? 0 : scale[0];
@@ -160,16 +168,16 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::Load(const std::string
         take(at + "FFN/layer_prepostprocess/layer_norm/layer_norm_scale" + concat, {512});
     L.ffn_norm_bias =
         take(at + "FFN/layer_prepostprocess/layer_norm/layer_norm_bias" + concat, {512});
-    L.ffn1 = take(stack + "FFN/conv1/Tensordot/Reshape_1", {512, 1536});
+    L.ffn1 = WeightMatrix(take(stack + "FFN/conv1/Tensordot/Reshape_1", {512, 1536}), 512, 1536);
     L.ffn1_bias = take(at + "FFN/conv1/bias" + concat, {1536});
-    L.ffn2 = take(stack + "FFN/conv2/Tensordot/Reshape_1", {1536, 512});
+    L.ffn2 = WeightMatrix(take(stack + "FFN/conv2/Tensordot/Reshape_1", {1536, 512}), 1536, 512);
     L.ffn2_bias = take(at + "FFN/conv2/bias" + concat, {512});
     if (l == 0) {
-      L.residual = take(at + "dense/kernel" + concat, {256, 512});
+      L.residual = WeightMatrix(take(at + "dense/kernel" + concat, {256, 512}), 256, 512);
       L.residual_bias = take(at + "dense/bias" + concat, {512});
     }
   }
-  m.tanh_weights = take("hidden_layers/tanh_layer_0/weights", {512, 512});
+  m.tanh_weights = WeightMatrix(take("hidden_layers/tanh_layer_0/weights", {512, 512}), 512, 512);
   m.tanh_bias = take("hidden_layers/tanh_layer_0/bias", {512});
   if (!missing.empty()) return bad("no weight named *" + missing + " of the expected shape");
   if (m.pieces.size() + 2 != m.embedding_rows) return bad("the vocabulary and embeddings differ");
@@ -189,16 +197,9 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::Load(const std::string
 
 const SentencePieces& SentenceEncoder::pieces() const { return model_->pieces; }
 
-namespace {
+bool SentenceEncoder::BatchesExactly() { return WeightMatrix::RowsIndependent(); }
 
-// C[rows, n] (+)= A[rows, k] B[k, n], row-major; `accumulate`: C already holds what is added.
-void MatMul(const float* a, const float* b, float* c, size_t rows, size_t k, size_t n,
-            bool accumulate) {
-  if (rows == 0) return;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows),
-              static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(k), b,
-              static_cast<int>(n), accumulate ? 1.0f : 0.0f, c, static_cast<int>(n));
-}
+namespace {
 
 // Each row of `c` [rows, n] set to `bias`.
 void FillRows(float* c, const std::vector<float>& bias, size_t rows) {
@@ -260,11 +261,11 @@ std::vector<std::vector<float>> SentenceEncoder::EmbedPieces(
     // The residual: layer 0's input projected to 512-d; layer 1's own input.
     if (l == 0) {
       FillRows(x, L.residual_bias, rows);
-      MatMul(x0, L.residual.data(), x, rows, 256, 512, true);
+      L.residual.MultiplyAdd(x0, x, rows);
     }
     LayerNorm(input, normed, rows, L.in, L.norm_scale, L.norm_bias);
     FillRows(qkv, L.qkv_bias, rows);
-    MatMul(normed, L.qkv.data(), qkv, rows, L.in, 3 * d, true);
+    L.qkv.MultiplyAdd(normed, qkv, rows);
     for (size_t t = 0; t < ids.size(); ++t) {
       const size_t n = begin[t + 1] - begin[t];
       if (n == 0) continue;
@@ -291,15 +292,15 @@ std::vector<std::vector<float>> SentenceEncoder::EmbedPieces(
     for (size_t r = 0; r < rows; ++r) {
       for (size_t i = 0; i < 512; ++i) x[r * 512 + i] += L.out_bias[i];
     }
-    MatMul(attended, L.out.data(), x, rows, d, 512, true);
+    L.out.MultiplyAdd(attended, x, rows);
     LayerNorm(x, normed, rows, 512, L.ffn_norm_scale, L.ffn_norm_bias);
     FillRows(ffn, L.ffn1_bias, rows);
-    MatMul(normed, L.ffn1.data(), ffn, rows, 512, 1536, true);
+    L.ffn1.MultiplyAdd(normed, ffn, rows);
     for (size_t i = 0; i < rows * 1536; ++i) ffn[i] = std::max(ffn[i], 0.0f);
     for (size_t r = 0; r < rows; ++r) {
       for (size_t i = 0; i < 512; ++i) x[r * 512 + i] += L.ffn2_bias[i];
     }
-    MatMul(ffn, L.ffn2.data(), x, rows, 1536, 512, true);
+    L.ffn2.MultiplyAdd(ffn, x, rows);
   }
   // Mean over each text's pieces, then tanh(W x + b), L2-normalised.
   std::vector<float> pooled(ids.size() * 512, 0.0f), hidden(ids.size() * 512);
@@ -312,7 +313,7 @@ std::vector<std::vector<float>> SentenceEncoder::EmbedPieces(
     for (size_t i = 0; i < 512; ++i) pooled[t * 512 + i] /= count;
   }
   FillRows(hidden.data(), m.tanh_bias, ids.size());
-  MatMul(pooled.data(), m.tanh_weights.data(), hidden.data(), ids.size(), 512, 512, true);
+  m.tanh_weights.MultiplyAdd(pooled.data(), hidden.data(), ids.size());
   std::vector<std::vector<float>> out(ids.size(), std::vector<float>(kDimensions));
   for (size_t t = 0; t < ids.size(); ++t) {
     float squares = 0;

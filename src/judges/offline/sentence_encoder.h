@@ -10,9 +10,10 @@
 //   layer 1: the same at 512-d, residuals unprojected -> mean over the pieces -> tanh(W x + b) ->
 //   L2-normalised, 512-d.
 //
-// Matrix products go through BLAS (OpenBLAS, one thread per encoder), every token of a batch in
-// one product; attention is per text. Vectors match the package's own runtime within 1e-5 (the
-// golden test). Not thread-safe: one encoder per thread.
+// The weight products take every piece of a batch at once (weight_matrix.h: our own AVX-512
+// kernel, with which a text's vector is the same in any batch, else OpenBLAS); attention is per
+// text, through OpenBLAS (one thread per encoder). Vectors match the package's own runtime
+// within 1e-5 (the golden test). Not thread-safe: one encoder per thread.
 
 #include <memory>
 #include <string>
@@ -43,6 +44,9 @@ class SentenceEncoder : public Embedder {
   Result<std::vector<std::vector<double>>> Embed(std::span<const std::string> texts) override;
 
   std::vector<int32_t> Tokenize(std::string_view text) const { return pieces().Encode(text); }
+  // True when a text's vector is bit for bit the same embedded alone or in any batch (the
+  // AVX-512 kernel); else batching may change its last bits.
+  static bool BatchesExactly();
   // One vector per text, float32 as the model computes them.
   std::vector<std::vector<float>> EmbedPieces(const std::vector<std::vector<int32_t>>& ids);
 

@@ -1,0 +1,127 @@
+#include "judges/offline/weight_matrix.h"
+
+#include <cblas.h>
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace tala::judges::offline {
+
+namespace {
+
+constexpr size_t kPanel = 64;    // columns per panel: four 16-float vectors
+constexpr size_t kTileRows = 6;  // rows per tile: 6 x 4 accumulators, 28 of the 32 registers
+
+bool UseOwnKernel() {
+  static const bool own = [] {
+    const char* blas = std::getenv("TALA_ENCODER_BLAS");
+    if (blas != nullptr && *blas != '\0' && std::strcmp(blas, "0") != 0) return false;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return own;
+}
+
+// R rows of C (R <= kTileRows) times one panel: each element is C's value, then one fused
+// multiply-add per k in order, held in a register throughout.
+template <int R>
+__attribute__((target("avx512f"))) void Tile(const float* a, size_t k, const float* panel, float* c,
+                                             size_t ldc, const __mmask16 (&mask)[4]) {
+  __m512 acc[R][4];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) acc[r][q] = _mm512_maskz_loadu_ps(mask[q], c + r * ldc + 16 * q);
+  }
+  for (size_t i = 0; i < k; ++i) {
+    const float* w = panel + i * kPanel;
+    const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16),
+                 w2 = _mm512_loadu_ps(w + 32), w3 = _mm512_loadu_ps(w + 48);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      const __m512 x = _mm512_set1_ps(a[r * k + i]);
+      acc[r][0] = _mm512_fmadd_ps(x, w0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(x, w1, acc[r][1]);
+      acc[r][2] = _mm512_fmadd_ps(x, w2, acc[r][2]);
+      acc[r][3] = _mm512_fmadd_ps(x, w3, acc[r][3]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) _mm512_mask_storeu_ps(c + r * ldc + 16 * q, mask[q], acc[r][q]);
+  }
+}
+
+__attribute__((target("avx512f"))) void OwnMultiplyAdd(const float* a, const float* panels,
+                                                       size_t k, size_t n, float* c, size_t rows) {
+  for (size_t p = 0; p * kPanel < n; ++p) {
+    const size_t columns = std::min(kPanel, n - p * kPanel);
+    __mmask16 mask[4];
+    for (size_t q = 0; q < 4; ++q) {
+      const size_t have = columns > 16 * q ? std::min<size_t>(16, columns - 16 * q) : 0;
+      mask[q] = static_cast<__mmask16>((1u << have) - 1u);
+    }
+    const float* panel = panels + p * k * kPanel;
+    float* cp = c + p * kPanel;
+    size_t r = 0;
+    for (; r + kTileRows <= rows; r += kTileRows) Tile<6>(a + r * k, k, panel, cp + r * n, n, mask);
+    switch (rows - r) {
+      case 5:
+        Tile<5>(a + r * k, k, panel, cp + r * n, n, mask);
+        break;
+      case 4:
+        Tile<4>(a + r * k, k, panel, cp + r * n, n, mask);
+        break;
+      case 3:
+        Tile<3>(a + r * k, k, panel, cp + r * n, n, mask);
+        break;
+      case 2:
+        Tile<2>(a + r * k, k, panel, cp + r * n, n, mask);
+        break;
+      case 1:
+        Tile<1>(a + r * k, k, panel, cp + r * n, n, mask);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+bool WeightMatrix::RowsIndependent() { return UseOwnKernel(); }
+
+WeightMatrix::WeightMatrix(std::vector<float> values, size_t k, size_t n) {
+  if (k == 0 || n == 0 || values.size() != k * n) return;
+  k_ = k;
+  n_ = n;
+  if (!UseOwnKernel()) {
+    values_ = std::move(values);
+    return;
+  }
+  const size_t count = (n + kPanel - 1) / kPanel;
+  panels_.assign(count * k * kPanel, 0.0f);
+  for (size_t p = 0; p < count; ++p) {
+    const size_t columns = std::min(kPanel, n - p * kPanel);
+    for (size_t i = 0; i < k; ++i) {
+      std::copy_n(values.data() + i * n + p * kPanel, columns,
+                  panels_.data() + (p * k + i) * kPanel);
+    }
+  }
+}
+
+void WeightMatrix::MultiplyAdd(const float* a, float* c, size_t rows) const {
+  if (rows == 0 || empty()) return;
+  if (!panels_.empty()) {
+    OwnMultiplyAdd(a, panels_.data(), k_, n_, c, rows);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows),
+              static_cast<int>(n_), static_cast<int>(k_), 1.0f, a, static_cast<int>(k_),
+              values_.data(), static_cast<int>(n_), 1.0f, c, static_cast<int>(n_));
+}
+
+}  // namespace tala::judges::offline

@@ -1,0 +1,84 @@
+// WeightMatrix (judges/offline/weight_matrix.h): C += A W agrees with the product computed in
+// double precision for shapes that fill no panel or tile exactly, and with the AVX-512 kernel
+// each row of C is bit for bit what it is alone, wherever it sits in a batch.
+
+#include "judges/offline/weight_matrix.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace tala::judges::offline {
+namespace {
+
+std::vector<float> Random(size_t count, std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+TEST(WeightMatrixTest, TheProductIsAddedToWhatCHolds) {
+  std::mt19937 rng(7);
+  for (size_t n : {1u, 15u, 64u, 70u, 200u}) {
+    for (size_t rows : {1u, 5u, 6u, 13u}) {
+      const size_t k = 37;
+      std::vector<float> w = Random(k * n, rng), a = Random(rows * k, rng),
+                         c = Random(rows * n, rng);
+      std::vector<double> want(rows * n);
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t j = 0; j < n; ++j) {
+          double sum = c[r * n + j];
+          for (size_t i = 0; i < k; ++i) sum += double(a[r * k + i]) * double(w[i * n + j]);
+          want[r * n + j] = sum;
+        }
+      }
+      // A guard past C's end: nothing is written beyond its rows of n.
+      c.push_back(123.0f);
+      WeightMatrix(w, k, n).MultiplyAdd(a.data(), c.data(), rows);
+      for (size_t e = 0; e < rows * n; ++e) {
+        ASSERT_NEAR(c[e], want[e], 1e-4) << "n " << n << " rows " << rows << " element " << e;
+      }
+      EXPECT_EQ(c.back(), 123.0f);
+    }
+  }
+}
+
+TEST(WeightMatrixTest, ARowIsTheSameAloneAndInAnyBatch) {
+  if (!WeightMatrix::RowsIndependent()) GTEST_SKIP() << "OpenBLAS products (no AVX-512)";
+  std::mt19937 rng(11);
+  const size_t k = 512, n = 1536;
+  const WeightMatrix w(Random(k * n, rng), k, n);
+  const std::vector<float> a = Random(20 * k, rng);
+  // Each row alone.
+  std::vector<std::vector<float>> alone;
+  for (size_t r = 0; r < 20; ++r) {
+    std::vector<float> c(n, 0.5f);
+    w.MultiplyAdd(a.data() + r * k, c.data(), 1);
+    alone.push_back(c);
+  }
+  // Batches of every size from every start: rows land in every position of a tile.
+  for (size_t start : {0u, 1u, 5u}) {
+    for (size_t count = 1; start + count <= 20; count += 3) {
+      std::vector<float> c(count * n, 0.5f);
+      w.MultiplyAdd(a.data() + start * k, c.data(), count);
+      for (size_t r = 0; r < count; ++r) {
+        EXPECT_TRUE(std::equal(alone[start + r].begin(), alone[start + r].end(),
+                               c.begin() + static_cast<std::ptrdiff_t>(r * n)))
+            << "row " << start + r << " in a batch of " << count;
+      }
+    }
+  }
+}
+
+TEST(WeightMatrixTest, AWrongSizeLeavesItEmpty) {
+  WeightMatrix w(std::vector<float>(10), 3, 4);
+  EXPECT_TRUE(w.empty());
+  float c = 1.0f, a = 2.0f;
+  w.MultiplyAdd(&a, &c, 1);
+  EXPECT_EQ(c, 1.0f);
+}
+
+}  // namespace
+}  // namespace tala::judges::offline
