@@ -31,12 +31,14 @@ def features(build, rows):
 def response_x(r):
     f = 1.0 if r["fragment"] else 0.0
     c, a = r["cosine"], r["asked_cosine"]
+    mismatch = 1.0 if r["typed_question"] and not r["typed"] else 0.0
     return [r["lexical"], 1.0 if r["typed"] else 0.0, f * c, (1 - f) * c, f * a, (1 - f) * a,
-            f * r["novelty"]]
+            f * r["novelty"], f * mismatch, float(r["form"])]
 
 
 RESPONSE_NAMES = ["lexical", "typed", "fragment x cosine", "sentence x cosine",
-                  "fragment x asked cosine", "sentence x asked cosine", "fragment x novelty"]
+                  "fragment x asked cosine", "sentence x asked cosine", "fragment x novelty",
+                  "fragment x type mismatch", "form"]
 
 
 def context_x(r):

@@ -57,6 +57,7 @@ int main() {
                           {"fragment", a.fragment},
                           {"novelty", a.novelty},
                           {"direct", a.direct},
+                          {"form", a.form},
                           {"lexical", a.lexical},
                           {"words", r.tokens().size()}};
     std::cout << out.dump() << "\n";

@@ -21,9 +21,9 @@ const MetricInfo& ResponseRelevancyInfo() {
       .offline_measured =
           "with the sentence encoder, HaluEval questions, held-out half: its right answer "
           "above the next question's right answer in 81.6% of pairs; a bare right answer "
-          "above a same-page sentence that does not answer in 89.2%",
+          "above a same-page sentence that does not answer in 90.4%",
       .offline_misses =
-          "which of two sentences of the right page answers the question (53.0%, a coin "
+          "which of two sentences of the right page answers the question (50.6%, a coin "
           "toss): it reads topic and answer type, not whether the answer is there; "
           "English only",
   };

@@ -173,6 +173,32 @@ std::string AskedFor(const TextProfile& question) {
   return phrase;
 }
 
+namespace {
+// AnswerReading::form. A question offers options when it has an "or" ("Who was born first, A or
+// B?", "Is it A or B?"); a response picks one when it is a fragment all of whose content words
+// the question has.
+int FormOf(const TextProfile& question, const TextProfile& response, AnswerType type,
+           bool fragment) {
+  const auto& r = response.tokens();
+  const bool opens_yes_no = r[0].folded == "yes" || r[0].folded == "no";
+  const bool bare_yes_no = opens_yes_no && (fragment || r.size() <= 3);
+  bool offers = false;
+  for (const ProfiledToken& t : question.tokens()) offers = offers || t.folded == "or";
+  if (offers) {
+    if (bare_yes_no) return -1;
+    bool content = false, all_asked = fragment;
+    for (const ProfiledToken& t : r) {
+      if (t.stop) continue;
+      content = true;
+      all_asked = all_asked && question.HasStem(t.stem);
+    }
+    return content && all_asked ? 1 : 0;
+  }
+  if (type == AnswerType::kYesNo) return opens_yes_no ? 1 : 0;
+  return bare_yes_no ? -1 : 0;
+}
+}  // namespace
+
 AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& response) {
   AnswerReading reading;
   const auto& q = question.tokens();
@@ -219,6 +245,7 @@ AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& respons
     fresh += question.HasStem(t.stem) ? 0 : 1;
   }
   reading.novelty = content == 0 ? 0.0 : fresh / content;
+  reading.form = FormOf(question, response, type, reading.fragment);
   if (type == AnswerType::kAny) {
     reading.lexical = coverage;
     return reading;

@@ -30,7 +30,11 @@ struct AnswerReading {
   bool fragment = false;        // a short answer with no clause: "1889", "At desk B"
   double novelty = 0;           // the share of the response's content words new to the question
   bool direct = false;          // a fragment or a yes/no: all answer
-  double lexical = 0;           // the score described above
+  // The form of the answer against the form of the question: +1 for a yes or no to a yes/no
+  // question, or one of the options of a question that offers some ("A or B?"); -1 for a bare
+  // yes or no to a question that asks for something else; 0 otherwise.
+  int form = 0;
+  double lexical = 0;  // the score described above
 };
 // The phrase that says what the question asks for: "what city", "which hip hop record",
 // "how many", "who"; empty for a question without one (yes/no). Lower-cased.

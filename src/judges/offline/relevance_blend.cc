@@ -16,10 +16,13 @@ double Logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 // the scale response_relevancy is read on; the order of any two responses is unchanged.
 double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines) {
   const double fragment = reading.fragment ? 1.0 : 0.0;
-  const double x =
-      -5.88 + 7.04 * reading.lexical + 1.62 * (reading.typed ? 1.0 : 0.0) +
-      fragment * (14.49 * cosines.question + 8.81 * cosines.asked + 1.19 * reading.novelty) +
-      (1.0 - fragment) * (0.51 * cosines.question + 2.50 * cosines.asked);
+  // A short answer of another kind than the question asks for ("1948" to "who...?").
+  const double mismatch = reading.typed_question && !reading.typed ? 1.0 : 0.0;
+  const double x = -6.53 + 6.55 * reading.lexical + 1.09 * (reading.typed ? 1.0 : 0.0) +
+                   fragment * (12.02 * cosines.question + 8.31 * cosines.asked +
+                               2.51 * reading.novelty - 2.72 * mismatch) +
+                   (1.0 - fragment) * (1.75 * cosines.question + 3.59 * cosines.asked) +
+                   7.37 * reading.form;
   return Logistic(x);
 }
 

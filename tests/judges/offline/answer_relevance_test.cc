@@ -34,6 +34,27 @@ TEST_F(AnswerRelevanceTest, AnAnswerOfTheAskedKindScoresHigh) {
             0.5);
 }
 
+// The form of an answer against the form of its question: a yes or no answers a yes/no question
+// and nothing else; one of the options answers a question that offers some.
+TEST_F(AnswerRelevanceTest, AYesOrNoOrAnOptionIsReadAgainstWhatTheQuestionOffers) {
+  text::Stemmer stemmer;
+  auto form = [&](const std::string& question, const std::string& response) {
+    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer)).form;
+  };
+  EXPECT_EQ(form("Are both bands from Canada?", "Yes"), 1);
+  EXPECT_EQ(form("Are both bands from Canada?", "No, only one of them."), 1);
+  EXPECT_EQ(form("Are both bands from Canada?", "Toronto"), 0);
+  EXPECT_EQ(form("Who was born first, Ada Lovelace or Charles Babbage?", "Charles Babbage"), 1);
+  EXPECT_EQ(form("Who was born first, Ada Lovelace or Charles Babbage?", "Yes"), -1);
+  EXPECT_EQ(form("Who was born first, Ada Lovelace or Charles Babbage?", "Alan Turing"), 0);
+  EXPECT_EQ(form("Which city hosts the festival?", "No"), -1);
+  EXPECT_EQ(form("Which city hosts the festival?", "Edinburgh"), 0);
+  // A sentence that opens with "no" and goes on is not a bare no.
+  EXPECT_EQ(form("Which city hosts the festival?",
+                 "No city has hosted it twice since the organisers moved it every year."),
+            0);
+}
+
 TEST_F(AnswerRelevanceTest, AnAnswerAboutSomethingElseScoresLow) {
   EXPECT_LE(Relevance("When was the bridge built?", "It is lit up at night."), 0.3);
   EXPECT_LE(
