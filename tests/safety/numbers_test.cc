@@ -1,6 +1,6 @@
 // Numbers that cannot be right are not printed as numbers, rows pair by identity, and what a
 // user reads says what happened. F1-F6, F8, F12, F13, F17-F19, F22, F23, F24, F27, F30, F31,
-// F33-F36, F38, N8, N11-N13.
+// F32-F36, F38, N8, N11-N13.
 
 #include <gtest/gtest.h>
 
@@ -267,6 +267,44 @@ TEST(NumbersTest, F31_F35_HelpWrapsTeachesAndSaysWhatHtmlCosts) {
   EXPECT_NE(eval.out.find("--html keeps every row in memory"), std::string::npos);
   auto report = RunTala("report --help");
   EXPECT_NE(report.out.find("HTML report"), std::string::npos);
+}
+
+// The report's museum rows: every flipped fact is refuted (under 0.5, "0 of 1 claims
+// supported"), the faithful answers are not.
+TEST(NumbersTest, F32_NegationsAntonymsAndSubstitutionsAreRefuted) {
+  TempDir dir;
+  const std::string context =
+      "The museum is open from 9am to 5pm on weekdays. It is closed on Mondays. Entry costs 12 "
+      "euros for adults.";
+  const std::vector<std::pair<std::string, bool>> rows = {
+      {"The museum is open from 9am to 5pm on weekdays.", true},
+      {"No, it is closed on Mondays.", true},
+      {"The museum is not open on weekdays.", false},
+      {"It is open on Mondays.", false},
+      {"Entry is free for adults.", false},
+      {"Entry costs 12 euros for children.", false},
+      {"The museum is open from 9am to 7pm on weekdays.", false},
+      {"Entry costs 15 euros for adults.", false}};
+  std::string data;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    data += "{\"id\":\"m" + std::to_string(i) +
+            "\",\"user_input\":\"Tell me about the museum.\",\"response\":\"" + rows[i].first +
+            "\",\"retrieved_contexts\":[\"" + context + "\"]}\n";
+  }
+  const std::string in = dir.Write("offl.jsonl", data), out = dir.path() + "/r.jsonl";
+  ASSERT_EQ(RunTala("eval " + in + " --metrics faithfulness -q -o " + out).exit_code, 0);
+  const std::vector<std::string> lines = Lines(Slurp(out));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string id = "\"id\":\"m" + std::to_string(i) + "\"";
+    auto line = std::find_if(lines.begin(), lines.end(),
+                             [&](const std::string& l) { return l.find(id) != std::string::npos; });
+    ASSERT_NE(line, lines.end()) << id;
+    if (rows[i].second) {
+      EXPECT_NE(line->find("\"faithfulness\":1}"), std::string::npos) << rows[i].first << *line;
+    } else {
+      EXPECT_NE(line->find("0 of 1 claims supported"), std::string::npos) << rows[i].first << *line;
+    }
+  }
 }
 
 TEST(NumbersTest, F33_GateFailsWhenRowsFailed) {

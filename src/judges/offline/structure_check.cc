@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "judges/offline/claim_support.h"
 #include "judges/offline/clause_lexicon.h"
 #include "judges/offline/clause_reading.h"
 #include "judges/offline/wordnet.h"
@@ -371,6 +372,78 @@ StructureFinding CheckExtension(const Segment& claim, const TextProfile& evidenc
   return {};
 }
 
+// Check 5: a word put in another's place. A plain word of the claim that the evidence never
+// states (not its stem, base form or a synonym), after a preposition, where an evidence segment
+// holds every other content word of the claim's segment (two or more) and has, after the same
+// preposition, a plain word the claim never uses: "12 euros for children" against "12 euros for
+// adults".
+StructureFinding CheckSubstitution(const Segment& claim, const KeySet& claim_keys,
+                                   const std::vector<Segment>& evidence,
+                                   const TextProfile& evidence_text, const std::string& name) {
+  static constexpr std::string_view kSlots[] = {"for", "to", "from", "with", "in",
+                                                "on",  "at", "by",   "into", "of"};
+  auto is_slot = [](std::string_view w) {
+    return std::find(std::begin(kSlots), std::end(kSlots), w) != std::end(kSlots);
+  };
+  auto plain = [](const Word& w) {
+    return w.content && !w.key.empty() && !w.number && !w.name && !w.polarity && !w.token->stop &&
+           w.antecedents.empty();
+  };
+  // The word after the preposition at `p`, past determiners; null when there is none.
+  auto object_of = [](const Segment& s, size_t p) -> const Word* {
+    size_t i = p + 1;
+    while (i < s.words.size() && IsDeterminer(s.words[i].token->folded)) ++i;
+    return i < s.words.size() ? &s.words[i] : nullptr;
+  };
+  // Stated some way: the word, its base form, or a synonym of it or of its singular, in any
+  // number ("grownups" for "adults").
+  auto stated = [&](const ProfiledToken& t) {
+    if (!MatchInEvidence(t, evidence_text).empty()) return true;
+    std::vector<std::string> lemmas = {t.folded, t.stem};
+    if (t.folded.size() > 3 && t.folded.back() == 's')
+      lemmas.push_back(t.folded.substr(0, t.folded.size() - 1));
+    for (const std::string& lemma : lemmas) {
+      for (std::string_view syn : Lexicon().Synonyms(lemma)) {
+        const std::string s(syn);
+        if (evidence_text.HasFolded(s) || evidence_text.HasFolded(s + "s") ||
+            evidence_text.HasStem(s)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  for (size_t p = 0; p + 1 < claim.words.size(); ++p) {
+    const std::string& slot = claim.words[p].token->folded;
+    const Word* f = object_of(claim, p);
+    if (!is_slot(slot) || f == nullptr || !plain(*f) || VerbLike(*f->token) || stated(*f->token)) {
+      continue;
+    }
+    int others = 0;
+    for (const Word& w : claim.words) others += &w != f && w.content ? 1 : 0;
+    if (others < 2) continue;
+    for (const Segment& e : evidence) {
+      bool holds_the_rest = true;
+      for (const Word& w : claim.words) {
+        if (&w == f || !w.content) continue;
+        bool held = !w.key.empty() && e.HasKey(w.key);
+        for (const std::string& a : w.antecedents) held = held || e.HasKey(a);
+        holds_the_rest = holds_the_rest && held;
+      }
+      if (!holds_the_rest) continue;
+      for (size_t q = 0; q + 1 < e.words.size(); ++q) {
+        if (e.words[q].token->folded != slot) continue;
+        const Word* g = object_of(e, q);
+        if (g == nullptr || !plain(*g) || claim_keys.count(g->key) > 0) continue;
+        return {StructureFinding::Kind::kRefuted, "substitution: " + Quote(name, e) + ", with '" +
+                                                      g->shown + "' where the claim has '" +
+                                                      f->shown + "'"};
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 StructureFinding CheckStructure(const TextProfile& claim, const TextProfile& evidence,
@@ -396,6 +469,8 @@ StructureFinding CheckStructure(const TextProfile& claim, const TextProfile& evi
     f = CheckRoles(s, evidence_segments, name);
     if (f.kind == StructureFinding::Kind::kRefuted) return f;
     f = CheckExtension(s, evidence, name);
+    if (f.kind == StructureFinding::Kind::kRefuted) return f;
+    f = CheckSubstitution(s, claim_keys, evidence_segments, evidence, name);
     if (f.kind == StructureFinding::Kind::kRefuted) return f;
   }
   return consistent;

@@ -25,6 +25,9 @@
 //    evidence has only on its right, and the other way round ("Alice reports to Bob" against
 //    "Bob reports to Alice"). A passive segment ("was acquired by") reads right to left.
 // 4. Extensions: a universal word (always, anyone, every, ...) that the evidence never uses.
+// 5. Substitutions: a plain word after a preposition that the evidence never states (not even by
+//    a synonym), where a segment holding all the claim segment's other words has another word
+//    after the same preposition ("12 euros for children" against "12 euros for adults").
 // Stateless apart from the shared WordNet: thread-safe.
 
 #include <string>

@@ -86,6 +86,25 @@ TEST_F(MinimalPairTest, Issue17_APriceBoundToAnotherGroupIsRefuted) {
          "'$12'");
 }
 
+// Report finding F32: the price is right, the group it is for is not.
+TEST_F(MinimalPairTest, F32_TheSamePriceForAnotherGroupIsRefuted) {
+  const std::string museum =
+      "The museum is open from 9am to 5pm on weekdays. It is closed on Mondays. Entry costs 12 "
+      "euros for adults.";
+  Expect("What does the museum cost?", museum, "Entry costs 12 euros for adults.",
+         "Entry costs 12 euros for children.",
+         "substitution: context says 'entry costs €12 euros for adults', with 'adults' where the "
+         "claim has 'children'");
+  // A word the context states by a synonym, or one it adds around the same slot, is no
+  // substitution.
+  EXPECT_GT(
+      Faithfulness("Who pays 12 euros?", museum, "Entry costs 12 euros for grownups.").faithfulness,
+      0.5);
+  EXPECT_EQ(Faithfulness("Who pays 12 euros?", museum, "Entry costs 12 euros for adults.")
+                .reason.find("substitution"),
+            std::string::npos);
+}
+
 TEST_F(MinimalPairTest, Issue17_ProfitRoseIsRefutedByProfitFell) {
   Expect("What happened to profit?",
          "The company's revenue rose 12% in 2023, while its profit fell by 3%.",
