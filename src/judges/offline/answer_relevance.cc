@@ -41,11 +41,22 @@ AnswerType TypeOf(const std::vector<ProfiledToken>& q, size_t* phrase_end) {
       return *phrase_end = i + 1, AnswerType::kAny;
     }
     if (w == "what" || w == "which") {
-      if (In({"time", "year", "date", "day", "month", "hour"}, next)) {
-        return *phrase_end = i + 2, AnswerType::kTime;
+      // The noun asked about: the next word, or past "is/was the" ("what was the population").
+      size_t head = i + 1;
+      if (head < q.size() && In({"is", "was", "are", "were"}, q[head].folded)) {
+        ++head;
+        if (head < q.size() && In({"the", "a", "an", "its", "their"}, q[head].folded)) ++head;
       }
-      if (In({"percentage", "share", "number", "amount", "price", "cost", "capacity"}, next)) {
-        return *phrase_end = i + 2, AnswerType::kQuantity;
+      const std::string noun = head < q.size() ? q[head].folded : "";
+      if (In({"time", "year", "date", "day", "month", "hour"}, noun)) {
+        return *phrase_end = head + 1, AnswerType::kTime;
+      }
+      if (In({"percentage", "share",      "number", "amount", "price",       "cost",
+              "capacity",   "population", "length", "height", "area",        "size",
+              "age",        "distance",   "depth",  "width",  "weight",      "total",
+              "budget",     "revenue",    "salary", "speed",  "temperature", "duration"},
+             noun)) {
+        return *phrase_end = head + 1, AnswerType::kQuantity;
       }
       return *phrase_end = i + 1, AnswerType::kAny;
     }
@@ -126,7 +137,11 @@ constexpr double kTypeWeight = 0.4;
 // clause has an auxiliary, or runs past four words without opening on a preposition.
 bool IsFragment(const std::vector<ProfiledToken>& r) {
   if (r.empty() || r.size() > kShortAnswerWords) return false;
-  if (r.size() > 4 &&
+  // A name or a title, however long, is one thing named: every content word capitalised
+  // ("Anthony Hopkins and Jessica Lange", "Institute of Muslim Minority Affairs").
+  bool named = true;
+  for (const ProfiledToken& t : r) named = named && (t.stop || t.raw_capitalised || t.number);
+  if (r.size() > 4 && !named &&
       !In({"at", "in", "on", "by", "from", "to", "for", "near", "with", "after", "before", "since",
            "until", "every", "about", "around", "under", "over", "between"},
           r[0].folded)) {

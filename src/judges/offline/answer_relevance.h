@@ -27,9 +27,9 @@ struct AnswerReading {
   double coverage = 0;          // the share of the question's focus stated (1 = all that counts)
   bool typed_question = false;  // the question asks for a kind of answer (when, how many, who...)
   bool typed = false;           // the response holds a word of that kind new to the question
-  bool fragment = false;        // a short answer with no clause: "1889", "At desk B"
-  double novelty = 0;           // the share of the response's content words new to the question
-  bool direct = false;          // a fragment or a yes/no: all answer
+  bool fragment = false;  // a short answer with no clause: "1889", "At desk B", a name or title
+  double novelty = 0;     // the share of the response's content words new to the question
+  bool direct = false;    // a fragment or a yes/no: all answer
   // The form of the answer against the form of the question: +1 for a yes or no to a yes/no
   // question, or one of the options of a question that offers some ("A or B?"); -1 for a bare
   // yes or no to a question that asks for something else; 0 otherwise.

@@ -18,11 +18,11 @@ double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cos
   const double fragment = reading.fragment ? 1.0 : 0.0;
   // A short answer of another kind than the question asks for ("1948" to "who...?").
   const double mismatch = reading.typed_question && !reading.typed ? 1.0 : 0.0;
-  const double x = -6.53 + 6.55 * reading.lexical + 1.09 * (reading.typed ? 1.0 : 0.0) +
-                   fragment * (12.02 * cosines.question + 8.31 * cosines.asked +
-                               2.51 * reading.novelty - 2.72 * mismatch) +
-                   (1.0 - fragment) * (1.75 * cosines.question + 3.59 * cosines.asked) +
-                   7.37 * reading.form;
+  const double x = -6.18 + 6.20 * reading.lexical + 1.05 * (reading.typed ? 1.0 : 0.0) +
+                   fragment * (11.11 * cosines.question + 7.78 * cosines.asked +
+                               2.32 * reading.novelty - 2.79 * mismatch) +
+                   (1.0 - fragment) * (1.38 * cosines.question + 3.50 * cosines.asked) +
+                   6.90 * reading.form;
   return Logistic(x);
 }
 

@@ -55,6 +55,27 @@ TEST_F(AnswerRelevanceTest, AYesOrNoOrAnOptionIsReadAgainstWhatTheQuestionOffers
             0);
 }
 
+// A name or title of any length is an answer fragment; a clause is not. "What was the
+// population" asks for a quantity as "how many" does.
+TEST_F(AnswerRelevanceTest, NamesAreFragmentsAndMeasuresAskForQuantities) {
+  text::Stemmer stemmer;
+  auto read = [&](const std::string& question, const std::string& response) {
+    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer));
+  };
+  EXPECT_TRUE(
+      read("Which actors starred in the film?", "Anthony Hopkins and Jessica Lange").fragment);
+  EXPECT_TRUE(
+      read("Which institute did she found?", "Institute of Muslim Minority Affairs").fragment);
+  EXPECT_FALSE(
+      read("Which actors starred in the film?", "Anthony Hopkins starred in it with Jessica Lange")
+          .fragment);
+  EXPECT_FALSE(
+      read("Which actors starred in the film?", "two actors from the stage show").fragment);
+  EXPECT_TRUE(read("What was the population of the city in 2011?", "6,960").typed);
+  EXPECT_FALSE(read("What was the population of the city in 2011?", "Hong Kong").typed);
+  EXPECT_TRUE(read("What length is the track?", "6.2 km").typed);
+}
+
 TEST_F(AnswerRelevanceTest, AnAnswerAboutSomethingElseScoresLow) {
   EXPECT_LE(Relevance("When was the bridge built?", "It is lit up at night."), 0.3);
   EXPECT_LE(
