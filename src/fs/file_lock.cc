@@ -43,6 +43,10 @@ long HolderPid(int fd) {
 }  // namespace
 
 Status LockExclusive(int fd, const std::string& path) {
+  // Only a regular file has one writer: /dev/null, a pipe or a terminal is shared by design,
+  // and two runs that both write to /dev/null must not refuse each other.
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) return OkStatus();
   if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return OkStatus();
   if (errno != EWOULDBLOCK) {
     // A file system without locks (some network mounts): say so, but do not refuse the run.

@@ -66,6 +66,22 @@ TEST(ResultsFileTest, F9_SecondWriterOnOneResultsFileIsRefusedWithThePid) {
   EXPECT_EQ(RowCount(Slurp(out)), 22u);
 }
 
+// A device is no file with one writer: a run writing its results to /dev/null is not refused
+// because another one does (ctest runs such tests side by side).
+TEST(ResultsFileTest, F9_DevNullIsNotLocked) {
+  TempDir dir;
+  const std::string data = dir.Write("d.jsonl", Demo());
+  int fd = ::open("/dev/null", O_RDWR);
+  ASSERT_GE(fd, 0);
+  // A lock another process could hold on it (flock on a device succeeds; tala must not ask).
+  ::flock(fd, LOCK_EX | LOCK_NB);
+  auto r = RunTala("eval " + data + " -m bleu --no-progress -o /dev/null 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.find("in use by another tala process"), std::string::npos) << r.out;
+  ::flock(fd, LOCK_UN);
+  ::close(fd);
+}
+
 TEST(ResultsFileTest, F9_TwoEvalsAtOnceNeverInterleave) {
   TempDir dir;
   std::string url;
