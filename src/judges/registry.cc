@@ -8,8 +8,9 @@ namespace tala::judges {
 const std::vector<JudgeEntry>& JudgeRegistry() {
   static const std::vector<JudgeEntry> kJudges = {
       {"offline",
-       "the embedded default: no model, no network; deterministic lexical and WordNet-based "
-       "verdicts",
+       "the embedded default: no network, no key; deterministic verdicts from words, WordNet "
+       "and a small sentence encoder (`make deps` fetches it); `tala metrics` says how far to "
+       "trust each metric",
        [] { return std::unique_ptr<Judge>(new offline::OfflineJudge()); }},
       {"replay", "verdicts written by hand in each row's \"verdicts\" field",
        [] { return std::unique_ptr<Judge>(new ReplayJudge()); }},
