@@ -75,6 +75,19 @@ def auroc(positives, negatives):
     return wins / (len(positives) * len(negatives))
 
 
+def halueval_halves(halueval):
+    """HaluEval's rows, its pair ids in file order, and each pair id's half (the first half of
+    the questions is "fit", the rest "held")."""
+    with open(halueval) as f:
+        hal = [json.loads(line) for line in f]
+    order = []
+    for r in hal:
+        if r["pair_id"] not in order:
+            order.append(r["pair_id"])
+    half_of = {p: ("fit" if i < len(order) // 2 else "held") for i, p in enumerate(order)}
+    return hal, order, half_of
+
+
 def main(tala, halueval):
     rows = relevance_sets.build(halueval)
     print("| set (HaluEval, made mechanically) | metric | half | pairwise | ties | pairs | "
@@ -91,13 +104,7 @@ def main(tala, halueval):
                       % (kind, metric, half, acc, ties, n, mp, mn,
                          "≥ %.2f" % GOALS[kind] if half == "held" else ""))
         # Faithfulness on the same halves: each right answer against its hallucinated ones.
-        with open(halueval) as f:
-            hal = [json.loads(line) for line in f]
-        order = []
-        for r in hal:
-            if r["pair_id"] not in order:
-                order.append(r["pair_id"])
-        half_of = {p: ("fit" if i < len(order) // 2 else "held") for i, p in enumerate(order)}
+        hal, _, half_of = halueval_halves(halueval)
         scores = evaluate(tala, hal, "faithfulness", scratch, "faithfulness")
         for half in ("fit", "held"):
             part = [r for r in hal if half_of[r["pair_id"]] == half]
@@ -127,13 +134,7 @@ LOWER_IS_BETTER = {"noise_sensitivity", "noise_sensitivity_irrelevant"}
 
 def metric_sets(halueval):
     """(answer pairs, context pairs): lists of (half, positive row, negative row)."""
-    with open(halueval) as f:
-        hal = [json.loads(line) for line in f]
-    order = []
-    for r in hal:
-        if r["pair_id"] not in order:
-            order.append(r["pair_id"])
-    half_of = {p: ("fit" if i < len(order) // 2 else "held") for i, p in enumerate(order)}
+    hal, order, half_of = halueval_halves(halueval)
     answer_pairs = []
     for pair_id in order:
         group = [r for r in hal if r["pair_id"] == pair_id]

@@ -14,6 +14,7 @@
 
 #include "io/reports/console_summary.h"
 #include "support/mock_judge_server.h"
+#include "support/results_text.h"
 #include "support/temp_dir.h"
 #include "tala/evaluate.h"
 #include "tala/shard.h"
@@ -23,17 +24,13 @@ namespace {
 
 using testing::MockJudgeServer;
 using testing::TempDir;
+using testing::Undated;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// The results file without its manifest's date.
-std::string Undated(const std::string& text) {
-  return std::regex_replace(text, std::regex("\"(created|finished)\":\"[^\"]*\""), "");
 }
 
 // The summary as `tala eval --json` prints it, without the results path.

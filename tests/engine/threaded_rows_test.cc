@@ -11,11 +11,11 @@
 #include <mutex>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "io/reports/console_summary.h"
 #include "metrics/registry.h"
+#include "support/results_text.h"
 #include "support/temp_dir.h"
 #include "tala/evaluate.h"
 
@@ -23,17 +23,6 @@ namespace tala {
 namespace {
 
 using testing::TempDir;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string Undated(const std::string& text) {
-  return std::regex_replace(text, std::regex("\"(created|finished)\":\"[^\"]*\""), "");
-}
 
 TEST(ThreadedRowsTest, AnyThreadCountWritesWhatOneThreadWrites) {
   TempDir dir;
@@ -59,13 +48,14 @@ TEST(ThreadedRowsTest, AnyThreadCountWritesWhatOneThreadWrites) {
     o.dataset = data;
     o.metrics = "all";
     o.threads = threads;
-    o.out = dir.path() + "/results-" + std::to_string(threads) + ".jsonl";
+    const std::string name = "results-" + std::to_string(threads) + ".jsonl";
+    o.out = dir.path() + "/" + name;
     auto summary = Evaluate(o);
     ASSERT_TRUE(summary.has_value()) << summary.error().ToString();
     EXPECT_EQ(summary->rows_scored, 66);
     RunSummary copy = *summary;
     copy.results_path.clear();
-    std::string file = Undated(ReadFile(o.out)), text = io::FormatSummaryJson(copy);
+    std::string file = testing::Undated(dir.Read(name)), text = io::FormatSummaryJson(copy);
     if (threads == 1) {
       first_file = file;
       first_summary = text;

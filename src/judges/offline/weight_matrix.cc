@@ -55,6 +55,11 @@ __attribute__((target("avx512f"))) void Tile(const float* a, size_t k, const flo
   }
 }
 
+using TileFn = void (*)(const float*, size_t, const float*, float*, size_t, const __mmask16 (&)[4]);
+// kTiles[R] computes a tile of R rows.
+constexpr TileFn kTiles[kTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>,
+                                          Tile<4>, Tile<5>, Tile<6>};
+
 __attribute__((target("avx512f"))) void OwnMultiplyAdd(const float* a, const float* panels,
                                                        size_t k, size_t n, float* c, size_t rows) {
   for (size_t p = 0; p * kPanel < n; ++p) {
@@ -66,26 +71,10 @@ __attribute__((target("avx512f"))) void OwnMultiplyAdd(const float* a, const flo
     }
     const float* panel = panels + p * k * kPanel;
     float* cp = c + p * kPanel;
-    size_t r = 0;
-    for (; r + kTileRows <= rows; r += kTileRows) Tile<6>(a + r * k, k, panel, cp + r * n, n, mask);
-    switch (rows - r) {
-      case 5:
-        Tile<5>(a + r * k, k, panel, cp + r * n, n, mask);
-        break;
-      case 4:
-        Tile<4>(a + r * k, k, panel, cp + r * n, n, mask);
-        break;
-      case 3:
-        Tile<3>(a + r * k, k, panel, cp + r * n, n, mask);
-        break;
-      case 2:
-        Tile<2>(a + r * k, k, panel, cp + r * n, n, mask);
-        break;
-      case 1:
-        Tile<1>(a + r * k, k, panel, cp + r * n, n, mask);
-        break;
-      default:
-        break;
+    // Full tiles of six rows, then one tile of the rows left over.
+    for (size_t r = 0; r < rows; r += kTileRows) {
+      const size_t take = std::min(kTileRows, rows - r);
+      kTiles[take](a + r * k, k, panel, cp + r * n, n, mask);
     }
   }
 }

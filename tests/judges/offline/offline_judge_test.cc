@@ -214,18 +214,13 @@ TEST(OfflineJudgeTest, RowsInOtherLanguagesAreJudgedByTheirWords) {
   EXPECT_GT(*ar, 0.5);
 
   std::string why;
-  EXPECT_FALSE(Score(Foreign("Milloin Helsingin tuomiokirkko valmistui?",
-                             "Helsingin tuomiokirkko valmistui vuonna 1852.",
-                             "Helsingin tuomiokirkko valmistui vuonna 1852."),
-                     "response_relevancy", &why)
-                   .has_value());
+  const Sample finnish = Foreign("Milloin Helsingin tuomiokirkko valmistui?",
+                                 "Helsingin tuomiokirkko valmistui vuonna 1852.",
+                                 "Helsingin tuomiokirkko valmistui vuonna 1852.");
+  EXPECT_FALSE(Score(finnish, "response_relevancy", &why).has_value());
   EXPECT_NE(why.find("English only"), std::string::npos) << why;
   if (EmbedderName() != "hashed") {
-    EXPECT_FALSE(Score(Foreign("Milloin Helsingin tuomiokirkko valmistui?",
-                               "Helsingin tuomiokirkko valmistui vuonna 1852.",
-                               "Helsingin tuomiokirkko valmistui vuonna 1852."),
-                       "context_relevance", &why)
-                     .has_value());
+    EXPECT_FALSE(Score(finnish, "context_relevance", &why).has_value());
     EXPECT_NE(why.find("English only"), std::string::npos) << why;
   }
   EXPECT_FALSE(Score(Foreign("Kdy byl postaven Karlův most?",
