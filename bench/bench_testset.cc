@@ -7,6 +7,12 @@
 // And how the two thresholds were chosen: on the development half of the HaluEval intent log
 // (tests/data/testset/README.md) and reported on the other half:
 //   build/bench/bench_testset halves
+// And how the meaning join's cosine was chosen (the same halves, a share of the phrasings
+// reworded):
+//   build/bench/bench_testset meaning
+// And how the chunk ranking's weight on meaning was chosen, and the encoder's cosine for pairs:
+//   build/bench/bench_testset chunks
+//   build/bench/bench_testset pairs < bench/data/meaning_pairs.txt
 
 #include <unistd.h>
 
@@ -14,16 +20,23 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "bench_util.h"
+#include "judges/offline/sentence_encoder.h"
 #include "tala/testset.h"
+#include "testset/group_tally.h"
 #include "testset/intent_log.h"
+#include "testset/meaning_merge.h"
 #include "testset/question_groups.h"
+#include "testset/reference_draft.h"
+#include "testset/reword.h"
 
 namespace {
 
@@ -37,6 +50,8 @@ const char* kCommon[] = {
     "lived",   "there",   "until",    "death",    "a",       "library",  "holds",    "records",
     "from",    "old",     "harbour",  "market",   "square",  "hosts",    "festival", "summer"};
 
+constexpr double kRewordedShare = 0.3;
+
 std::string MadeUpWord(std::mt19937_64& rng) {
   static const char* kSyllables[] = {"ka", "lo",  "ren", "sa", "vi", "tor", "mi",  "dal", "the",
                                      "nu", "bri", "gon", "el", "za", "qua", "rin", "pe",  "mor"};
@@ -47,41 +62,35 @@ std::string MadeUpWord(std::mt19937_64& rng) {
   return w;
 }
 
+// The sentence encoder the meaning modes read with; null (having said why) when not installed.
+std::unique_ptr<tala::judges::offline::SentenceEncoder> Encoder() {
+  auto encoder = tala::judges::offline::SentenceEncoder::Shared();
+  if (!encoder) {
+    std::fprintf(stderr, "bench_testset: %s\n", encoder.error().ToString().c_str());
+    return nullptr;
+  }
+  return std::move(*encoder);
+}
+
+// "N groups for 40 intents, M holding two or more, K intents split".
+std::string Tally(const tala::testset::Grouping& g, const std::vector<size_t>& truth) {
+  const tala::testing::GroupTally t = tala::testing::TallyGroups(g, truth);
+  return std::to_string(t.groups) + " groups for 40 intents, " + std::to_string(t.mixed) +
+         " holding two or more, " + std::to_string(t.split) + " intents split";
+}
+
 // For each half: the groups found at each similarity threshold (and how many hold two intents,
 // how many intents are split), and the coverage of answerable and unanswerable items.
 int Halves() {
   for (auto [first, last] : {std::pair<size_t, size_t>{0, 40}, {40, 80}}) {
     tala::testing::TempDir dir;
     tala::testing::IntentLog log = tala::testing::MakeIntentLog(dir, first, last, 20231204);
-    std::vector<std::string> questions;
-    std::vector<size_t> truth;
-    std::ifstream in(log.logs);
-    simdjson::dom::parser parser;
-    for (std::string line; std::getline(in, line);) {
-      questions.emplace_back(std::string_view(parser.parse(line)["user_input"]));
-      truth.push_back(log.intent_of.at(questions.back()));
-    }
+    const auto [questions, truth] = tala::testing::ReadLoggedQuestions(log);
     const char* half = first == 0 ? "development" : "reported";
     for (double threshold : {0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6}) {
       tala::testset::Grouping g = tala::testset::GroupQuestions(questions, threshold);
-      int mixed = 0;
-      std::map<size_t, std::set<size_t>> groups_of;
-      for (size_t c = 0; c < g.intents.size(); ++c) {
-        std::set<size_t> held;
-        for (size_t p : g.intents[c].phrasings) {
-          for (size_t q : g.phrasings[p].questions) {
-            held.insert(truth[q]);
-            groups_of[truth[q]].insert(c);
-          }
-        }
-        mixed += held.size() > 1 ? 1 : 0;
-      }
-      int split = 0;
-      for (const auto& [intent, groups] : groups_of) split += groups.size() > 1 ? 1 : 0;
-      std::printf(
-          "%s half (intents %zu-%zu), similarity %.2f: %zu groups for 40 intents, %d "
-          "holding two or more, %d intents split\n",
-          half, first, last - 1, threshold, g.intents.size(), mixed, split);
+      std::printf("%s half (intents %zu-%zu), similarity %.2f: %s\n", half, first, last - 1,
+                  threshold, Tally(g, truth).c_str());
     }
     tala::TestsetOptions o;
     o.logs = log.logs;
@@ -106,10 +115,113 @@ int Halves() {
   return 0;
 }
 
+// How the meaning join was chosen: the HaluEval intent log with a share of its phrasings
+// reworded (intent_log.h's Reword: WordNet synonyms for every plain word, names kept), grouped
+// by words, then joined by meaning at each cosine threshold; development half, then the other.
+int Meaning() {
+  auto encoder = Encoder();
+  if (!encoder) return 1;
+  for (auto [first, last] : {std::pair<size_t, size_t>{0, 40}, {40, 80}}) {
+    tala::testing::TempDir dir;
+    tala::testing::IntentLog log = tala::testing::MakeIntentLog(
+        dir, first, last, 20231204, kRewordedShare, tala::testing::Reword);
+    const auto [questions, truth] = tala::testing::ReadLoggedQuestions(log);
+    const char* half = first == 0 ? "development" : "reported";
+    if (first == 0) {
+      std::mt19937_64 rng(1);
+      for (size_t i = 0; i < 3; ++i) {
+        std::printf("reworded: %s\n       as: %s\n", log.intents[i].question.c_str(),
+                    tala::testing::Reword(log.intents[i].question, rng).c_str());
+      }
+    }
+    const tala::testset::Grouping words = tala::testset::GroupQuestions(questions);
+    std::printf("%s half, %.0f%% of the phrasings reworded, by words alone: %s\n", half,
+                100 * kRewordedShare, Tally(words, truth).c_str());
+    for (double cosine : {0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9}) {
+      tala::testset::Grouping g = words;
+      auto join = tala::testset::JoinByMeaning(g, questions, *encoder, cosine);
+      if (!join) return 1;
+      std::printf("%s half, then by meaning at cosine %.2f: %s (%lld intents embedded)\n", half,
+                  cosine, Tally(g, truth).c_str(), static_cast<long long>(join->embedded));
+    }
+  }
+  return 0;
+}
+
+// How the chunk ranking's weight on meaning was chosen: every HaluEval intent's knowledge is a
+// chunk (80), each half's questions, as asked and reworded, look for theirs; the share found
+// first and in the top 3 at each weight, development half then the other.
+int Chunks() {
+  auto encoder = Encoder();
+  if (!encoder) return 1;
+  const std::vector<tala::testing::LoggedIntent> intents = tala::testing::ReadIntents();
+  std::vector<tala::testset::Chunk> chunks;
+  for (const auto& i : intents) chunks.push_back({i.intent, i.knowledge, i.intent});
+  const tala::testset::ChunkIndex index(chunks);
+  tala::testset::ChunkVectors vectors(chunks, *encoder);
+  for (auto [first, last] : {std::pair<size_t, size_t>{0, 40}, {40, 80}}) {
+    const char* half = first == 0 ? "development" : "reported";
+    std::mt19937_64 rng(7);
+    for (bool reworded : {false, true}) {
+      std::vector<std::string> asked;
+      std::vector<size_t> gold;
+      for (size_t i = first; i < last; ++i) {
+        std::string q = reworded ? tala::testing::Reword(intents[i].question, rng) : "";
+        asked.push_back(q.empty() ? intents[i].question : q);
+        gold.push_back(i);
+      }
+      auto qv = encoder->Embed(asked);
+      if (!qv) return 1;
+      for (double weight : {0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0}) {
+        int top1 = 0, top3 = 0;
+        for (size_t k = 0; k < asked.size(); ++k) {
+          auto ranked = tala::testset::RankChunks(index, tala::testset::TermsOf(asked[k]), 3,
+                                                  &(*qv)[k], vectors, weight);
+          if (!ranked) return 1;
+          for (size_t r = 0; r < ranked->size(); ++r) {
+            if ((*ranked)[r].first != gold[k]) continue;
+            top1 += r == 0 ? 1 : 0;
+            ++top3;
+          }
+        }
+        std::printf(
+            "%s half, questions %s, meaning weight %.1f: gold chunk first for %d of %zu, "
+            "in the top 3 for %d\n",
+            half, reworded ? "reworded" : "as asked", weight, top1, asked.size(), top3);
+      }
+    }
+  }
+  return 0;
+}
+
+// The encoder's cosine for each pair of lines read from stdin (1 and 2, 3 and 4, ...): how the
+// figures the meaning join's comment and docs/testset.md quote were read, from
+// bench/data/meaning_pairs.txt.
+int Pairs() {
+  auto encoder = Encoder();
+  if (!encoder) return 1;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(std::cin, line);) {
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+  }
+  auto vectors = encoder->Embed(lines);
+  if (!vectors) return 1;
+  for (size_t i = 0; i + 1 < lines.size(); i += 2) {
+    const auto& a = (*vectors)[i];
+    const auto& b = (*vectors)[i + 1];
+    std::printf("%.3f  %s | %s\n", std::inner_product(a.begin(), a.end(), b.begin(), 0.0),
+                lines[i].c_str(), lines[i + 1].c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "chunks") return Chunks();
   if (argc > 1 && std::string(argv[1]) == "halves") return Halves();
+  if (argc > 1 && std::string(argv[1]) == "meaning") return Meaning();
+  if (argc > 1 && std::string(argv[1]) == "pairs") return Pairs();
   const long questions = argc > 1 ? std::atol(argv[1]) : 100000;
   const long pages = argc > 2 ? std::atol(argv[2]) : 2000;
   const long size = argc > 3 ? std::atol(argv[3]) : 100;

@@ -103,6 +103,9 @@ struct TestsetCalls {
 
 struct TestsetReport {
   int64_t questions = 0, questions_skipped = 0, phrasings = 0, intents = 0;
+  // Intents the words kept apart and their meaning joined (the sentence encoder): included in
+  // `intents` already. Absent when the encoder is not installed.
+  std::optional<int64_t> intents_joined_by_meaning;
   int64_t failed_questions = 0, failed_intents = 0, items_from_failures = 0;
   int64_t items = 0, log_items = 0, synthetic_items = 0;
   int64_t answerable_yes = 0, answerable_partly = 0, answerable_no = 0, answerable_unknown = 0;

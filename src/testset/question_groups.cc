@@ -9,13 +9,10 @@
 #include "core/text/stemmer.h"
 #include "core/text/stopwords.h"
 #include "core/text/tokenize.h"
+#include "judges/offline/wordnet.h"
 
 namespace tala::testset {
 
-namespace {
-
-// Optimal-string-alignment distance of at most one: a deletion, insertion, substitution or swap
-// of neighbours.
 bool OneEditApart(const std::string& a, const std::string& b) {
   if (a == b) return false;
   const size_t la = a.size(), lb = b.size();
@@ -31,6 +28,8 @@ bool OneEditApart(const std::string& a, const std::string& b) {
   const std::string& shorter = la > lb ? b : a;
   return longer.compare(i + 1, std::string::npos, shorter, i, std::string::npos) == 0;
 }
+
+namespace {
 
 bool HasDigit(const std::string& s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -83,6 +82,27 @@ std::unordered_map<std::string, std::string> Corrections(
     if (best != nullptr) out[term] = *best;
   }
   return out;
+}
+
+// One says a word whose opposite the other says ("open" / "close", "first" / "last"): whatever
+// else they share, they ask other things. Not when either also says the other's word, or a typo
+// of it: the typo variants of a question that holds both ("a live show, later recorded").
+bool Opposed(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  thread_local text::Stemmer stemmer;
+  const judges::offline::WordNet& wordnet = judges::offline::WordNet::Get();
+  auto says = [](const std::vector<std::string>& terms, const std::string& t) {
+    return std::binary_search(terms.begin(), terms.end(), t) ||
+           std::any_of(terms.begin(), terms.end(),
+                       [&](const std::string& other) { return OneEditApart(t, other); });
+  };
+  for (const std::string& t : a) {
+    if (says(b, t)) continue;
+    for (std::string_view antonym : wordnet.Antonyms(t)) {
+      const std::string opposite = stemmer.Stem(std::string(antonym));
+      if (std::binary_search(b.begin(), b.end(), opposite) && !says(a, opposite)) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -181,8 +201,9 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
         if (seen[other] == p) continue;
         seen[other] = p;
         if (uf.Find(other) == uf.Find(p)) continue;
-        if (WeightedSimilarity(g.phrasings[p].terms, g.phrasings[other].terms, g) >=
-            min_similarity) {
+        const auto& a = g.phrasings[p].terms;
+        const auto& b = g.phrasings[other].terms;
+        if (WeightedSimilarity(a, b, g) >= min_similarity && !Opposed(a, b) && !Opposed(b, a)) {
           uf.Join(p, other);
         }
       }
@@ -197,7 +218,13 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
     intent.phrasings.push_back(p);
     intent.traffic += static_cast<int64_t>(g.phrasings[p].questions.size());
   }
+  FinishIntents(g);
+  return g;
+}
+
+void FinishIntents(Grouping& g) {
   for (Intent& intent : g.intents) {
+    std::sort(intent.phrasings.begin(), intent.phrasings.end());
     std::stable_sort(intent.phrasings.begin(), intent.phrasings.end(), [&](size_t a, size_t b) {
       return g.phrasings[a].questions.size() > g.phrasings[b].questions.size();
     });
@@ -207,13 +234,19 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
         in[t] += static_cast<int64_t>(g.phrasings[p].questions.size());
       }
     }
+    intent.terms.clear();
     for (const auto& [t, n] : in) {
       if (2 * n >= intent.traffic) intent.terms.push_back(t);
     }
   }
+  // Most asked first; ties: the first asked (its earliest phrasing) first.
+  auto first = [&](const Intent& i) {
+    return *std::min_element(i.phrasings.begin(), i.phrasings.end());
+  };
+  std::sort(g.intents.begin(), g.intents.end(),
+            [&](const Intent& a, const Intent& b) { return first(a) < first(b); });
   std::stable_sort(g.intents.begin(), g.intents.end(),
                    [](const Intent& a, const Intent& b) { return a.traffic > b.traffic; });
-  return g;
 }
 
 }  // namespace tala::testset

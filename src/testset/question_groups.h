@@ -10,7 +10,8 @@
 //      term's rarity among the phrasings (filler such as "hi" or "please" is common and weighs
 //      little; the question's entities are rare and weigh most), are joined when it reaches
 //      `min_similarity`. Candidates come from an index of each phrasing's rarest terms, so the
-//      log is never compared pair by pair.
+//      log is never compared pair by pair. Phrasings where one says a word whose opposite
+//      (WordNet's antonym) the other says never join: "open" and "close" ask other things.
 // Deterministic: the same questions in the same order give the same intents.
 
 #include <cstdint>
@@ -53,6 +54,15 @@ std::vector<std::string> TermsOf(std::string_view text);
 
 Grouping GroupQuestions(const std::vector<std::string>& questions,
                         double min_similarity = kIntentSimilarity);
+
+// Optimal-string-alignment distance of exactly one: a deletion, insertion, substitution or swap
+// of neighbours.
+bool OneEditApart(const std::string& a, const std::string& b);
+
+// Orders each intent's phrasings (most asked first, ties: first asked first), finds its terms,
+// and orders the intents by traffic (ties: first asked first): what GroupQuestions ends with,
+// and what a later join of its intents (meaning_merge.h) ends with again.
+void FinishIntents(Grouping& g);
 
 // The rarity-weighted Jaccard similarity of two term sets (sorted, unique), terms one edit
 // apart counting as shared; `weight` gives each term's weight.

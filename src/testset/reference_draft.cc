@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <set>
 
 #include "core/text/sentences.h"
@@ -80,13 +81,60 @@ int RetrievalRank(const ChunkIndex& index, const std::vector<std::string>& terms
   return 0;
 }
 
+Status ChunkVectors::Embed(const std::vector<size_t>& wanted) {
+  std::vector<size_t> missing;
+  std::vector<std::string> texts;
+  for (size_t c : wanted) {
+    if (vectors_.count(c) || std::find(missing.begin(), missing.end(), c) != missing.end()) {
+      continue;
+    }
+    missing.push_back(c);
+    texts.push_back(chunks_[c].text);
+  }
+  if (missing.empty()) return OkStatus();
+  TALA_ASSIGN_OR_RETURN(std::vector<std::vector<double>> got, embedder_.Embed(texts));
+  for (size_t i = 0; i < missing.size(); ++i) vectors_[missing[i]] = std::move(got[i]);
+  return OkStatus();
+}
+
+Result<std::vector<std::pair<size_t, double>>> RankChunks(const ChunkIndex& index,
+                                                          const std::vector<std::string>& terms,
+                                                          size_t k,
+                                                          const std::vector<double>* question,
+                                                          ChunkVectors& vectors, double weight) {
+  std::vector<std::pair<size_t, double>> top = index.Search(terms, std::max(k, kRankedByMeaning));
+  if (question != nullptr && weight > 0 && !top.empty()) {
+    const size_t n = std::min(top.size(), kRankedByMeaning);
+    std::vector<size_t> wanted;
+    for (size_t i = 0; i < n; ++i) wanted.push_back(top[i].first);
+    TALA_RETURN_IF_ERROR(vectors.Embed(wanted));
+    const double best = top.front().second;
+    for (size_t i = 0; i < n; ++i) {
+      const std::vector<double>& v = vectors.Of(top[i].first);
+      const double cosine = std::inner_product(v.begin(), v.end(), question->begin(), 0.0);
+      top[i].second = top[i].second / best + weight * cosine;
+    }
+    std::stable_sort(top.begin(), top.begin() + static_cast<long>(n),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+  }
+  if (top.size() > k) top.resize(k);
+  return top;
+}
+
 ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
                               const std::vector<std::string>& question_terms) {
+  return DraftReference(chunks, index, question_terms, index.Search(question_terms, 3));
+}
+
+ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
+                              const std::vector<std::string>& question_terms,
+                              const std::vector<std::pair<size_t, double>>& ranked) {
   ReferenceDraft draft;
   draft.answerable = "no";
   double total = 0;
   for (const std::string& t : question_terms) total += index.Idf(t);
-  auto top = index.Search(question_terms, 3);
+  const std::vector<std::pair<size_t, double>> top(
+      ranked.begin(), ranked.begin() + static_cast<long>(std::min<size_t>(3, ranked.size())));
   if (top.empty() || total <= 0) return draft;
   // The sentences of the best chunk, and of the next ones that score near it.
   struct Candidate {

@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tala/embedder.h"
+#include "tala/status.h"
 #include "testset/documents.h"
 
 namespace tala::testset {
@@ -43,6 +45,37 @@ class ChunkIndex {
   std::unordered_map<std::string, std::vector<size_t>> postings_;
 };
 
+// Chunk vectors by the sentence encoder, each embedded once, when first asked for.
+class ChunkVectors {
+ public:
+  ChunkVectors(const std::vector<Chunk>& chunks, Embedder& embedder)
+      : chunks_(chunks), embedder_(embedder) {}
+  // The vectors of `wanted` (chunk indices), embedding in one batch those not yet embedded.
+  Status Embed(const std::vector<size_t>& wanted);
+  const std::vector<double>& Of(size_t chunk) const { return vectors_.at(chunk); }
+  int64_t embedded() const { return static_cast<int64_t>(vectors_.size()); }
+
+ private:
+  const std::vector<Chunk>& chunks_;
+  Embedder& embedder_;
+  std::unordered_map<size_t, std::vector<double>> vectors_;
+};
+
+// How many of BM25's best chunks the meaning re-ranks; the rest keep BM25's order after them.
+inline constexpr size_t kRankedByMeaning = 5;
+// The weight of meaning (cosine) against BM25 (over the best chunk's BM25), chosen on the
+// development half of the HaluEval intents' questions, as asked and reworded
+// (`build/bench/bench_testset chunks`).
+inline constexpr double kMeaningWeight = 1.0;
+
+// The best `k` chunks for a question, best first: BM25 over its terms finds
+// kRankedByMeaning, and each one's score becomes its BM25 over the best one's plus `weight`
+// times the cosine of its vector and the question's (`question`, L2-normalised). With no
+// question vector, BM25 alone.
+Result<std::vector<std::pair<size_t, double>>> RankChunks(
+    const ChunkIndex& index, const std::vector<std::string>& terms, size_t k,
+    const std::vector<double>* question, ChunkVectors& vectors, double weight = kMeaningWeight);
+
 struct Quote {
   size_t chunk = 0;
   std::string text;  // a sentence of the chunk, verbatim
@@ -58,6 +91,10 @@ struct ReferenceDraft {
 
 ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
                               const std::vector<std::string>& question_terms);
+// The same from chunks already ranked for the question (RankChunks), best first.
+ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
+                              const std::vector<std::string>& question_terms,
+                              const std::vector<std::pair<size_t, double>>& ranked);
 
 // The 1-based rank of `chunk` among the best 10 for the terms; 0 when it is not among them.
 int RetrievalRank(const ChunkIndex& index, const std::vector<std::string>& terms, size_t chunk);

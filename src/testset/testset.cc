@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -19,10 +20,12 @@
 #include "engine/llm_setup.h"
 #include "io/readers/dataset_reader.h"
 #include "io/readers/results_reader.h"
+#include "judges/offline/sentence_encoder.h"
 #include "judges/registry.h"
 #include "tala/metric.h"
 #include "testset/documents.h"
 #include "testset/llm_plan.h"
+#include "testset/meaning_merge.h"
 #include "testset/pick.h"
 #include "testset/question_groups.h"
 #include "testset/realism.h"
@@ -376,6 +379,24 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   const testset::ChunkIndex index(docs.chunks);
 
   Grouping g = testset::GroupQuestions(questions);
+  // Rewordings the words kept apart are joined by meaning (meaning_merge.h), and chunks are
+  // ranked by meaning as well as BM25; without the encoder, the words alone, and the report
+  // says so.
+  std::unique_ptr<judges::offline::SentenceEncoder> encoder;
+  if (!questions.empty()) {
+    auto loaded = judges::offline::SentenceEncoder::Shared();
+    if (loaded) {
+      encoder = std::move(*loaded);
+      TALA_ASSIGN_OR_RETURN(testset::MeaningJoin join,
+                            testset::JoinByMeaning(g, questions, *encoder));
+      r.intents_joined_by_meaning = join.joined;
+    } else {
+      r.notes.push_back(
+          "intents were grouped and chunks found by their words only: the sentence encoder "
+          "that reads their meaning is not installed (" +
+          loaded.error().message() + ")");
+    }
+  }
   for (size_t q = 0; q < questions.size(); ++q) {
     ++r.log_styles[StyleOf(questions[q], g, q)];
   }
@@ -463,6 +484,28 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   r.traffic_covered = r.questions > 0 ? static_cast<double>(traffic) / r.questions : 0;
   r.intents_covered = r.intents > 0 ? static_cast<double>(picked_intents) / r.intents : 0;
 
+  // The chunks that answer a picked intent: BM25 over its terms, re-ranked by the meaning of
+  // its typical wording (reference_draft.h's RankChunks) when the encoder is installed.
+  std::map<size_t, std::vector<double>> intent_vector;
+  std::optional<testset::ChunkVectors> chunk_vectors;
+  if (encoder && !docs.chunks.empty()) {
+    std::vector<size_t> picked;
+    std::vector<std::string> texts;
+    for (size_t k = 0; k < counts.size(); ++k) {
+      if (counts[k] == 0) continue;
+      picked.push_back(pickable_intent[k]);
+      texts.push_back(questions[testset::RepresentativeQuestion(g, g.intents[picked.back()])]);
+    }
+    TALA_ASSIGN_OR_RETURN(std::vector<std::vector<double>> vectors, encoder->Embed(texts));
+    for (size_t k = 0; k < picked.size(); ++k) intent_vector[picked[k]] = std::move(vectors[k]);
+    chunk_vectors.emplace(docs.chunks, *encoder);
+  }
+  auto chunks_for = [&](size_t intent, size_t k) -> Result<std::vector<std::pair<size_t, double>>> {
+    auto it = intent_vector.find(intent);
+    if (it == intent_vector.end()) return index.Search(g.intents[intent].terms, k);
+    return testset::RankChunks(index, g.intents[intent].terms, k, &it->second, *chunk_vectors);
+  };
+
   // The items, intent by intent (most asked first), a phrasing each.
   std::vector<std::vector<std::string>> item_terms;
   std::vector<std::unique_ptr<testset::LlmItem>> llm_items;  // with an LLM judge
@@ -500,7 +543,9 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
       } else {
         // Drafted from the intent's own terms (what most of its askers wrote), so one asker's
         // typo does not steer the retrieval.
-        testset::ReferenceDraft draft = testset::DraftReference(docs.chunks, index, intent.terms);
+        TALA_ASSIGN_OR_RETURN(auto ranked, chunks_for(i, 3));
+        testset::ReferenceDraft draft =
+            testset::DraftReference(docs.chunks, index, intent.terms, ranked);
         item.grounded = 1;  // extractive: the reference is the contexts' own sentences
         ApplyDraft(item, draft, docs, index);
       }
@@ -513,9 +558,8 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
              index);
   for (size_t k = 0; llm && !docs.chunks.empty() && k < out.items.size(); ++k) {
     std::vector<size_t> passages;
-    for (const auto& [c, score] : index.Search(g.intents[item_intent[k]].terms, 5)) {
-      passages.push_back(c);
-    }
+    TALA_ASSIGN_OR_RETURN(auto ranked, chunks_for(item_intent[k], 5));
+    for (const auto& [c, score] : ranked) passages.push_back(c);
     llm_items.push_back(
         std::make_unique<testset::LlmItem>(docs.chunks, index, out.items[k].user_input, passages));
     llm_item_of.push_back(k);

@@ -109,6 +109,12 @@ std::string TestsetReportJson(const TestsetReport& r) {
   Number(out, "questions_skipped", static_cast<double>(r.questions_skipped));
   Number(out, "phrasings", static_cast<double>(r.phrasings));
   Number(out, "intents", static_cast<double>(r.intents));
+  if (r.intents_joined_by_meaning) {
+    Number(out, "intents_joined_by_meaning", static_cast<double>(*r.intents_joined_by_meaning));
+  } else {
+    Key(out, "intents_joined_by_meaning");
+    out += "null";
+  }
   Number(out, "failed_questions", static_cast<double>(r.failed_questions));
   Number(out, "failed_intents", static_cast<double>(r.failed_intents));
   Number(out, "items", static_cast<double>(r.items));
@@ -260,7 +266,10 @@ std::string TestsetReportText(const TestsetReport& r) {
   }
   line("questions: " + std::to_string(r.questions) + " logged (" +
        std::to_string(r.questions_skipped) + " rows without one), " + std::to_string(r.phrasings) +
-       " distinct phrasings, " + std::to_string(r.intents) + " intents");
+       " distinct phrasings, " + std::to_string(r.intents) + " intents" +
+       (r.intents_joined_by_meaning
+            ? " (" + std::to_string(*r.intents_joined_by_meaning) + " joined by meaning)"
+            : std::string()));
   line("items: " + std::to_string(r.items) + " (" + std::to_string(r.log_items) +
        " real questions, verbatim; " + std::to_string(r.synthetic_items) + " written)");
   if (r.failed_questions > 0) {

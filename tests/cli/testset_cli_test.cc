@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -45,6 +46,10 @@ TEST(TestsetCliTest, FromALogAndDocumentsToAGoldenSetThatTalaEvalReads) {
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("http"), std::string::npos) << "the page fetches nothing";
   EXPECT_NE(run.out.find("20 intents"), std::string::npos) << run.out;
+  // With the encoder (make deps), the intents were read for meaning too.
+  EXPECT_TRUE(run.out.find("joined by meaning)") != std::string::npos ||
+              run.out.find("by their words only") != std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("6 candidates written"), std::string::npos) << run.out;
   // The same run again writes the same bytes.
   const std::string first = Slurp(candidates);
@@ -94,6 +99,30 @@ TEST(TestsetCliTest, FromALogAndDocumentsToAGoldenSetThatTalaEvalReads) {
   auto same = RunTala("testset --logs " + log.logs + " -o " + log.logs + " 2>&1");
   EXPECT_EQ(same.exit_code, 2) << same.out;
   EXPECT_NE(Slurp(log.logs).size(), 0u);
+}
+
+TEST(TestsetCliTest, WithoutTheSentenceEncoderTheWordsAloneGroupAndTheReportSaysSo) {
+  TempDir dir;
+  testing::IntentLog log = testing::MakeIntentLog(dir, 40, 60, 11);
+  const char* was = std::getenv("TALA_SENTENCE_ENCODER");
+  const std::string saved = was ? was : "";
+  setenv("TALA_SENTENCE_ENCODER", (dir.path() + "/no-model").c_str(), 1);
+  const std::string args = "testset --logs " + log.logs + " --docs " + log.docs +
+                           " --size 6 --seed 3 -o " + dir.path() + "/c.jsonl";
+  auto text = RunTala(args + " 2>&1");
+  auto json = RunTala(args + " --json");
+  if (was) {
+    setenv("TALA_SENTENCE_ENCODER", saved.c_str(), 1);
+  } else {
+    unsetenv("TALA_SENTENCE_ENCODER");
+  }
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_NE(text.out.find("by their words only"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("make deps"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("joined by meaning"), std::string::npos) << text.out;
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  EXPECT_NE(json.out.find("\"intents_joined_by_meaning\":null"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"intents\":20"), std::string::npos) << json.out;
 }
 
 TEST(TestsetCliTest, ABadLogRowIsNamedByFileLineAndField) {

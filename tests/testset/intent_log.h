@@ -112,8 +112,13 @@ inline std::string Phrase(std::string q, std::mt19937_64& rng) {
   return out;
 }
 
-// The log and documents of intents [first, last) of the file, seeded.
-inline IntentLog MakeIntentLog(const TempDir& dir, size_t first, size_t last, uint64_t seed) {
+// Another wording of a question (reword.h), or empty when it has none.
+using Rewording = std::string (*)(const std::string& question, std::mt19937_64& rng);
+
+// The log and documents of intents [first, last) of the file, seeded. `reworded` of the
+// phrasings start from `reword(question)` instead of the question.
+inline IntentLog MakeIntentLog(const TempDir& dir, size_t first, size_t last, uint64_t seed,
+                               double reworded = 0, Rewording reword = nullptr) {
   IntentLog log;
   std::vector<LoggedIntent> all = ReadIntents();
   log.intents.assign(all.begin() + static_cast<long>(first), all.begin() + static_cast<long>(last));
@@ -145,7 +150,12 @@ inline IntentLog MakeIntentLog(const TempDir& dir, size_t first, size_t last, ui
   for (size_t i = 0; i < log.intents.size(); ++i) {
     const int n = 45 + static_cast<int>(rng() % 11);
     for (int k = 0; k < n; ++k) {
-      std::string q = Phrase(log.intents[i].question, rng);
+      std::string base = log.intents[i].question;
+      if (reword && static_cast<double>(rng() >> 11) / 9007199254740992.0 < reworded) {
+        std::string other = reword(base, rng);
+        if (!other.empty()) base = std::move(other);
+      }
+      std::string q = Phrase(base, rng);
       log.intent_of.emplace(q, i);
       rows.emplace_back(std::move(q), i);
     }

@@ -17,6 +17,7 @@
 
 #include "support/temp_dir.h"
 #include "testset/documents.h"
+#include "testset/group_tally.h"
 #include "testset/intent_log.h"
 #include "testset/question_groups.h"
 #include "testset/realism.h"
@@ -98,28 +99,15 @@ TEST(TestsetTest, FortyItemsFromALogOfFortyIntentsAreFortyIntentsInTheUsersOwnWo
 TEST(TestsetTest, EachIntentIsOneGroupAndNoGroupHoldsTwo) {
   TempDir dir;
   IntentLog log = testing::MakeIntentLog(dir, 40, 80, 20231204);
-  std::vector<std::string> questions;
-  std::vector<size_t> truth;
-  std::ifstream in(log.logs);
-  simdjson::dom::parser p;
-  for (std::string line; std::getline(in, line);) {
-    questions.emplace_back(std::string_view(p.parse(line)["user_input"]));
-    truth.push_back(log.intent_of.at(questions.back()));
+  const testing::LoggedQuestions logged = testing::ReadLoggedQuestions(log);
+  const testing::GroupTally t =
+      testing::TallyGroups(testset::GroupQuestions(logged.questions), logged.truth);
+  for (size_t c = 0; c < t.intents_held.size(); ++c) {
+    EXPECT_EQ(t.intents_held[c], 1u)
+        << "group " << c << " holds " << t.intents_held[c] << " intents";
   }
-  testset::Grouping g = testset::GroupQuestions(questions);
-  std::map<size_t, std::set<size_t>> groups_of_intent;
-  for (size_t c = 0; c < g.intents.size(); ++c) {
-    std::set<size_t> held;
-    for (size_t ph : g.intents[c].phrasings) {
-      for (size_t q : g.phrasings[ph].questions) {
-        held.insert(truth[q]);
-        groups_of_intent[truth[q]].insert(c);
-      }
-    }
-    EXPECT_EQ(held.size(), 1u) << "group " << c << " holds " << held.size() << " intents";
-  }
-  EXPECT_EQ(groups_of_intent.size(), 40u);
-  for (const auto& [intent, groups] : groups_of_intent) {
+  EXPECT_EQ(t.groups_of.size(), 40u);
+  for (const auto& [intent, groups] : t.groups_of) {
     EXPECT_EQ(groups.size(), 1u) << log.intents[intent].question;
   }
 }

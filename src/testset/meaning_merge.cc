@@ -1,0 +1,213 @@
+#include "testset/meaning_merge.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "core/text/stemmer.h"
+#include "core/text/stopwords.h"
+#include "core/text/tokenize.h"
+#include "judges/offline/claim_support.h"
+#include "judges/offline/text_profile.h"
+#include "judges/offline/wordnet.h"
+
+namespace tala::testset {
+
+namespace {
+
+// A word of English: WordNet knows it, or the word it inflects (-s, -ed, -ing, -ies, -ly).
+// WordNet's own proper names do not count as names here: it writes "best", "singer" and "tell"
+// with a capital too (Charles Best, Isaac Singer, William Tell).
+bool KnownWord(const judges::offline::WordNet& wordnet, const std::string& w) {
+  if (wordnet.Knows(w)) return true;
+  auto ends = [&](std::string_view suffix) {
+    return w.size() > suffix.size() + 2 &&
+           w.compare(w.size() - suffix.size(), suffix.size(), suffix.data(), suffix.size()) == 0;
+  };
+  auto knows_base = [&](size_t cut, std::string_view add) {
+    std::string base = w.substr(0, w.size() - cut);
+    base += add;
+    if (wordnet.Knows(base)) return true;
+    // A doubled consonant: "stopped" -> "stop".
+    const size_t n = base.size();
+    return add.empty() && n > 3 && base[n - 1] == base[n - 2] &&
+           wordnet.Knows(base.substr(0, n - 1));
+  };
+  if (ends("ies") && knows_base(3, "y")) return true;
+  if (ends("ied") && knows_base(3, "y")) return true;
+  if (ends("ed") && (knows_base(2, "") || knows_base(1, ""))) return true;
+  if (ends("ing") && (knows_base(3, "") || knows_base(3, "e"))) return true;
+  if (ends("ly") && knows_base(2, "")) return true;
+  if (ends("s") && knows_base(1, "")) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> NamesOf(std::string_view question) {
+  thread_local text::Stemmer stemmer;
+  const judges::offline::WordNet& wordnet = judges::offline::WordNet::Get();
+  std::vector<std::string> out;
+  const std::vector<text::Token> tokens = text::Tokenize(question);
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const text::Token& t = tokens[i];
+    if (t.number) {
+      out.push_back(t.text);
+      continue;
+    }
+    if (text::IsStopWord(t.text)) continue;
+    // A capital opening the question says nothing; one inside it marks a name. A word English
+    // does not know is a name too ("goertz"), which keeps a log typed in lower case apart.
+    const bool name = (t.capitalised && i > 0) || (!wordnet.empty() && !KnownWord(wordnet, t.text));
+    if (name) out.push_back(stemmer.Stem(t.text));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+size_t RepresentativeQuestion(const Grouping& g, const Intent& intent) {
+  const std::vector<size_t>& asked = g.phrasings[intent.phrasings.front()].questions;
+  for (size_t q : asked) {
+    if (!g.corrected[q]) return q;
+  }
+  return asked.front();
+}
+
+namespace {
+
+// The names most of an intent's questions (at most the first 64 of each phrasing) have: one
+// asker's typo is no name of the intent.
+std::vector<std::string> IntentNames(const Grouping& g, const Intent& intent,
+                                     const std::vector<std::string>& questions) {
+  std::map<std::string, int64_t> count;
+  int64_t read = 0;
+  for (size_t p : intent.phrasings) {
+    const std::vector<size_t>& asked = g.phrasings[p].questions;
+    for (size_t k = 0; k < asked.size() && k < 64; ++k, ++read) {
+      for (std::string& name : NamesOf(questions[asked[k]])) ++count[std::move(name)];
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [name, n] : count) {
+    if (2 * n >= read) out.push_back(name);
+  }
+  return out;
+}
+
+// The content words of `a` that `b` does not state: not by stem, base form or synonym
+// (claim_support.h's MatchInEvidence), names left out (they agree already).
+int64_t Unstated(const judges::offline::TextProfile& a, const judges::offline::TextProfile& b,
+                 const std::vector<std::string>& names) {
+  int64_t n = 0;
+  for (const judges::offline::ProfiledToken& t : a.tokens()) {
+    if (t.stop || t.negation || std::binary_search(names.begin(), names.end(), t.stem)) continue;
+    n += judges::offline::MatchInEvidence(t, b).empty() ? 1 : 0;
+  }
+  return n;
+}
+
+// Every name of each has its like in the other: the same, or one edit away (a typo).
+bool NamesAgree(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  auto covered = [](const std::vector<std::string>& x, const std::vector<std::string>& y) {
+    for (const std::string& name : x) {
+      if (std::binary_search(y.begin(), y.end(), name)) continue;
+      if (std::none_of(y.begin(), y.end(),
+                       [&](const std::string& other) { return OneEditApart(name, other); })) {
+        return false;
+      }
+    }
+    return true;
+  };
+  return covered(a, b) && covered(b, a);
+}
+
+}  // namespace
+
+Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& questions,
+                                  Embedder& embedder, double min_cosine) {
+  MeaningJoin out;
+  const size_t n = std::min(g.intents.size(), kMaxIntentsByMeaning);
+  // Candidates share a name (or both have none), and their names agree.
+  std::vector<std::vector<std::string>> names(n);
+  std::map<std::string, std::vector<size_t>> with_name;
+  std::vector<size_t> nameless;
+  for (size_t i = 0; i < n; ++i) {
+    names[i] = IntentNames(g, g.intents[i], questions);
+    if (names[i].empty()) nameless.push_back(i);
+    for (const std::string& name : names[i]) with_name[name].push_back(i);
+  }
+  std::vector<std::pair<size_t, size_t>> pairs;
+  auto consider = [&](const std::vector<size_t>& members) {
+    for (size_t a = 0; a < members.size(); ++a) {
+      for (size_t b = a + 1; b < members.size(); ++b) {
+        if (NamesAgree(names[members[a]], names[members[b]])) {
+          pairs.emplace_back(members[a], members[b]);
+        }
+      }
+    }
+  };
+  consider(nameless);
+  for (const auto& [name, members] : with_name) consider(members);
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  if (pairs.empty()) return out;
+  std::vector<size_t> to_embed;
+  for (const auto& [a, b] : pairs) {
+    to_embed.push_back(a);
+    to_embed.push_back(b);
+  }
+  std::sort(to_embed.begin(), to_embed.end());
+  to_embed.erase(std::unique(to_embed.begin(), to_embed.end()), to_embed.end());
+  std::vector<std::string> texts;
+  for (size_t i : to_embed) texts.push_back(questions[RepresentativeQuestion(g, g.intents[i])]);
+  TALA_ASSIGN_OR_RETURN(std::vector<std::vector<double>> vectors, embedder.Embed(texts));
+  out.embedded = static_cast<int64_t>(to_embed.size());
+  std::vector<size_t> row(n, SIZE_MAX);
+  for (size_t k = 0; k < to_embed.size(); ++k) row[to_embed[k]] = k;
+  // Union-find over the intents; the more asked one leads.
+  std::vector<size_t> parent(g.intents.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  text::Stemmer stemmer;
+  std::vector<judges::offline::TextProfile> profiles;
+  for (const std::string& t : texts) profiles.emplace_back(t, stemmer);
+  for (const auto& [a, b] : pairs) {
+    const std::vector<double>& va = vectors[row[a]];
+    const std::vector<double>& vb = vectors[row[b]];
+    if (std::inner_product(va.begin(), va.end(), vb.begin(), 0.0) < min_cosine) continue;
+    // A word each says and the other does not is a contrast the encoder reads past ("cancel"
+    // against "upgrade" my subscription, "open" against "close"): not one intent. Words only
+    // one of them adds ("the swimming pool") are not.
+    if (Unstated(profiles[row[a]], profiles[row[b]], names[a]) > 0 &&
+        Unstated(profiles[row[b]], profiles[row[a]], names[b]) > 0) {
+      ++out.contrasted;
+      continue;
+    }
+    const size_t ra = find(a), rb = find(b);
+    if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+  }
+  std::vector<Intent> joined;
+  std::vector<size_t> at(g.intents.size(), SIZE_MAX);
+  for (size_t i = 0; i < g.intents.size(); ++i) {
+    const size_t root = find(i);
+    if (at[root] == SIZE_MAX) {
+      at[root] = joined.size();
+      joined.push_back(std::move(g.intents[i]));
+      continue;
+    }
+    Intent& into = joined[at[root]];
+    into.phrasings.insert(into.phrasings.end(), g.intents[i].phrasings.begin(),
+                          g.intents[i].phrasings.end());
+    into.traffic += g.intents[i].traffic;
+    ++out.joined;
+  }
+  g.intents = std::move(joined);
+  FinishIntents(g);
+  return out;
+}
+
+}  // namespace tala::testset

@@ -1,0 +1,119 @@
+// tala testset's meaning join (src/testset/meaning_merge.h): intents the words keep apart
+// because a share of their askers reworded the question join again, and questions the sentence
+// encoder reads as near alike but that ask other things (another verb, other names) stay apart.
+// The reworded log is the HaluEval intent log of intent_log.h with reword.h's WordNet
+// rewordings; the thresholds were chosen on intents 0-39 and the assertions are on 40-79.
+
+#include "testset/meaning_merge.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "judges/offline/sentence_encoder.h"
+#include "tala/testset.h"
+#include "testset/group_tally.h"
+#include "testset/intent_log.h"
+#include "testset/reword.h"
+
+namespace tala::testset {
+namespace {
+
+using judges::offline::SentenceEncoder;
+
+// nullptr when the model is not there (the test skips); any other error fails the test.
+std::unique_ptr<SentenceEncoder> EncoderOrSkip() {
+  auto encoder = SentenceEncoder::Shared();
+  if (!encoder) {
+    EXPECT_EQ(encoder.error().code(), ErrorCode::kNotFound) << encoder.error().ToString();
+    return nullptr;
+  }
+  return std::move(*encoder);
+}
+
+TEST(MeaningJoinTest, NamesAreCapitalsInsideTheQuestionUnknownWordsAndNumbers) {
+  EXPECT_EQ(NamesOf("What profession do Nicholas Ray and Elia Kazan have in common?"),
+            (std::vector<std::string>{"elia", "kazan", "nichola", "ray"}));
+  // Lower case: the word English does not know and the number; "founded" and "industries"
+  // are words, inflected.
+  EXPECT_EQ(NamesOf("who founded goertz industries in 1991"),
+            (std::vector<std::string>{"1991", "goertz"}));
+  // A capital opening the question is no name.
+  EXPECT_TRUE(NamesOf("Where is the ferry terminal?").empty());
+}
+
+TEST(MeaningJoinTest, TheRewordedLogsIntentsJoinAgainAndNoTwoIntentsJoin) {
+  auto encoder = EncoderOrSkip();
+  if (!encoder) GTEST_SKIP() << "no sentence encoder in " << SentenceEncoder::DefaultDir();
+  tala::testing::TempDir dir;
+  tala::testing::IntentLog log =
+      tala::testing::MakeIntentLog(dir, 40, 80, 20231204, 0.3, tala::testing::Reword);
+  const auto [questions, truth] = tala::testing::ReadLoggedQuestions(log);
+  Grouping g = GroupQuestions(questions);
+  const tala::testing::GroupTally words = tala::testing::TallyGroups(g, truth);
+  auto join = JoinByMeaning(g, questions, *encoder);
+  ASSERT_TRUE(join.has_value()) << join.error().ToString();
+  const tala::testing::GroupTally meaning = tala::testing::TallyGroups(g, truth);
+  // bench_testset meaning: 15 intents split by the words, 11 after the join, none mixed.
+  EXPECT_GE(words.split, 14);
+  EXPECT_LE(meaning.split, words.split - 3);
+  EXPECT_EQ(meaning.mixed, 0);
+  EXPECT_EQ(g.intents.size(), words.groups - static_cast<size_t>(join->joined));
+  // Traffic is kept: every question is in one intent.
+  int64_t traffic = 0;
+  for (const Intent& i : g.intents) traffic += i.traffic;
+  EXPECT_EQ(traffic, static_cast<int64_t>(questions.size()));
+  for (size_t i = 1; i < g.intents.size(); ++i) {
+    EXPECT_GE(g.intents[i - 1].traffic, g.intents[i].traffic);
+  }
+}
+
+TEST(MeaningJoinTest, AnotherVerbOrOtherNamesStayApart) {
+  auto encoder = EncoderOrSkip();
+  if (!encoder) GTEST_SKIP() << "no sentence encoder in " << SentenceEncoder::DefaultDir();
+  // Pairs the encoder reads as near alike (cosine 0.84 to 0.95) that ask other things.
+  const std::vector<std::string> asked = {
+      "What time does the pool open?",
+      "What time does the pool close?",
+      "How do I cancel my subscription?",
+      "How do I upgrade my subscription?",
+      "Who directed The Messenger?",
+      "Who starred in The Messenger?",
+      "What profession do Nicholas Ray and Elia Kazan have in common?",
+      "What profession do Tom Hanks and Meg Ryan have in common?",
+  };
+  std::vector<std::string> questions;
+  for (int copy = 0; copy < 3; ++copy)
+    questions.insert(questions.end(), asked.begin(), asked.end());
+  Grouping g = GroupQuestions(questions);
+  ASSERT_EQ(g.intents.size(), asked.size()) << "the words alone keep them apart";
+  auto join = JoinByMeaning(g, questions, *encoder);
+  ASSERT_TRUE(join.has_value()) << join.error().ToString();
+  EXPECT_EQ(join->joined, 0);
+  EXPECT_EQ(g.intents.size(), asked.size());
+  // The first two pairs reach the cosine and are held apart by their words.
+  EXPECT_GE(join->contrasted, 2);
+}
+
+TEST(MeaningJoinTest, AFortyItemSetFromTheRewordedLogCoversMoreIntents) {
+  auto encoder = EncoderOrSkip();
+  if (!encoder) GTEST_SKIP() << "no sentence encoder in " << SentenceEncoder::DefaultDir();
+  tala::testing::TempDir dir;
+  tala::testing::IntentLog log =
+      tala::testing::MakeIntentLog(dir, 40, 80, 20231204, 0.3, tala::testing::Reword);
+  TestsetOptions o;
+  o.logs = log.logs;
+  o.docs = log.docs;
+  o.size = 40;
+  auto set = BuildTestset(o);
+  ASSERT_TRUE(set.has_value()) << set.error().ToString();
+  std::set<size_t> intents;
+  for (const TestsetItem& item : set->items) intents.insert(log.intent_of.at(item.user_input));
+  ASSERT_TRUE(set->report.intents_joined_by_meaning.has_value());
+  EXPECT_GE(*set->report.intents_joined_by_meaning, 3);
+  // 38 of 40, as the acceptance asks of the plain log; by the words alone, 37.
+  EXPECT_GE(intents.size(), 38u) << set->items.size() << " items";
+}
+
+}  // namespace
+}  // namespace tala::testset
