@@ -84,8 +84,9 @@ class Testset:
 
 # The LLM judge's options `tala testset` takes, by their long names with underscores.
 LLM_OPTIONS = frozenset({
-    "base_url", "api_key", "temperature", "max_tokens", "structured_output", "max_in_flight",
-    "requests_per_minute", "tokens_per_minute", "timeout_ms", "max_retries", "cache"})
+    "base_url", "api_key", "embeddings", "embeddings_base_url", "temperature", "max_tokens",
+    "structured_output", "max_in_flight", "requests_per_minute", "tokens_per_minute",
+    "timeout_ms", "max_retries", "cache"})
 
 
 def testset(logs=None, docs=None, size=50, seed=1, heldout=None, judge="offline",
@@ -100,7 +101,9 @@ def testset(logs=None, docs=None, size=50, seed=1, heldout=None, judge="offline"
     character for character and writes questions for the documents no logged question touches
     (up to ``synthetic_share`` of the set with a log, all of it without). ``dry_run=True``
     estimates its calls and cost (``report["judge_calls"]``) and calls nothing. Further options
-    as in ``tala testset``: ``base_url=``, ``api_key=``, ``cache=``, ``max_in_flight=``, ..."""
+    as in ``tala testset``: ``base_url=``, ``api_key=``, ``embeddings=`` (the model that reads
+    the intents' and chunks' meaning: ``"auto"``, ``"offline"`` or ``"openai:MODEL"``),
+    ``cache=``, ``max_in_flight=``, ..."""
     if isinstance(size, bool) or not isinstance(size, int):
         raise TypeError("size: an int, the number of items")
     unknown = sorted(set(llm_options) - LLM_OPTIONS)

@@ -74,3 +74,19 @@ def test_an_llm_judge_writes_questions_for_the_documents(mock_judge):
             assert any(quote["text"] in c for c in item["reference_contexts"])
     frame = ts.to_pandas()
     assert set(frame["source"]) == {"synthetic"} and frame["persona"].notna().all()
+
+
+def test_the_intents_are_read_for_meaning_by_the_judges_embeddings_or_offline(mock_judge):
+    with open(os.path.join(DATA, "interactions.jsonl")) as f:
+        rows = [json.loads(line) for line in f]
+    docs = os.path.join(DATA, "knowledge_base.jsonl")
+    options = dict(judge="openai:mock-model", base_url=mock_judge, api_key="test", cache="off",
+                   max_in_flight=4)
+    ts = tala.testset(logs=rows, docs=docs, size=4, **options)
+    assert ts.report["intents_joined_by_meaning"] is not None
+    assert ts.report["judge_calls"]["by_prompt"]["embeddings"] >= 1
+    offline = tala.testset(logs=rows, docs=docs, size=4, embeddings="offline", **options)
+    assert "embeddings" not in offline.report["judge_calls"]["by_prompt"]
+    assert len(offline) == 4
+    with pytest.raises(tala.InvalidArgumentError, match="--embeddings"):
+        tala.testset(logs=rows, docs=docs, size=4, embeddings="bogus", **options)

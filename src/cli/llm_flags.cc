@@ -12,19 +12,20 @@ void AddLlmOptions(CLI::App* cmd, LlmOptions& l, std::string* seed, bool for_met
                   "provider's API)")
       ->envname("TALA_BASE_URL")
       ->group(g);
-  if (for_metrics) {
-    cmd->add_option("--embeddings", l.embeddings,
-                    "embeddings for response_relevancy and semantic similarity: auto (openai "
-                    "judges: openai:text-embedding-3-small on the same server; others: offline), "
-                    "offline, or openai:MODEL")
-        ->capture_default_str()
-        ->envname("TALA_EMBEDDINGS")
-        ->group(g);
-    cmd->add_option("--embeddings-base-url", l.embeddings_base_url,
-                    "embeddings server URL (default: the judge's)")
-        ->envname("TALA_EMBEDDINGS_BASE_URL")
-        ->group(g);
-  }
+  cmd->add_option("--embeddings", l.embeddings,
+                  std::string(for_metrics ? "embeddings for response_relevancy and semantic "
+                                            "similarity"
+                                          : "embeddings that read the intents' and chunks' "
+                                            "meaning") +
+                      ": auto (openai judges: openai:text-embedding-3-small on the same server; "
+                      "others: offline), offline, or openai:MODEL")
+      ->capture_default_str()
+      ->envname("TALA_EMBEDDINGS")
+      ->group(g);
+  cmd->add_option("--embeddings-base-url", l.embeddings_base_url,
+                  "embeddings server URL (default: the judge's)")
+      ->envname("TALA_EMBEDDINGS_BASE_URL")
+      ->group(g);
   cmd->add_option("--temperature", l.temperature, "sampling temperature")
       ->capture_default_str()
       ->envname("TALA_TEMPERATURE")

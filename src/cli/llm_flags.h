@@ -2,7 +2,8 @@
 // The LLM judge's flags (server, limits, retries, cache, prices), in the "LLM judge" group of a
 // command's help. `seed`: where --seed goes (a string: an integer or "none"); nullptr for a
 // command whose --seed means something else. `for_metrics`: also the flags only metrics use
-// (embeddings, batching, questions).
+// (batching, questions), and --embeddings described for the metrics rather than for the
+// golden set's intents and chunks.
 
 #include <CLI/CLI.hpp>
 #include <string>

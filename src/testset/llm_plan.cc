@@ -170,21 +170,30 @@ std::string InjectTypo(const std::string& question, uint64_t seed) {
   return out;
 }
 
-Result<LlmRun> RunLlmItems(const TestsetOptions& options,
-                           std::vector<std::unique_ptr<LlmItem>> items) {
-  LlmRun run;
+Result<LlmJudge> OpenLlmJudge(const TestsetOptions& options) {
+  LlmJudge judge;
   // The judge's sampling seed is the pick's: the same seed asks the same questions.
   LlmOptions llm = options.llm;
   llm.seed = static_cast<int64_t>(options.seed);
-  TALA_ASSIGN_OR_RETURN(LlmSetup setup, SetUpLlm(options.judge, llm, &run.warnings));
-  runtime::Clock& clock = runtime::SystemClock();
-  TALA_ASSIGN_OR_RETURN(auto runner, runtime::JudgeRunner::Create(setup.backends, setup.runtime,
-                                                                  setup.cache.get(), clock));
+  TALA_ASSIGN_OR_RETURN(judge.setup, SetUpLlm(options.judge, llm, &judge.warnings));
+  TALA_ASSIGN_OR_RETURN(
+      judge.runner, runtime::JudgeRunner::Create(judge.setup.backends, judge.setup.runtime,
+                                                 judge.setup.cache.get(), runtime::SystemClock()));
+  return judge;
+}
+
+Result<LlmRun> RunLlmItems(const TestsetOptions& options, LlmJudge& judge,
+                           std::vector<std::unique_ptr<LlmItem>> items) {
+  LlmRun run;
+  run.warnings = judge.warnings;
+  const LlmSetup& setup = judge.setup;
+  runtime::JudgeRunner* runner = judge.runner.get();
   TestsetCalls& calls = run.calls;
   calls.used = true;
   calls.judge = setup.judge_name;
   runtime::Accounting accounting;
   if (options.dry_run) {
+    accounting = judge.estimate;
     calls.estimated = true;
     const judges::llm::Prompt& reference = judges::llm::GetPrompt("testset_reference");
     for (const auto& item : items) {

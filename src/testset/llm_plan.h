@@ -17,6 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/llm_setup.h"
+#include "runtime/accounting.h"
+#include "runtime/judge_runner.h"
 #include "tala/testset.h"
 #include "testset/documents.h"
 #include "testset/llm_items.h"
@@ -45,16 +48,30 @@ std::vector<PlannedScenario> PlanScenarios(const Documents& docs, const ChunkInd
 // One deterministic typo (two neighbouring letters of a longer word swapped), keyed by `seed`.
 std::string InjectTypo(const std::string& question, uint64_t seed);
 
+// The LLM judge of a run, opened once: the embeddings that group intents and rank chunks
+// (judge_embedder.h) and the items' calls go through the same runtime, so the report counts
+// them all.
+struct LlmJudge {
+  LlmSetup setup;
+  std::unique_ptr<runtime::JudgeRunner> runner;
+  runtime::Accounting estimate;  // --dry-run: the calls estimated so far
+  std::vector<std::string> warnings;
+};
+
+// kInvalidArgument for a bad judge spec or a hosted API without its key; kIoError when the
+// cache cannot be opened. Calls nothing. The judge's sampling seed is the pick's.
+Result<LlmJudge> OpenLlmJudge(const TestsetOptions& options);
+
 struct LlmRun {
   std::vector<std::unique_ptr<LlmItem>> items;  // in the order given, each done
   TestsetCalls calls;
   std::vector<std::string> warnings;
 };
 
-// Runs every item's calls with the judge `options.judge`; with options.dry_run, only estimates
-// them (items are returned untouched). kInvalidArgument for a bad judge spec or a hosted API
-// without its key; the runtime's fatal errors (401, unreachable) and kCancelled when stopped.
-Result<LlmRun> RunLlmItems(const TestsetOptions& options,
+// Runs every item's calls through `judge`; with options.dry_run, only estimates them (items are
+// returned untouched). The calls counted are all the judge's, the embeddings' included. The
+// runtime's fatal errors (401, unreachable) and kCancelled when stopped.
+Result<LlmRun> RunLlmItems(const TestsetOptions& options, LlmJudge& judge,
                            std::vector<std::unique_ptr<LlmItem>> items);
 
 }  // namespace tala::testset

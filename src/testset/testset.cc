@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "judges/registry.h"
 #include "tala/metric.h"
 #include "testset/documents.h"
+#include "testset/judge_embedder.h"
 #include "testset/llm_plan.h"
 #include "testset/meaning_merge.h"
 #include "testset/pick.h"
@@ -378,18 +380,47 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   r.chunks_dropped_duplicate = docs.dropped_duplicate;
   const testset::ChunkIndex index(docs.chunks);
 
+  // An LLM judge is opened before the grouping: its embeddings may read the intents' meaning.
+  std::optional<testset::LlmJudge> judge;
+  if (llm) {
+    TALA_ASSIGN_OR_RETURN(testset::LlmJudge opened, testset::OpenLlmJudge(o));
+    judge.emplace(std::move(opened));
+  }
   Grouping g = testset::GroupQuestions(questions);
   // Rewordings the words kept apart are joined by meaning (meaning_merge.h), and chunks are
-  // ranked by meaning as well as BM25; without the encoder, the words alone, and the report
-  // says so.
+  // ranked by meaning as well as BM25, read by the offline sentence encoder, or by the LLM
+  // judge's embeddings model when it has a remote one (judge_embedder.h). Without either, the
+  // words alone, and the report says so.
   std::unique_ptr<judges::offline::SentenceEncoder> encoder;
+  std::unique_ptr<testset::JudgeEmbedder> remote;
+  Embedder* meaning = nullptr;
+  // A step that reads meaning. When the remote model fails for good (a bad reply past the
+  // runtime's retries), the note says so and the encoder reads this step and the rest.
+  auto read_meaning = [&](const std::function<Status(Embedder&)>& step) -> Status {
+    Status s = step(*meaning);
+    if (s.ok() || meaning != remote.get() || s.code() != ErrorCode::kBadReply || !encoder) {
+      return s;
+    }
+    r.notes.push_back("the embeddings model failed (" + s.message() +
+                      "); the offline sentence encoder read the intents and chunks instead");
+    meaning = encoder.get();
+    return step(*meaning);
+  };
   if (!questions.empty()) {
     auto loaded = judges::offline::SentenceEncoder::Shared();
-    if (loaded) {
-      encoder = std::move(*loaded);
-      TALA_ASSIGN_OR_RETURN(testset::MeaningJoin join,
-                            testset::JoinByMeaning(g, questions, *encoder));
-      r.intents_joined_by_meaning = join.joined;
+    if (loaded) encoder = std::move(*loaded);
+    if (judge && judge->setup.backends.embeddings && (encoder || !o.dry_run)) {
+      remote = std::make_unique<testset::JudgeEmbedder>(*judge, o.dry_run, encoder.get(), o.stop);
+      meaning = remote.get();
+    } else {
+      meaning = encoder.get();
+    }
+    if (meaning != nullptr) {
+      TALA_RETURN_IF_ERROR(read_meaning([&](Embedder& e) -> Status {
+        TALA_ASSIGN_OR_RETURN(testset::MeaningJoin join, testset::JoinByMeaning(g, questions, e));
+        r.intents_joined_by_meaning = join.joined;
+        return OkStatus();
+      }));
     } else {
       r.notes.push_back(
           "intents were grouped and chunks found by their words only: the sentence encoder "
@@ -485,20 +516,28 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   r.intents_covered = r.intents > 0 ? static_cast<double>(picked_intents) / r.intents : 0;
 
   // The chunks that answer a picked intent: BM25 over its terms, re-ranked by the meaning of
-  // its typical wording (reference_draft.h's RankChunks) when the encoder is installed.
+  // its typical wording (reference_draft.h's RankChunks). The wordings and every candidate
+  // chunk are embedded up front, in as few calls as a remote model needs.
   std::map<size_t, std::vector<double>> intent_vector;
   std::optional<testset::ChunkVectors> chunk_vectors;
-  if (encoder && !docs.chunks.empty()) {
-    std::vector<size_t> picked;
+  if (meaning != nullptr && !docs.chunks.empty()) {
+    std::vector<size_t> picked, candidates;
     std::vector<std::string> texts;
     for (size_t k = 0; k < counts.size(); ++k) {
       if (counts[k] == 0) continue;
-      picked.push_back(pickable_intent[k]);
-      texts.push_back(questions[testset::RepresentativeQuestion(g, g.intents[picked.back()])]);
+      const size_t i = pickable_intent[k];
+      picked.push_back(i);
+      texts.push_back(questions[testset::RepresentativeQuestion(g, g.intents[i])]);
+      for (const auto& [c, score] : index.Search(g.intents[i].terms, testset::kRankedByMeaning)) {
+        candidates.push_back(c);
+      }
     }
-    TALA_ASSIGN_OR_RETURN(std::vector<std::vector<double>> vectors, encoder->Embed(texts));
-    for (size_t k = 0; k < picked.size(); ++k) intent_vector[picked[k]] = std::move(vectors[k]);
-    chunk_vectors.emplace(docs.chunks, *encoder);
+    TALA_RETURN_IF_ERROR(read_meaning([&](Embedder& e) -> Status {
+      TALA_ASSIGN_OR_RETURN(std::vector<std::vector<double>> vectors, e.Embed(texts));
+      for (size_t k = 0; k < picked.size(); ++k) intent_vector[picked[k]] = std::move(vectors[k]);
+      chunk_vectors.emplace(docs.chunks, e);
+      return chunk_vectors->Embed(candidates);
+    }));
   }
   auto chunks_for = [&](size_t intent, size_t k) -> Result<std::vector<std::pair<size_t, double>>> {
     auto it = intent_vector.find(intent);
@@ -571,7 +610,8 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
     for (const testset::PlannedScenario& p : scenarios) {
       llm_items.push_back(std::make_unique<testset::LlmItem>(docs.chunks, index, p.scenario));
     }
-    TALA_ASSIGN_OR_RETURN(testset::LlmRun run, testset::RunLlmItems(o, std::move(llm_items)));
+    TALA_ASSIGN_OR_RETURN(testset::LlmRun run,
+                          testset::RunLlmItems(o, *judge, std::move(llm_items)));
     r.llm = run.calls;
     r.notes.insert(r.notes.end(), run.warnings.begin(), run.warnings.end());
     if (o.dry_run) {

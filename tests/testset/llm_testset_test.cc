@@ -142,7 +142,55 @@ TEST_F(LlmTestset, AQuoteThatIsNotVerbatimIsRejected) {
   EXPECT_EQ(r.flagged_items, quoted);
   // Every misquoting draft was redrafted once, and no more.
   EXPECT_EQ(r.llm.repairs, quoted);
-  EXPECT_EQ(judge.stats().chat_requests, 8 + r.llm.calls + quoted);
+  // The calls counted include the embeddings that read the intents and chunks.
+  const int64_t embeddings =
+      r.llm.by_prompt.count("embeddings") ? r.llm.by_prompt.at("embeddings") : 0;
+  EXPECT_EQ(judge.stats().embedding_requests, embeddings);
+  EXPECT_EQ(judge.stats().chat_requests, 8 + r.llm.calls - embeddings + quoted);
+}
+
+TEST_F(LlmTestset, TheJudgesEmbeddingsModelReadsTheIntentsAndChunks) {
+  TestsetOptions o = Options(10);
+  o.logs = log.logs;
+  auto set = BuildTestset(o);
+  ASSERT_TRUE(set.has_value()) << set.error().ToString();
+  const TestsetReport& r = set->report;
+  ASSERT_TRUE(r.intents_joined_by_meaning.has_value());
+  ASSERT_TRUE(r.llm.by_prompt.count("embeddings"));
+  // The picked intents' wordings and their candidate chunks, in calls of up to 64 texts.
+  EXPECT_GE(r.llm.by_prompt.at("embeddings"), 1);
+  EXPECT_EQ(judge.stats().embedding_requests, r.llm.by_prompt.at("embeddings"));
+  EXPECT_LE(r.llm.per_kept_item, 3.0);
+  for (const TestsetItem& item : set->items) ExpectQuotesInContexts(item);
+  // --embeddings offline: the sentence encoder reads them, and no embeddings request is sent.
+  const int64_t before = judge.stats().embedding_requests;
+  o.llm.embeddings = "offline";
+  auto offline = BuildTestset(o);
+  ASSERT_TRUE(offline.has_value()) << offline.error().ToString();
+  EXPECT_EQ(judge.stats().embedding_requests, before);
+  EXPECT_EQ(offline->report.llm.by_prompt.count("embeddings"), 0u);
+  // A broken embeddings endpoint (every vector zeros): the offline encoder reads them instead,
+  // and the report says so; the items are still drafted by the judge.
+  judge.SetStandingFault(Fault::kZeroVectors);
+  o.llm.embeddings = "auto";
+  auto broken = BuildTestset(o);
+  ASSERT_TRUE(broken.has_value()) << broken.error().ToString();
+  EXPECT_EQ(broken->items.size(), set->items.size());
+  EXPECT_TRUE(broken->report.intents_joined_by_meaning.has_value());
+  bool said = false;
+  for (const std::string& note : broken->report.notes) {
+    said = said || note.find("the embeddings model failed") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << TestsetReportText(broken->report);
+  judge.SetStandingFault(Fault::kNone);
+  // A dry run estimates the embeddings calls too, and sends nothing.
+  o.dry_run = true;
+  const int64_t requests = judge.stats().requests;
+  auto planned = BuildTestset(o);
+  ASSERT_TRUE(planned.has_value()) << planned.error().ToString();
+  EXPECT_EQ(judge.stats().requests, requests);
+  ASSERT_TRUE(planned->report.llm.by_prompt.count("embeddings"));
+  EXPECT_GE(planned->report.llm.by_prompt.at("embeddings"), 1);
 }
 
 TEST_F(LlmTestset, LoggedQuestionsStayVerbatimAndUncoveredDocumentsGetWrittenItems) {
