@@ -87,7 +87,7 @@ int Halves() {
     tala::testing::IntentLog log = tala::testing::MakeIntentLog(dir, first, last, 20231204);
     const auto [questions, truth] = tala::testing::ReadLoggedQuestions(log);
     const char* half = first == 0 ? "development" : "reported";
-    for (double threshold : {0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6}) {
+    for (double threshold : {0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5}) {
       tala::testset::Grouping g = tala::testset::GroupQuestions(questions, threshold);
       std::printf("%s half (intents %zu-%zu), similarity %.2f: %s\n", half, first, last - 1,
                   threshold, Tally(g, truth).c_str());

@@ -35,20 +35,6 @@ bool HasDigit(const std::string& s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-struct UnionFind {
-  std::vector<size_t> parent;
-  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
-  size_t Find(size_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void Join(size_t a, size_t b) {
-    a = Find(a);
-    b = Find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the earlier phrasing leads
-  }
-};
-
 // Spelling from the log: each rare term's frequent neighbour one edit away, if any.
 std::unordered_map<std::string, std::string> Corrections(
     const std::unordered_map<std::string, int64_t>& counts) {
@@ -183,36 +169,61 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
   for (const auto& [t, n] : df) {
     g.weights.emplace_back(t, std::log(1.0 + total / static_cast<double>(n)));
   }
-  // Intents: phrasings joined through their rarest terms (three each: the names an intent is
-  // about), so that each phrasing is compared with the few that share one, never with all.
-  std::unordered_map<std::string, std::vector<size_t>> postings;
-  UnionFind uf(g.phrasings.size());
-  std::vector<size_t> seen(g.phrasings.size(), SIZE_MAX);
-  for (size_t p = 0; p < g.phrasings.size(); ++p) {
+  // Intents: each phrasing, the most asked first, joins the intent whose leader (its most asked
+  // phrasing) it is most like, when alike enough, or leads a new one. Comparing with leaders
+  // only, never with every member, keeps a chain of small steps ("reset my password on the
+  // app" ~ "... online" ~ "change my password online" ~ ...) from joining a whole log into one
+  // intent. Candidates are the leaders that share one of its rarest terms (three each: the
+  // names an intent is about), so a phrasing is compared with a few leaders, never with all.
+  const size_t n = g.phrasings.size();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return g.phrasings[a].questions.size() > g.phrasings[b].questions.size();
+  });
+  auto rarest = [&](size_t p) {
     std::vector<std::pair<double, const std::string*>> ranked;
     for (const std::string& t : g.phrasings[p].terms) ranked.emplace_back(-g.Weight(t), &t);
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first < b.first : *a.second < *b.second;
     });
     if (ranked.size() > 3) ranked.resize(3);
-    for (const auto& [w, t] : ranked) {
-      std::vector<size_t>& list = postings[*t];
-      for (size_t other : list) {
-        if (seen[other] == p) continue;
-        seen[other] = p;
-        if (uf.Find(other) == uf.Find(p)) continue;
+    return ranked;
+  };
+  std::unordered_map<std::string, std::vector<size_t>> leaders_with;  // rarest term -> leaders
+  std::vector<size_t> leader_of(n, SIZE_MAX);
+  std::vector<size_t> seen(n, SIZE_MAX);
+  for (size_t p : order) {
+    const auto terms = rarest(p);
+    size_t best = SIZE_MAX;
+    double best_similarity = min_similarity;
+    for (const auto& [w, t] : terms) {
+      auto it = leaders_with.find(*t);
+      if (it == leaders_with.end()) continue;
+      for (size_t leader : it->second) {
+        if (seen[leader] == p) continue;
+        seen[leader] = p;
         const auto& a = g.phrasings[p].terms;
-        const auto& b = g.phrasings[other].terms;
-        if (WeightedSimilarity(a, b, g) >= min_similarity && !Opposed(a, b) && !Opposed(b, a)) {
-          uf.Join(p, other);
+        const auto& b = g.phrasings[leader].terms;
+        const double similarity = WeightedSimilarity(a, b, g);
+        if (similarity < best_similarity || (similarity == best_similarity && best < leader)) {
+          continue;
         }
+        if (Opposed(a, b) || Opposed(b, a)) continue;
+        best = leader;
+        best_similarity = similarity;
       }
-      list.push_back(p);
     }
+    if (best != SIZE_MAX) {
+      leader_of[p] = best;
+      continue;
+    }
+    leader_of[p] = p;
+    for (const auto& [w, t] : terms) leaders_with[*t].push_back(p);
   }
-  std::map<size_t, size_t> intent_of;  // root phrasing -> intent
-  for (size_t p = 0; p < g.phrasings.size(); ++p) {
-    auto [it, added] = intent_of.try_emplace(uf.Find(p), g.intents.size());
+  std::map<size_t, size_t> intent_of;  // leader -> intent
+  for (size_t p = 0; p < n; ++p) {
+    auto [it, added] = intent_of.try_emplace(leader_of[p], g.intents.size());
     if (added) g.intents.emplace_back();
     Intent& intent = g.intents[it->second];
     intent.phrasings.push_back(p);

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 
 #include "support/temp_dir.h"
@@ -301,6 +302,56 @@ TEST(TestsetGroupsTest, TyposCasingOrderAndFillerFallTogetherAndOtherQuestionsSt
   EXPECT_EQ(g.intents[0].traffic, 13);
   EXPECT_EQ(g.intents[1].traffic, 11);
   EXPECT_EQ(g.intents[2].traffic, 10);
+}
+
+// A support log asked from a template: "how do i <verb> my <thing> <where>?", 20 verbs by 20
+// things by 15 places, each asked three times, in a shuffled order. Every two questions that
+// differ in one word are alike by their words, so joining any member to any member chained the
+// whole log into one intent (18,000 questions, 1 intent); joined to their leaders, no intent
+// grows past a few of them. Which of two questions differing in one of three words is another
+// intent, the words cannot tell ("cancel my card online" and "cancel my ticket online" may
+// join): the reviewer sees each item's log ids.
+TEST(TestsetGroupsTest, ATemplatedLogIsNotChainedIntoOneIntent) {
+  const std::vector<std::string> verbs = {"reset",  "change", "cancel",  "upgrade",  "renew",
+                                          "update", "delete", "recover", "transfer", "pause",
+                                          "resume", "verify", "link",    "unlink",   "export",
+                                          "import", "share",  "print",   "download", "upload"};
+  const std::vector<std::string> things = {
+      "password", "account", "subscription", "card",  "ticket", "order",      "booking",
+      "profile",  "address", "email",        "phone", "plan",   "membership", "invoice",
+      "receipt",  "refund",  "voucher",      "pass",  "photo",  "document"};
+  const std::vector<std::string> places = {"",
+                                           "on the app",
+                                           "online",
+                                           "at the station",
+                                           "from abroad",
+                                           "for my kid",
+                                           "after moving",
+                                           "without a login",
+                                           "on android",
+                                           "on iphone",
+                                           "before travel",
+                                           "this week",
+                                           "for free",
+                                           "by phone",
+                                           "in the shop"};
+  std::vector<std::string> log;
+  for (int copy = 0; copy < 3; ++copy) {
+    for (const std::string& v : verbs) {
+      for (const std::string& t : things) {
+        for (const std::string& p : places) {
+          log.push_back("how do i " + v + " my " + t + (p.empty() ? "" : " " + p) + "?");
+        }
+      }
+    }
+  }
+  std::mt19937_64 rng(3);
+  std::shuffle(log.begin(), log.end(), rng);
+  testset::Grouping g = testset::GroupQuestions(log);
+  // 6,000 distinct questions of 400 verb-and-thing intents asked in 15 places: at least 200
+  // intents, and none holding more than 2% of the log.
+  EXPECT_GE(g.intents.size(), 200u);
+  EXPECT_LE(g.intents.front().traffic, static_cast<int64_t>(log.size() / 50));
 }
 
 }  // namespace
