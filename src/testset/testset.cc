@@ -444,7 +444,8 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
     for (const LoggedQuestion& q : heldout.rows) held_terms.push_back(testset::TermsOf(q.question));
     for (size_t i = 0; i < g.intents.size(); ++i) {
       for (const auto& h : held_terms) {
-        if (testset::WeightedSimilarity(g.intents[i].terms, h, g) >= testset::kSameQuestionSimilarity) {
+        if (testset::WeightedSimilarity(g.intents[i].terms, h, g) >=
+            testset::kSameQuestionSimilarity) {
           excluded[i] = true;
           ++r.heldout_removed;
           break;
@@ -653,8 +654,8 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
       // Nothing that repeats an item already in the set, or a held-out question.
       bool repeat = false;
       for (const auto& other : item_terms) {
-        repeat =
-            repeat || testset::WeightedSimilarity(terms, other, g) >= testset::kSameQuestionSimilarity;
+        repeat = repeat ||
+                 testset::WeightedSimilarity(terms, other, g) >= testset::kSameQuestionSimilarity;
       }
       for (const LoggedQuestion& h : heldout.rows) {
         repeat = repeat || testset::WeightedSimilarity(terms, testset::TermsOf(h.question), g) >=
