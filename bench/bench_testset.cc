@@ -13,6 +13,8 @@
 // And how the chunk ranking's weight on meaning was chosen, and the encoder's cosine for pairs:
 //   build/bench/bench_testset chunks
 //   build/bench/bench_testset pairs < bench/data/meaning_pairs.txt
+// And a log with no names, most questions asked once or twice:
+//   build/bench/bench_testset nameless [QUESTIONS=40000]
 
 #include <unistd.h>
 
@@ -29,7 +31,10 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "core/text/stopwords.h"
+#include "core/text/tokenize.h"
 #include "judges/offline/sentence_encoder.h"
+#include "judges/offline/wordnet.h"
 #include "tala/testset.h"
 #include "testset/group_tally.h"
 #include "testset/intent_log.h"
@@ -215,9 +220,64 @@ int Pairs() {
   return 0;
 }
 
+// A log with no names at all, most of its questions asked once or twice: "how do i A the B
+// with a C?" from three lower-case words of the HaluEval questions, QUESTIONS questions. The
+// meaning join meets each intent's partners through its rarest word, never pair by pair: this
+// log is the one that would make a pairwise join quadratic.
+int Nameless(long questions) {
+  std::set<std::string> vocabulary;
+  const auto& wordnet = tala::judges::offline::WordNet::Get();
+  for (const auto& intent : tala::testing::ReadIntents()) {
+    for (const tala::text::Token& t : tala::text::Tokenize(intent.question)) {
+      if (t.text.size() >= 5 && !t.capitalised && !t.number && wordnet.Knows(t.text) &&
+          !tala::text::IsStopWord(t.text)) {
+        vocabulary.insert(t.text);
+      }
+    }
+  }
+  const std::vector<std::string> words(vocabulary.begin(), vocabulary.end());
+  std::mt19937_64 rng(20231206);
+  std::vector<std::string> log;
+  while (static_cast<long>(log.size()) < questions) {
+    const std::string q = "how do i " + words[rng() % words.size()] + " the " +
+                          words[rng() % words.size()] + " with a " + words[rng() % words.size()] +
+                          "?";
+    for (int k = 0; k <= static_cast<int>(log.size() % 3); ++k) log.push_back(q);
+  }
+  const std::string dir = "/tmp/bench_testset-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir + "/logs.jsonl");
+    for (size_t i = 0; i < log.size(); ++i) {
+      out << "{\"id\":\"q" << i << "\",\"user_input\":\"" << log[i] << "\"}\n";
+    }
+  }
+  tala::TestsetOptions o;
+  o.logs = dir + "/logs.jsonl";
+  o.size = 100;
+  const double wall = tala::bench::NowSeconds();
+  auto set = tala::BuildTestset(o);
+  const double took = tala::bench::NowSeconds() - wall;
+  std::filesystem::remove_all(dir);
+  if (!set) {
+    std::fprintf(stderr, "bench_testset: %s\n", set.error().ToString().c_str());
+    return 1;
+  }
+  std::printf(
+      "nameless log: %zu questions, %lld intents (%lld joined by meaning): %.2f s wall; "
+      "peak RSS %.1f MiB\n",
+      log.size(), static_cast<long long>(set->report.intents),
+      static_cast<long long>(set->report.intents_joined_by_meaning.value_or(0)), took,
+      tala::bench::PeakRssMiB());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "nameless") {
+    return Nameless(argc > 2 ? std::atol(argv[2]) : 40000);
+  }
   if (argc > 1 && std::string(argv[1]) == "chunks") return Chunks();
   if (argc > 1 && std::string(argv[1]) == "halves") return Halves();
   if (argc > 1 && std::string(argv[1]) == "meaning") return Meaning();

@@ -128,39 +128,99 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
                                   Embedder& embedder, double min_cosine) {
   MeaningJoin out;
   const size_t n = std::min(g.intents.size(), kMaxIntentsByMeaning);
-  // Candidates share a name (or both have none), and their names agree.
+  // What each intent says: its names, its typical wording, and that wording's content words.
+  text::Stemmer stemmer;
+  const judges::offline::WordNet& wordnet = judges::offline::WordNet::Get();
   std::vector<std::vector<std::string>> names(n);
-  std::map<std::string, std::vector<size_t>> with_name;
-  std::vector<size_t> nameless;
+  std::vector<std::string> wording(n);
+  std::vector<judges::offline::TextProfile> profiles;
+  profiles.reserve(n);
+  std::map<std::string, std::vector<size_t>> with_name, with_word;
   for (size_t i = 0; i < n; ++i) {
     names[i] = IntentNames(g, g.intents[i], questions);
-    if (names[i].empty()) nameless.push_back(i);
+    wording[i] = questions[RepresentativeQuestion(g, g.intents[i])];
+    profiles.emplace_back(wording[i], stemmer);
     for (const std::string& name : names[i]) with_name[name].push_back(i);
+    for (const judges::offline::ProfiledToken& t : profiles[i].tokens()) {
+      if (t.stop || t.negation || std::binary_search(names[i].begin(), names[i].end(), t.stem)) {
+        continue;
+      }
+      std::vector<size_t>& list = with_word[t.stem];
+      if (list.empty() || list.back() != i) list.push_back(i);
+    }
   }
+  // Candidates. Two intents join only when one states every content word of the other (by
+  // stem, base form or synonym: no contrast, below) and their names agree, so an intent meets
+  // every partner it could join through one key: its rarest content word with that word's base
+  // forms and synonyms, or, with none (a question of names alone), its rarest name. Never the
+  // whole log pair by pair, even when every question names the same product.
+  auto list_of = [](const std::map<std::string, std::vector<size_t>>& index,
+                    const std::string& key) -> const std::vector<size_t>* {
+    auto it = index.find(key);
+    return it == index.end() ? nullptr : &it->second;
+  };
   std::vector<std::pair<size_t, size_t>> pairs;
-  auto consider = [&](const std::vector<size_t>& members) {
-    for (size_t a = 0; a < members.size(); ++a) {
-      for (size_t b = a + 1; b < members.size(); ++b) {
-        if (NamesAgree(names[members[a]], names[members[b]])) {
-          pairs.emplace_back(members[a], members[b]);
-        }
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<const std::vector<size_t>*> lists;
+    const judges::offline::ProfiledToken* word = nullptr;
+    size_t fewest = SIZE_MAX;
+    for (const judges::offline::ProfiledToken& t : profiles[i].tokens()) {
+      if (t.stop || t.negation || std::binary_search(names[i].begin(), names[i].end(), t.stem)) {
+        continue;
+      }
+      const std::vector<size_t>* list = list_of(with_word, t.stem);
+      if (list != nullptr && list->size() < fewest) {
+        fewest = list->size();
+        word = &t;
       }
     }
-  };
-  consider(nameless);
-  for (const auto& [name, members] : with_name) consider(members);
+    if (word != nullptr) {
+      lists.push_back(list_of(with_word, word->stem));
+      std::vector<std::string> others;
+      for (std::string_view b : wordnet.BaseForms(word->folded)) others.emplace_back(b);
+      for (std::string_view syn : wordnet.Synonyms(word->folded)) others.emplace_back(syn);
+      for (const std::string& other : others) {
+        if (const auto* list = list_of(with_word, stemmer.Stem(other))) lists.push_back(list);
+      }
+    } else if (!names[i].empty()) {
+      const std::vector<size_t>* rarest = nullptr;
+      for (const std::string& name : names[i]) {
+        const std::vector<size_t>* list = list_of(with_name, name);
+        if (rarest == nullptr || list->size() < rarest->size()) rarest = list;
+      }
+      lists.push_back(rarest);
+    }
+    for (const std::vector<size_t>* list : lists) {
+      for (size_t j : *list) {
+        if (j != i) pairs.emplace_back(std::min(i, j), std::max(i, j));
+      }
+    }
+  }
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  if (pairs.empty()) return out;
-  std::vector<size_t> to_embed;
+  // Kept: names that agree, and no contrast. A word each says and the other does not is a
+  // contrast the encoder reads past ("cancel" against "upgrade" my subscription, "open" against
+  // "close"): not one intent. Words only one of them adds ("the swimming pool") are not.
+  std::vector<std::pair<size_t, size_t>> kept;
   for (const auto& [a, b] : pairs) {
+    if (!NamesAgree(names[a], names[b])) continue;
+    if (Unstated(profiles[a], profiles[b], names[a]) > 0 &&
+        Unstated(profiles[b], profiles[a], names[b]) > 0) {
+      ++out.contrasted;
+      continue;
+    }
+    kept.emplace_back(a, b);
+  }
+  if (kept.empty()) return out;
+  std::vector<size_t> to_embed;
+  for (const auto& [a, b] : kept) {
     to_embed.push_back(a);
     to_embed.push_back(b);
   }
   std::sort(to_embed.begin(), to_embed.end());
   to_embed.erase(std::unique(to_embed.begin(), to_embed.end()), to_embed.end());
   std::vector<std::string> texts;
-  for (size_t i : to_embed) texts.push_back(questions[RepresentativeQuestion(g, g.intents[i])]);
+  for (size_t i : to_embed) texts.push_back(wording[i]);
   TALA_ASSIGN_OR_RETURN(std::vector<std::vector<double>> vectors, embedder.Embed(texts));
   out.embedded = static_cast<int64_t>(to_embed.size());
   std::vector<size_t> row(n, SIZE_MAX);
@@ -172,21 +232,10 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
     return x;
   };
-  text::Stemmer stemmer;
-  std::vector<judges::offline::TextProfile> profiles;
-  for (const std::string& t : texts) profiles.emplace_back(t, stemmer);
-  for (const auto& [a, b] : pairs) {
+  for (const auto& [a, b] : kept) {
     const std::vector<double>& va = vectors[row[a]];
     const std::vector<double>& vb = vectors[row[b]];
     if (std::inner_product(va.begin(), va.end(), vb.begin(), 0.0) < min_cosine) continue;
-    // A word each says and the other does not is a contrast the encoder reads past ("cancel"
-    // against "upgrade" my subscription, "open" against "close"): not one intent. Words only
-    // one of them adds ("the swimming pool") are not.
-    if (Unstated(profiles[row[a]], profiles[row[b]], names[a]) > 0 &&
-        Unstated(profiles[row[b]], profiles[row[a]], names[b]) > 0) {
-      ++out.contrasted;
-      continue;
-    }
     const size_t ra = find(a), rb = find(b);
     if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
   }

@@ -13,9 +13,10 @@
 //      "close", or "cancel" and "upgrade" my subscription, as near alike (cosine 0.95, 0.84),
 //      and so it does "who wrote" and "who is the author of" (0.86); the words tell the first
 //      two apart, at the price of the third, which stays two intents for the reviewer to see.
-// The names are the blocking key: only intents that share a name (or both have none) are
-// compared, and only those whose names agree are embedded, so a log of thousands of intents
-// with their own names embeds few.
+// Candidates meet through one key each (their rarest name, or without names their rarest
+// content word and its synonyms), and only pairs whose names agree and whose words do not
+// contrast are embedded, so a log of thousands of intents embeds few and never compares all
+// pairs.
 // Deterministic: the same grouping gives the same joins.
 
 #include <cstdint>
@@ -47,7 +48,7 @@ size_t RepresentativeQuestion(const Grouping& g, const Intent& intent);
 struct MeaningJoin {
   int64_t embedded = 0;    // intents whose wording was embedded (they share their names)
   int64_t joined = 0;      // intents that joined another
-  int64_t contrasted = 0;  // pairs close enough in meaning that each says a word the other lacks
+  int64_t contrasted = 0;  // candidate pairs whose names agree but whose words contrast
 };
 
 // Joins the intents of `g` as described above, then orders them again by traffic.

@@ -91,8 +91,10 @@ TEST(MeaningJoinTest, AnotherVerbOrOtherNamesStayApart) {
   ASSERT_TRUE(join.has_value()) << join.error().ToString();
   EXPECT_EQ(join->joined, 0);
   EXPECT_EQ(g.intents.size(), asked.size());
-  // The first two pairs reach the cosine and are held apart by their words.
-  EXPECT_GE(join->contrasted, 2);
+  // The encoder reads the first three pairs at cosine 0.95, 0.84 and 0.86 (bench_testset pairs);
+  // they never meet as candidates, as neither states the other's rarest word ("open", "cancel",
+  // "directed"), so nothing was embedded.
+  EXPECT_EQ(join->embedded, 0);
 }
 
 TEST(MeaningJoinTest, AFortyItemSetFromTheRewordedLogCoversMoreIntents) {
