@@ -225,24 +225,46 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
   out.embedded = static_cast<int64_t>(to_embed.size());
   std::vector<size_t> row(n, SIZE_MAX);
   for (size_t k = 0; k < to_embed.size(); ++k) row[to_embed[k]] = k;
-  // Union-find over the intents; the more asked one leads.
-  std::vector<size_t> parent(g.intents.size());
-  std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&](size_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  };
+  // Each intent, the most asked first, joins the intent it is closest to among the more asked
+  // ones that lead (have joined none) when their cosine reaches `min_cosine` and none of that
+  // intent's members contrast with it; then it leads nothing. Joining any to any would chain:
+  // "password?" is like "reset my password" and like "change my password", which are not
+  // alike.
+  // Per intent: the more asked intents close enough, (cosine, intent).
+  std::vector<std::vector<std::pair<double, size_t>>> closer(n);
   for (const auto& [a, b] : kept) {
     const std::vector<double>& va = vectors[row[a]];
     const std::vector<double>& vb = vectors[row[b]];
-    if (std::inner_product(va.begin(), va.end(), vb.begin(), 0.0) < min_cosine) continue;
-    const size_t ra = find(a), rb = find(b);
-    if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+    const double cosine = std::inner_product(va.begin(), va.end(), vb.begin(), 0.0);
+    if (cosine >= min_cosine) closer[b].emplace_back(cosine, a);  // a < b: a is more asked
+  }
+  std::vector<size_t> leader(g.intents.size());
+  std::iota(leader.begin(), leader.end(), 0);
+  std::vector<std::vector<size_t>> members(n);
+  for (size_t i = 0; i < n; ++i) members[i] = {i};
+  auto contrast = [&](size_t a, size_t b) {
+    return !NamesAgree(names[a], names[b]) || (Unstated(profiles[a], profiles[b], names[a]) > 0 &&
+                                               Unstated(profiles[b], profiles[a], names[b]) > 0);
+  };
+  for (size_t j = 0; j < n; ++j) {
+    std::sort(closer[j].begin(), closer[j].end(), [](const auto& x, const auto& y) {
+      return x.first != y.first ? x.first > y.first : x.second < y.second;
+    });
+    for (const auto& [cosine, i] : closer[j]) {
+      if (leader[i] != i) continue;  // joined another: it leads nothing
+      if (std::any_of(members[i].begin(), members[i].end(),
+                      [&](size_t m) { return contrast(m, j); })) {
+        continue;
+      }
+      leader[j] = i;
+      members[i].push_back(j);
+      break;
+    }
   }
   std::vector<Intent> joined;
   std::vector<size_t> at(g.intents.size(), SIZE_MAX);
   for (size_t i = 0; i < g.intents.size(); ++i) {
-    const size_t root = find(i);
+    const size_t root = leader[i];
     if (at[root] == SIZE_MAX) {
       at[root] = joined.size();
       joined.push_back(std::move(g.intents[i]));

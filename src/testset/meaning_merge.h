@@ -12,7 +12,9 @@
 //      does not state (by stem, base form or WordNet synonym). The encoder reads "open" and
 //      "close", or "cancel" and "upgrade" my subscription, as near alike (cosine 0.95, 0.84),
 //      and so it does "who wrote" and "who is the author of" (0.86); the words tell the first
-//      two apart, at the price of the third, which stays two intents for the reviewer to see.
+//      two apart, at the price of the third, which stays two intents for the reviewer to see;
+//   4. the more asked leads: an intent joins the closest more-asked intent that has joined no
+//      other, and only when it contrasts with none of that one's members (no chains).
 // Candidates meet through one key each (their rarest name, or without names their rarest
 // content word and its synonyms), and only pairs whose names agree and whose words do not
 // contrast are embedded, so a log of thousands of intents embeds few and never compares all
