@@ -54,8 +54,11 @@ std::string TestsetReportHtml(const Testset& set) {
   page += kStyle;
   page += "</style></head><body><header><h1>tala testset: " + std::to_string(r.items) +
           " candidates</h1><p>from " + std::to_string(r.questions) + " logged questions in " +
-          std::to_string(r.intents) + " intents and " + std::to_string(r.documents) +
-          " documents</p></header><main>";
+          std::to_string(r.intents) + " intents" +
+          (r.intents_joined_by_meaning
+               ? " (" + std::to_string(*r.intents_joined_by_meaning) + " joined by meaning)"
+               : std::string()) +
+          " and " + std::to_string(r.documents) + " documents</p></header><main>";
   for (const std::string& note : r.notes) {
     page += "<div class=note>" + io::EscapeMarkup(note) + "</div>";
   }

@@ -43,6 +43,8 @@ TEST(TestsetCliTest, FromALogAndDocumentsToAGoldenSetThatTalaEvalReads) {
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const std::string page = Slurp(dir.path() + "/testset.html");
   EXPECT_NE(page.find("tala testset: 6 candidates"), std::string::npos);
+  EXPECT_TRUE(page.find("joined by meaning)") != std::string::npos ||
+              run.out.find("by their words only") != std::string::npos);
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("http"), std::string::npos) << "the page fetches nothing";
   EXPECT_NE(run.out.find("20 intents"), std::string::npos) << run.out;
