@@ -55,8 +55,6 @@ const char* kCommon[] = {
     "lived",   "there",   "until",    "death",    "a",       "library",  "holds",    "records",
     "from",    "old",     "harbour",  "market",   "square",  "hosts",    "festival", "summer"};
 
-constexpr double kRewordedShare = 0.3;
-
 std::string MadeUpWord(std::mt19937_64& rng) {
   static const char* kSyllables[] = {"ka", "lo",  "ren", "sa", "vi", "tor", "mi",  "dal", "the",
                                      "nu", "bri", "gon", "el", "za", "qua", "rin", "pe",  "mor"};
@@ -128,8 +126,7 @@ int Meaning() {
   if (!encoder) return 1;
   for (auto [first, last] : {std::pair<size_t, size_t>{0, 40}, {40, 80}}) {
     tala::testing::TempDir dir;
-    tala::testing::IntentLog log = tala::testing::MakeIntentLog(
-        dir, first, last, 20231204, kRewordedShare, tala::testing::Reword);
+    tala::testing::IntentLog log = tala::testing::MakeRewordedLog(dir, first, last);
     const auto [questions, truth] = tala::testing::ReadLoggedQuestions(log);
     const char* half = first == 0 ? "development" : "reported";
     if (first == 0) {
@@ -141,7 +138,7 @@ int Meaning() {
     }
     const tala::testset::Grouping words = tala::testset::GroupQuestions(questions);
     std::printf("%s half, %.0f%% of the phrasings reworded, by words alone: %s\n", half,
-                100 * kRewordedShare, Tally(words, truth).c_str());
+                100 * tala::testing::kRewordedShare, Tally(words, truth).c_str());
     for (double cosine : {0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9}) {
       tala::testset::Grouping g = words;
       auto join = tala::testset::JoinByMeaning(g, questions, *encoder, cosine);

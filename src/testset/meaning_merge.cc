@@ -95,16 +95,28 @@ std::vector<std::string> IntentNames(const Grouping& g, const Intent& intent,
   return out;
 }
 
+// A content word of an intent's wording: not a stop word, a negation or one of its names.
+bool IsContentWord(const judges::offline::ProfiledToken& t, const std::vector<std::string>& names) {
+  return !t.stop && !t.negation && !std::binary_search(names.begin(), names.end(), t.stem);
+}
+
 // The content words of `a` that `b` does not state: not by stem, base form or synonym
-// (claim_support.h's MatchInEvidence), names left out (they agree already).
+// (claim_support.h's MatchInEvidence).
 int64_t Unstated(const judges::offline::TextProfile& a, const judges::offline::TextProfile& b,
                  const std::vector<std::string>& names) {
   int64_t n = 0;
   for (const judges::offline::ProfiledToken& t : a.tokens()) {
-    if (t.stop || t.negation || std::binary_search(names.begin(), names.end(), t.stem)) continue;
-    n += judges::offline::MatchInEvidence(t, b).empty() ? 1 : 0;
+    if (IsContentWord(t, names)) n += judges::offline::MatchInEvidence(t, b).empty() ? 1 : 0;
   }
   return n;
+}
+
+// Each says a content word the other does not state: a contrast the encoder reads past
+// ("cancel" against "upgrade" my subscription, "open" against "close"). Words only one of them
+// adds ("the swimming pool") are none.
+bool WordsContrast(const judges::offline::TextProfile& a, const std::vector<std::string>& a_names,
+                   const judges::offline::TextProfile& b, const std::vector<std::string>& b_names) {
+  return Unstated(a, b, a_names) > 0 && Unstated(b, a, b_names) > 0;
 }
 
 // Every name of each has its like in the other: the same, or one edit away (a typo).
@@ -142,9 +154,7 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
     profiles.emplace_back(wording[i], stemmer);
     for (const std::string& name : names[i]) with_name[name].push_back(i);
     for (const judges::offline::ProfiledToken& t : profiles[i].tokens()) {
-      if (t.stop || t.negation || std::binary_search(names[i].begin(), names[i].end(), t.stem)) {
-        continue;
-      }
+      if (!IsContentWord(t, names[i])) continue;
       std::vector<size_t>& list = with_word[t.stem];
       if (list.empty() || list.back() != i) list.push_back(i);
     }
@@ -165,9 +175,7 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
     const judges::offline::ProfiledToken* word = nullptr;
     size_t fewest = SIZE_MAX;
     for (const judges::offline::ProfiledToken& t : profiles[i].tokens()) {
-      if (t.stop || t.negation || std::binary_search(names[i].begin(), names[i].end(), t.stem)) {
-        continue;
-      }
+      if (!IsContentWord(t, names[i])) continue;
       const std::vector<size_t>* list = list_of(with_word, t.stem);
       if (list != nullptr && list->size() < fewest) {
         fewest = list->size();
@@ -198,14 +206,14 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
   }
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  // Kept: names that agree, and no contrast. A word each says and the other does not is a
-  // contrast the encoder reads past ("cancel" against "upgrade" my subscription, "open" against
-  // "close"): not one intent. Words only one of them adds ("the swimming pool") are not.
+  // Kept: names that agree, and words that do not contrast.
+  auto words_contrast = [&](size_t a, size_t b) {
+    return WordsContrast(profiles[a], names[a], profiles[b], names[b]);
+  };
   std::vector<std::pair<size_t, size_t>> kept;
   for (const auto& [a, b] : pairs) {
     if (!NamesAgree(names[a], names[b])) continue;
-    if (Unstated(profiles[a], profiles[b], names[a]) > 0 &&
-        Unstated(profiles[b], profiles[a], names[b]) > 0) {
+    if (words_contrast(a, b)) {
       ++out.contrasted;
       continue;
     }
@@ -243,8 +251,7 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
   std::vector<std::vector<size_t>> members(n);
   for (size_t i = 0; i < n; ++i) members[i] = {i};
   auto contrast = [&](size_t a, size_t b) {
-    return !NamesAgree(names[a], names[b]) || (Unstated(profiles[a], profiles[b], names[a]) > 0 &&
-                                               Unstated(profiles[b], profiles[a], names[b]) > 0);
+    return !NamesAgree(names[a], names[b]) || words_contrast(a, b);
   };
   for (size_t j = 0; j < n; ++j) {
     std::sort(closer[j].begin(), closer[j].end(), [](const auto& x, const auto& y) {

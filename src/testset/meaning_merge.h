@@ -15,10 +15,10 @@
 //      two apart, at the price of the third, which stays two intents for the reviewer to see;
 //   4. the more asked leads: an intent joins the closest more-asked intent that has joined no
 //      other, and only when it contrasts with none of that one's members (no chains).
-// Candidates meet through one key each (their rarest name, or without names their rarest
-// content word and its synonyms), and only pairs whose names agree and whose words do not
-// contrast are embedded, so a log of thousands of intents embeds few and never compares all
-// pairs.
+// Candidates meet through one key each (their rarest content word with its base forms and
+// synonyms, or, with no content word, their rarest name), and only pairs whose names agree and
+// whose words do not contrast are embedded, so a log of thousands of intents embeds few and
+// never compares all pairs.
 // Deterministic: the same grouping gives the same joins.
 
 #include <cstdint>

@@ -235,9 +235,9 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
 
 void FinishIntents(Grouping& g) {
   for (Intent& intent : g.intents) {
-    std::sort(intent.phrasings.begin(), intent.phrasings.end());
-    std::stable_sort(intent.phrasings.begin(), intent.phrasings.end(), [&](size_t a, size_t b) {
-      return g.phrasings[a].questions.size() > g.phrasings[b].questions.size();
+    std::sort(intent.phrasings.begin(), intent.phrasings.end(), [&](size_t a, size_t b) {
+      const size_t na = g.phrasings[a].questions.size(), nb = g.phrasings[b].questions.size();
+      return na != nb ? na > nb : a < b;
     });
     std::map<std::string, int64_t> in;
     for (size_t p : intent.phrasings) {
@@ -250,14 +250,14 @@ void FinishIntents(Grouping& g) {
       if (2 * n >= intent.traffic) intent.terms.push_back(t);
     }
   }
-  // Most asked first; ties: the first asked (its earliest phrasing) first.
-  auto first = [&](const Intent& i) {
+  // Most asked first; ties: the first asked (its earliest phrasing) first. Intents hold
+  // disjoint phrasings, so the order is total.
+  auto first = [](const Intent& i) {
     return *std::min_element(i.phrasings.begin(), i.phrasings.end());
   };
-  std::sort(g.intents.begin(), g.intents.end(),
-            [&](const Intent& a, const Intent& b) { return first(a) < first(b); });
-  std::stable_sort(g.intents.begin(), g.intents.end(),
-                   [](const Intent& a, const Intent& b) { return a.traffic > b.traffic; });
+  std::sort(g.intents.begin(), g.intents.end(), [&](const Intent& a, const Intent& b) {
+    return a.traffic != b.traffic ? a.traffic > b.traffic : first(a) < first(b);
+  });
 }
 
 }  // namespace tala::testset

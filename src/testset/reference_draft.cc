@@ -122,11 +122,6 @@ Result<std::vector<std::pair<size_t, double>>> RankChunks(const ChunkIndex& inde
 }
 
 ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
-                              const std::vector<std::string>& question_terms) {
-  return DraftReference(chunks, index, question_terms, index.Search(question_terms, 3));
-}
-
-ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
                               const std::vector<std::string>& question_terms,
                               const std::vector<std::pair<size_t, double>>& ranked) {
   ReferenceDraft draft;

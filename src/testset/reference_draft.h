@@ -89,9 +89,8 @@ struct ReferenceDraft {
   std::string reference;  // the quotes, joined; empty when answerable is "no"
 };
 
-ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
-                              const std::vector<std::string>& question_terms);
-// The same from chunks already ranked for the question (RankChunks), best first.
+// The draft from chunks already ranked for the question (RankChunks, or ChunkIndex::Search),
+// best first; the best three are read.
 ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
                               const std::vector<std::string>& question_terms,
                               const std::vector<std::pair<size_t, double>>& ranked);

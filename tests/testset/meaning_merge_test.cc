@@ -46,8 +46,7 @@ TEST(MeaningJoinTest, TheRewordedLogsIntentsJoinAgainAndNoTwoIntentsJoin) {
   auto encoder = EncoderOrSkip();
   if (!encoder) GTEST_SKIP() << "no sentence encoder in " << SentenceEncoder::DefaultDir();
   tala::testing::TempDir dir;
-  tala::testing::IntentLog log =
-      tala::testing::MakeIntentLog(dir, 40, 80, 20231204, 0.3, tala::testing::Reword);
+  tala::testing::IntentLog log = tala::testing::MakeRewordedLog(dir, 40, 80);
   const auto [questions, truth] = tala::testing::ReadLoggedQuestions(log);
   Grouping g = GroupQuestions(questions);
   const tala::testing::GroupTally words = tala::testing::TallyGroups(g, truth);
@@ -121,8 +120,7 @@ TEST(MeaningJoinTest, AFortyItemSetFromTheRewordedLogCoversMoreIntents) {
   auto encoder = EncoderOrSkip();
   if (!encoder) GTEST_SKIP() << "no sentence encoder in " << SentenceEncoder::DefaultDir();
   tala::testing::TempDir dir;
-  tala::testing::IntentLog log =
-      tala::testing::MakeIntentLog(dir, 40, 80, 20231204, 0.3, tala::testing::Reword);
+  tala::testing::IntentLog log = tala::testing::MakeRewordedLog(dir, 40, 80);
   TestsetOptions o;
   o.logs = log.logs;
   o.docs = log.docs;

@@ -11,6 +11,8 @@
 
 #include "core/text/stopwords.h"
 #include "judges/offline/wordnet.h"
+#include "support/temp_dir.h"
+#include "testset/intent_log.h"
 
 namespace tala::testing {
 
@@ -42,6 +44,15 @@ inline std::string Reword(const std::string& question, std::mt19937_64& rng) {
     at = end + 1;
   }
   return changed ? out : std::string();
+}
+
+// The share of phrasings reworded in the meaning join's test log.
+inline constexpr double kRewordedShare = 0.3;
+
+// The intent log of intents [first, last) (intent_log.h, its seed) with kRewordedShare of the
+// phrasings reworded: the log `bench_testset meaning` reports and the meaning join's tests read.
+inline IntentLog MakeRewordedLog(const TempDir& dir, size_t first, size_t last) {
+  return MakeIntentLog(dir, first, last, 20231204, kRewordedShare, Reword);
 }
 
 }  // namespace tala::testing
