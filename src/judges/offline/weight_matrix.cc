@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -25,8 +26,8 @@ bool UseOwnKernel() {
 }
 
 // R rows of C (R <= kTileRows) times one panel: each element is C's value, then one fused
-// multiply-add per k in order, held in a register throughout.
-template <int R>
+// multiply-add per k in order, held in a register throughout; with Relu, negatives stored as 0.
+template <int R, bool Relu>
 __attribute__((target("avx512f"))) void Tile(const float* a, size_t k, const float* panel, float* c,
                                              size_t ldc, const __mmask16 (&mask)[4]) {
   __m512 acc[R][4];
@@ -51,17 +52,25 @@ __attribute__((target("avx512f"))) void Tile(const float* a, size_t k, const flo
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
-    for (int q = 0; q < 4; ++q) _mm512_mask_storeu_ps(c + r * ldc + 16 * q, mask[q], acc[r][q]);
+    for (int q = 0; q < 4; ++q) {
+      const __m512 v =
+          Relu ? _mm512_maskz_max_ps(0xFFFF, acc[r][q], _mm512_set1_ps(0.0f)) : acc[r][q];
+      _mm512_mask_storeu_ps(c + r * ldc + 16 * q, mask[q], v);
+    }
   }
 }
 
 using TileFn = void (*)(const float*, size_t, const float*, float*, size_t, const __mmask16 (&)[4]);
-// kTiles[R] computes a tile of R rows.
-constexpr TileFn kTiles[kTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>,
-                                          Tile<4>, Tile<5>, Tile<6>};
+// kTiles[relu][R] computes a tile of R rows.
+constexpr TileFn kTiles[2][kTileRows + 1] = {
+    {nullptr, Tile<1, false>, Tile<2, false>, Tile<3, false>, Tile<4, false>, Tile<5, false>,
+     Tile<6, false>},
+    {nullptr, Tile<1, true>, Tile<2, true>, Tile<3, true>, Tile<4, true>, Tile<5, true>,
+     Tile<6, true>}};
 
 __attribute__((target("avx512f"))) void OwnMultiplyAdd(const float* a, const float* panels,
-                                                       size_t k, size_t n, float* c, size_t rows) {
+                                                       size_t k, size_t n, float* c, size_t rows,
+                                                       bool relu) {
   for (size_t p = 0; p * kPanel < n; ++p) {
     const size_t columns = std::min(kPanel, n - p * kPanel);
     __mmask16 mask[4];
@@ -74,12 +83,80 @@ __attribute__((target("avx512f"))) void OwnMultiplyAdd(const float* a, const flo
     // Full tiles of six rows, then one tile of the rows left over.
     for (size_t r = 0; r < rows; r += kTileRows) {
       const size_t take = std::min(kTileRows, rows - r);
-      kTiles[take](a + r * k, k, panel, cp + r * n, n, mask);
+      kTiles[relu ? 1 : 0][take](a + r * k, k, panel, cp + r * n, n, mask);
     }
   }
 }
 
+// The sum of a vector's 16 lanes (GCC 12's _mm512_reduce_add_ps warns under -Werror).
+__attribute__((target("avx512f"))) float SumLanes(__m512 v) {
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, v);
+  float sum = 0;
+  for (float lane : lanes) sum += lane;
+  return sum;
+}
+
+__attribute__((target("avx512f"))) void OwnLayerNorm(const float* x, float* y, size_t rows,
+                                                     size_t n, const float* scale,
+                                                     const float* bias, float epsilon) {
+  for (size_t r = 0; r < rows; ++r) {
+    const float* in = x + r * n;
+    float* out = y + r * n;
+    __m512 sum = _mm512_set1_ps(0.0f);
+    for (size_t i = 0; i < n; i += 16) sum = _mm512_add_ps(sum, _mm512_loadu_ps(in + i));
+    const float mean = SumLanes(sum) / static_cast<float>(n);
+    const __m512 centre = _mm512_set1_ps(mean);
+    __m512 squares = _mm512_set1_ps(0.0f);
+    for (size_t i = 0; i < n; i += 16) {
+      const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(in + i), centre);
+      squares = _mm512_fmadd_ps(d, d, squares);
+    }
+    const float var = SumLanes(squares) / static_cast<float>(n);
+    const __m512 inv = _mm512_set1_ps(1.0f / std::sqrt(var + epsilon));
+    for (size_t i = 0; i < n; i += 16) {
+      const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(in + i), centre);
+      const __m512 v = _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(scale + i), inv), d);
+      _mm512_storeu_ps(out + i, _mm512_add_ps(v, _mm512_loadu_ps(bias + i)));
+    }
+  }
+}
+
+__attribute__((target("avx512f"))) void OwnAddRow(const float* row, float* into, size_t n) {
+  for (size_t i = 0; i < n; i += 16) {
+    _mm512_storeu_ps(into + i, _mm512_add_ps(_mm512_loadu_ps(into + i), _mm512_loadu_ps(row + i)));
+  }
+}
+
 }  // namespace
+
+void LayerNormRows(const float* x, float* y, size_t rows, size_t n, const float* scale,
+                   const float* bias, float epsilon) {
+  if (UseOwnKernel() && n % 16 == 0) {
+    OwnLayerNorm(x, y, rows, n, scale, bias, epsilon);
+    return;
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    const float* in = x + r * n;
+    float* out = y + r * n;
+    float mean = 0;
+    for (size_t i = 0; i < n; ++i) mean += in[i];
+    mean /= static_cast<float>(n);
+    float var = 0;
+    for (size_t i = 0; i < n; ++i) var += (in[i] - mean) * (in[i] - mean);
+    var /= static_cast<float>(n);
+    const float inv = 1.0f / std::sqrt(var + epsilon);
+    for (size_t i = 0; i < n; ++i) out[i] = scale[i] * inv * (in[i] - mean) + bias[i];
+  }
+}
+
+void AddRow(const float* row, float* into, size_t n) {
+  if (UseOwnKernel() && n % 16 == 0) {
+    OwnAddRow(row, into, n);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) into[i] += row[i];
+}
 
 bool WeightMatrix::RowsIndependent() { return UseOwnKernel(); }
 
@@ -102,15 +179,18 @@ WeightMatrix::WeightMatrix(std::vector<float> values, size_t k, size_t n) {
   }
 }
 
-void WeightMatrix::MultiplyAdd(const float* a, float* c, size_t rows) const {
+void WeightMatrix::MultiplyAdd(const float* a, float* c, size_t rows, Then then) const {
   if (rows == 0 || empty()) return;
   if (!panels_.empty()) {
-    OwnMultiplyAdd(a, panels_.data(), k_, n_, c, rows);
+    OwnMultiplyAdd(a, panels_.data(), k_, n_, c, rows, then == Then::kRelu);
     return;
   }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows),
               static_cast<int>(n_), static_cast<int>(k_), 1.0f, a, static_cast<int>(k_),
               values_.data(), static_cast<int>(n_), 1.0f, c, static_cast<int>(n_));
+  if (then == Then::kRelu) {
+    for (size_t i = 0; i < rows * n_; ++i) c[i] = std::max(c[i], 0.0f);
+  }
 }
 
 }  // namespace tala::judges::offline

@@ -23,8 +23,11 @@ class WeightMatrix {
   // `values` is [k, n] row-major; a size that is not k * n leaves the matrix empty().
   WeightMatrix(std::vector<float> values, size_t k, size_t n);
 
+  // What is done to each element of C once the product is added: nothing, or max(0, c) (an
+  // FFN's ReLU, applied as the kernel stores C rather than in a second pass over it).
+  enum class Then { kKeep, kRelu };
   // C[rows, n] += A[rows, k] W; A and C are row-major with rows of k and n floats.
-  void MultiplyAdd(const float* a, float* c, size_t rows) const;
+  void MultiplyAdd(const float* a, float* c, size_t rows, Then then = Then::kKeep) const;
 
   bool empty() const { return k_ == 0 || n_ == 0; }
   size_t k() const { return k_; }
@@ -40,5 +43,13 @@ class WeightMatrix {
   // 64 floats together, zero past n.
   std::vector<float> panels_;
 };
+
+// The encoder's other row operations, vectorised the same way where the kernel is; each row is
+// computed alone, so a batch changes nothing.
+// y[r] = scale * (x[r] - mean) / sqrt(variance + epsilon) + bias, for each of `rows` rows of n.
+void LayerNormRows(const float* x, float* y, size_t rows, size_t n, const float* scale,
+                   const float* bias, float epsilon);
+// into[0, n) += row[0, n).
+void AddRow(const float* row, float* into, size_t n);
 
 }  // namespace tala::judges::offline
