@@ -189,25 +189,58 @@ std::string AskedFor(const TextProfile& question) {
 }
 
 namespace {
-// AnswerReading::form. A question offers options when it has an "or" ("Who was born first, A or
-// B?", "Is it A or B?"); a response picks one when it is a fragment all of whose content words
-// the question has.
+// Where the question's wh-word is ("who", "which", "what"...), or its size when it has none.
+size_t WhWordAt(const std::vector<ProfiledToken>& q) {
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (In({"who", "whom", "whose", "which", "what", "when", "where", "why", "how"}, q[i].folded)) {
+      return i;
+    }
+  }
+  return q.size();
+}
+
+// Whether the question asks to pick one of the things it names: an "or" after its wh-word
+// ("Who was born first, A or B?", "Which of the following ...: A or B?"; an "or" before it is
+// part of a name: "The Royal Commission ... or Woodward Royal Commission was initiated by which
+// country?"), or "between A and B" in a question that asks "who" or "which" ("Between A and B,
+// who is older?"; "what is the distance between A and B" asks for something else).
+bool OffersOptions(const std::vector<ProfiledToken>& q) {
+  const size_t wh = WhWordAt(q);
+  if (wh == q.size()) return false;
+  for (size_t i = wh + 1; i < q.size(); ++i) {
+    if (q[i].folded == "or" && !(i + 1 < q.size() && q[i + 1].folded == "not")) return true;
+  }
+  if (q[wh].folded != "who" && q[wh].folded != "which") return false;
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (q[i].folded != "between") continue;
+    for (size_t j = i + 2; j < q.size(); ++j) {
+      if (q[j].folded == "and") return true;
+    }
+  }
+  return false;
+}
+
+// AnswerReading::form. A fragment picks one of the options a question offers when it names one:
+// at least half of its content words, and one at least, are the question's ("Jacob \"Jack\"
+// Kevorkian" for "... Christy Canyon or Jack Kevorkian?"); a fragment that names none ("1948")
+// does not answer such a question.
 int FormOf(const TextProfile& question, const TextProfile& response, AnswerType type,
            bool fragment) {
   const auto& r = response.tokens();
   const bool opens_yes_no = r[0].folded == "yes" || r[0].folded == "no";
   const bool bare_yes_no = opens_yes_no && (fragment || r.size() <= 3);
-  bool offers = false;
-  for (const ProfiledToken& t : question.tokens()) offers = offers || t.folded == "or";
-  if (offers) {
+  if (OffersOptions(question.tokens())) {
     if (bare_yes_no) return -1;
-    bool content = false, all_asked = fragment;
+    if (!fragment) return 0;
+    int content = 0, asked = 0;
     for (const ProfiledToken& t : r) {
       if (t.stop) continue;
-      content = true;
-      all_asked = all_asked && question.HasStem(t.stem);
+      ++content;
+      asked += question.HasStem(t.stem) ? 1 : 0;
     }
-    return content && all_asked ? 1 : 0;
+    if (content == 0) return 0;
+    if (asked == 0) return -1;
+    return 2 * asked >= content ? 1 : 0;
   }
   if (type == AnswerType::kYesNo) return opens_yes_no ? 1 : 0;
   return bare_yes_no ? -1 : 0;

@@ -31,8 +31,9 @@ struct AnswerReading {
   double novelty = 0;     // the share of the response's content words new to the question
   bool direct = false;    // a fragment or a yes/no: all answer
   // The form of the answer against the form of the question: +1 for a yes or no to a yes/no
-  // question, or one of the options of a question that offers some ("A or B?"); -1 for a bare
-  // yes or no to a question that asks for something else; 0 otherwise.
+  // question, or one of the options of a question that offers some ("A or B?", "Between A and
+  // B, who...?"); -1 for a bare yes or no to a question that asks for something else, or a
+  // fragment that names none of the options offered; 0 otherwise.
   int form = 0;
   double lexical = 0;  // the score described above
 };

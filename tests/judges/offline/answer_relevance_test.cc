@@ -46,7 +46,23 @@ TEST_F(AnswerRelevanceTest, AYesOrNoOrAnOptionIsReadAgainstWhatTheQuestionOffers
   EXPECT_EQ(form("Are both bands from Canada?", "Toronto"), 0);
   EXPECT_EQ(form("Who was born first, Ada Lovelace or Charles Babbage?", "Charles Babbage"), 1);
   EXPECT_EQ(form("Who was born first, Ada Lovelace or Charles Babbage?", "Yes"), -1);
-  EXPECT_EQ(form("Who was born first, Ada Lovelace or Charles Babbage?", "Alan Turing"), 0);
+  // A fragment that names neither option does not answer; one that names an option with a word
+  // of its own added still picks it.
+  EXPECT_EQ(form("Who was born first, Ada Lovelace or Charles Babbage?", "Alan Turing"), -1);
+  EXPECT_EQ(form("Who was born first, Ada Lovelace or Charles Babbage?", "1815"), -1);
+  EXPECT_EQ(form("Which of the following championed the right to die: Christy Canyon or Jack "
+                 "Kevorkian?",
+                 "Jacob \"Jack\" Kevorkian"),
+            1);
+  // "Between A and B" offers options to a who or which question, not to a what question.
+  EXPECT_EQ(form("Between two tennis players Kim Clijsters and Mary Pierce, who is older?",
+                 "Mary Pierce"),
+            1);
+  EXPECT_EQ(form("What is the distance between Paris and Lyon?", "465 km"), 0);
+  // An "or" before the question's wh-word is part of a name, not an option.
+  EXPECT_EQ(form("The Royal Commission or Woodward Commission was initiated by which country?",
+                 "Australia"),
+            0);
   EXPECT_EQ(form("Which city hosts the festival?", "No"), -1);
   EXPECT_EQ(form("Which city hosts the festival?", "Edinburgh"), 0);
   // A sentence that opens with "no" and goes on is not a bare no.
