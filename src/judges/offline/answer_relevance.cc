@@ -298,9 +298,15 @@ AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& respons
     reading.lexical = coverage;
     return reading;
   }
+  // "What year...?" asks for a year: a number with no measure bound to it ("1948", "in 793"),
+  // not a duration ("275 years") or an amount ("$40").
+  const bool asks_year =
+      type == AnswerType::kTime && phrase_end > 0 &&
+      (q[phrase_end - 1].folded == "year" || q[phrase_end - 1].folded == "years");
   bool typed = false;
   for (size_t i = 0; i < r.size() && !typed; ++i) {
     if (question.HasFolded(r[i].folded) && r[i].value.empty()) continue;  // the question's own
+    if (asks_year && !r[i].value.empty() && !r[i].unit.empty()) continue;
     typed = Answers(type, r[i]);
   }
   if (type == AnswerType::kYesNo && !typed) typed = coverage >= 0.75;  // restates the predicate

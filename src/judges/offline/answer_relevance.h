@@ -7,7 +7,8 @@
 //   and auxiliaries; coverage = the share of them the response states (stem, WordNet base form
 //   or synonym), a pronoun opening the response standing for one missing word ("It opens at
 //   9am" for "When does the pool open?");
-// - answer type: what the question phrase asks for (when -> a time or date, how many/much/
+// - answer type: what the question phrase asks for (when -> a time or date, which year -> a
+//   number with no measure bound to it ("1948", not "275 years"), how many/much/
 //   long -> a quantity, where -> a place, who -> a name or person, why -> a reason, yes/no ->
 //   yes, no or the question's own predicate), found in words the question does not already have;
 // - score = 0.6 x coverage + 0.4 x type, where the type counts in full for a short answer

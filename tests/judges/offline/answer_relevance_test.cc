@@ -72,7 +72,7 @@ TEST_F(AnswerRelevanceTest, AYesOrNoOrAnOptionIsReadAgainstWhatTheQuestionOffers
 }
 
 // A name or title of any length is an answer fragment; a clause is not. "What was the
-// population" asks for a quantity as "how many" does.
+// population" asks for a quantity as "how many" does, "which year" for a year.
 TEST_F(AnswerRelevanceTest, NamesAreFragmentsAndMeasuresAskForQuantities) {
   text::Stemmer stemmer;
   auto read = [&](const std::string& question, const std::string& response) {
@@ -90,6 +90,11 @@ TEST_F(AnswerRelevanceTest, NamesAreFragmentsAndMeasuresAskForQuantities) {
   EXPECT_TRUE(read("What was the population of the city in 2011?", "6,960").typed);
   EXPECT_FALSE(read("What was the population of the city in 2011?", "Hong Kong").typed);
   EXPECT_TRUE(read("What length is the track?", "6.2 km").typed);
+  // "Which year" asks for a year: a number with a measure bound to it is a duration or an amount.
+  EXPECT_TRUE(read("The plaintiff was born in which year?", "1948").typed);
+  EXPECT_TRUE(read("In what year did the show first air?", "September 2006").typed);
+  EXPECT_FALSE(read("The plaintiff was born in which year?", "275 years").typed);
+  EXPECT_TRUE(read("How long did the empire last?", "275 years").typed);
 }
 
 TEST_F(AnswerRelevanceTest, AnAnswerAboutSomethingElseScoresLow) {

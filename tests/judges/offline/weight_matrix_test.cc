@@ -1,11 +1,13 @@
 // WeightMatrix (judges/offline/weight_matrix.h): C += A W agrees with the product computed in
 // double precision for shapes that fill no panel or tile exactly, and with the AVX-512 kernel
-// each row of C is bit for bit what it is alone, wherever it sits in a batch.
+// each row of C is bit for bit what it is alone, wherever it sits in a batch; the ReLU applied as
+// C is stored, and the encoder's row operations, agree with their formulas.
 
 #include "judges/offline/weight_matrix.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -69,6 +71,65 @@ TEST(WeightMatrixTest, ARowIsTheSameAloneAndInAnyBatch) {
             << "row " << start + r << " in a batch of " << count;
       }
     }
+  }
+}
+
+// With Then::kRelu each element is the product's, or 0 where that is negative: exactly what the
+// plain product and a pass of max(0, c) after it give.
+TEST(WeightMatrixTest, TheReluIsAppliedAsCIsStored) {
+  std::mt19937 rng(13);
+  for (size_t n : {15u, 64u, 200u}) {
+    for (size_t rows : {1u, 6u, 13u}) {
+      const size_t k = 37;
+      const WeightMatrix w(Random(k * n, rng), k, n);
+      const std::vector<float> a = Random(rows * k, rng), start = Random(rows * n, rng);
+      std::vector<float> plain = start, relu = start;
+      w.MultiplyAdd(a.data(), plain.data(), rows);
+      relu.push_back(-5.0f);  // a guard past C's end, negative: left as it is
+      w.MultiplyAdd(a.data(), relu.data(), rows, WeightMatrix::Then::kRelu);
+      size_t zeroed = 0;
+      for (size_t e = 0; e < rows * n; ++e) {
+        ASSERT_EQ(relu[e], std::max(plain[e], 0.0f)) << "n " << n << " element " << e;
+        zeroed += plain[e] < 0 ? 1 : 0;
+      }
+      EXPECT_GT(zeroed, 0u);
+      EXPECT_EQ(relu.back(), -5.0f);
+    }
+  }
+}
+
+// Each row normalised to mean 0 and variance 1, then scaled and shifted, as in double precision,
+// for widths the vector path takes (multiples of 16) and one it does not.
+TEST(WeightMatrixTest, LayerNormRowsMatchesTheFormula) {
+  std::mt19937 rng(17);
+  for (size_t n : {16u, 256u, 512u, 20u}) {
+    const size_t rows = 3;
+    const std::vector<float> x = Random(rows * n, rng), scale = Random(n, rng),
+                             bias = Random(n, rng);
+    std::vector<float> y(rows * n + 1, 42.0f);
+    LayerNormRows(x.data(), y.data(), rows, n, scale.data(), bias.data(), 1e-6f);
+    for (size_t r = 0; r < rows; ++r) {
+      double mean = 0, var = 0;
+      for (size_t i = 0; i < n; ++i) mean += x[r * n + i];
+      mean /= n;
+      for (size_t i = 0; i < n; ++i) var += (x[r * n + i] - mean) * (x[r * n + i] - mean);
+      var /= n;
+      for (size_t i = 0; i < n; ++i) {
+        const double want = scale[i] * (x[r * n + i] - mean) / std::sqrt(var + 1e-6) + bias[i];
+        ASSERT_NEAR(y[r * n + i], want, 1e-5) << "n " << n << " row " << r << " element " << i;
+      }
+    }
+    EXPECT_EQ(y.back(), 42.0f);
+  }
+}
+
+TEST(WeightMatrixTest, AddRowAddsElementwise) {
+  for (size_t n : {16u, 1536u, 7u}) {
+    std::vector<float> into(n + 1, 1.0f), row(n);
+    for (size_t i = 0; i < n; ++i) row[i] = static_cast<float>(i);
+    AddRow(row.data(), into.data(), n);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(into[i], 1.0f + static_cast<float>(i));
+    EXPECT_EQ(into.back(), 1.0f);
   }
 }
 
