@@ -9,7 +9,9 @@ question i:
                     sentence;
 - context_sentence: retrieved_contexts = [the answering sentence], against [the non-answering
                     sentence] (context relevance, question fixed);
-- context_passage:  retrieved_contexts = [its knowledge], against [the next question's].
+- context_passage:  retrieved_contexts = [its knowledge], against [the next question's];
+- offtopic_sentence: response = the answering sentence, against the first sentence of the next
+                    question's knowledge (a fluent answer about something else).
 
 The first half of the questions is the one blends and thresholds are fitted on ("fit"), the
 second the one reported ("held"). Each row carries metadata.kind, .half, .pair_id and .label
@@ -82,6 +84,9 @@ def build(path):
         others = [s for s in own if not (content_words(s) & content_words(answer))]
         if not holding or not others:
             continue
+        elsewhere = sentences(following_knowledge)
+        if elsewhere and following_knowledge != item["knowledge"]:
+            pair("offtopic_sentence", i, {"response": holding[0]}, {"response": elsewhere[0]})
         pair("answer_sentence", i, {"response": holding[0]}, {"response": others[0]})
         pair("bare_answer", i, {"response": answer}, {"response": others[0]})
         pair("context_sentence", i, {"retrieved_contexts": [holding[0]]},

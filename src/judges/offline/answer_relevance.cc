@@ -189,6 +189,17 @@ std::string AskedFor(const TextProfile& question) {
 }
 
 namespace {
+// Whether the question asks "what" or "which" of a kind of thing named by a content word ("what
+// band's", "which British company"; not "which of the following" or "what is").
+bool AsksForAThing(const std::vector<ProfiledToken>& q) {
+  for (size_t i = 0; i + 1 < q.size(); ++i) {
+    if (q[i].folded != "what" && q[i].folded != "which") continue;
+    const ProfiledToken& next = q[i + 1];
+    return !next.stop && next.value.empty();
+  }
+  return false;
+}
+
 // Where the question's wh-word is ("who", "which", "what"...), or its size when it has none.
 size_t WhWordAt(const std::vector<ProfiledToken>& q) {
   for (size_t i = 0; i < q.size(); ++i) {
@@ -296,6 +307,13 @@ AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& respons
   reading.form = FormOf(question, response, type, reading.fragment);
   if (type == AnswerType::kAny) {
     reading.lexical = coverage;
+    // "What band...?", "which company...?" ask for a thing by name: a bare number ("0.9 s.",
+    // "1957") is an answer of another kind, as "1948" is to "who...?".
+    if (reading.fragment && AsksForAThing(q)) {
+      bool numbers_only = content > 0;
+      for (const ProfiledToken& t : r) numbers_only = numbers_only && (t.stop || !t.value.empty());
+      reading.typed_question = numbers_only;
+    }
     return reading;
   }
   // "What year...?" asks for a year: a number with no measure bound to it ("1948", "in 793"),

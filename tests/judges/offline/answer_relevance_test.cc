@@ -97,6 +97,19 @@ TEST_F(AnswerRelevanceTest, NamesAreFragmentsAndMeasuresAskForQuantities) {
   EXPECT_TRUE(read("How long did the empire last?", "275 years").typed);
 }
 
+// "What band...?", "which company...?" name a kind of thing: a bare number does not answer them.
+TEST_F(AnswerRelevanceTest, ABareNumberDoesNotNameAThing) {
+  text::Stemmer stemmer;
+  auto read = [&](const std::string& question, const std::string& response) {
+    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer));
+  };
+  const std::string band = "The song is the fifth single from what band's fifth album?";
+  EXPECT_TRUE(read(band, "0.9 s.").typed_question);
+  EXPECT_FALSE(read(band, "0.9 s.").typed);
+  EXPECT_FALSE(read(band, "Gorillaz").typed_question);  // a name: no mismatch
+  EXPECT_FALSE(read("Which of the following was founded first?", "1957").typed_question);
+}
+
 TEST_F(AnswerRelevanceTest, AnAnswerAboutSomethingElseScoresLow) {
   EXPECT_LE(Relevance("When was the bridge built?", "It is lit up at night."), 0.3);
   EXPECT_LE(
