@@ -301,7 +301,8 @@ std::vector<std::vector<float>> SentenceEncoder::EmbedPieces(
       AddRow(x + r * 512, p, 512);
       AddRow(ffn + r * 1536, h, 1536);
     }
-    const float count = static_cast<float>(std::max<size_t>(begin[t + 1] - begin[t], 1));
+    if (begin[t + 1] == begin[t]) continue;  // no pieces: the mean stays 0, as it was
+    const float count = static_cast<float>(begin[t + 1] - begin[t]);
     for (size_t i = 0; i < 512; ++i) p[i] = p[i] / count + last.ffn2_bias[i];
     for (size_t i = 0; i < 1536; ++i) h[i] /= count;
   }
