@@ -20,10 +20,29 @@ bool In(std::initializer_list<std::string_view> words, std::string_view w) {
   return std::find(words.begin(), words.end(), w) != words.end();
 }
 
-// What the question phrase asks for, and how many of its leading words form that phrase.
-AnswerType TypeOf(const std::vector<ProfiledToken>& q, size_t* phrase_end) {
+bool IsWhWord(std::string_view w) {
+  return In({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"}, w);
+}
+
+// Where the question's own wh-word is: the first, unless that one stands inside the sentence (a
+// relative: "...starred a nominee, who received a star in what year?") and another closes the
+// question, among its last five words.
+size_t QuestionWordAt(const std::vector<ProfiledToken>& q) {
+  size_t first = q.size();
+  for (size_t i = 0; i < q.size() && first == q.size(); ++i) {
+    if (IsWhWord(q[i].folded)) first = i;
+  }
+  if (first <= 1 || first == q.size()) return first;  // "Who...?", "In what year...?", none
+  for (size_t i = std::max(first + 1, q.size() > 5 ? q.size() - 5 : 0); i < q.size(); ++i) {
+    if (IsWhWord(q[i].folded)) return i;
+  }
+  return first;
+}
+
+// What the question phrase from word `from` on asks for, and where that phrase ends.
+AnswerType TypeOf(const std::vector<ProfiledToken>& q, size_t from, size_t* phrase_end) {
   *phrase_end = 0;
-  for (size_t i = 0; i < q.size(); ++i) {
+  for (size_t i = from; i < q.size(); ++i) {
     const std::string& w = q[i].folded;
     const std::string next = i + 1 < q.size() ? q[i + 1].folded : "";
     if (w == "when") return *phrase_end = i + 1, AnswerType::kTime;
@@ -161,19 +180,7 @@ bool IsFragment(const std::vector<ProfiledToken>& r) {
 
 std::string AskedFor(const TextProfile& question) {
   const auto& q = question.tokens();
-  auto wh = [&](size_t i) {
-    return In({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"},
-              q[i].folded);
-  };
-  // The question's own phrase usually closes it ("... in what year?"); a wh-word earlier is
-  // often a relative ("a nominee, who received ..."). Else the first.
-  size_t start = q.size();
-  for (size_t i = q.size() > 5 ? q.size() - 5 : 0; i < q.size() && start == q.size(); ++i) {
-    if (wh(i)) start = i;
-  }
-  for (size_t i = 0; i < q.size() && start == q.size(); ++i) {
-    if (wh(i)) start = i;
-  }
+  const size_t start = QuestionWordAt(q);
   std::string phrase;
   for (size_t i = start, n = 0; i < q.size() && n < 4; ++i, ++n) {
     if (i > start && (q[i].segment != q[start].segment ||
@@ -263,15 +270,19 @@ AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& respons
   const auto& q = question.tokens();
   const auto& r = response.tokens();
   if (r.empty()) return reading;
-  size_t phrase_end = 0;
-  const AnswerType type = TypeOf(q, &phrase_end);
+  // The kind of answer is read from the question's own phrase; the focus below skips the words up
+  // to the end of the first wh-phrase, which is that one but for a relative ("..., who received
+  // a star in what year?" asks for a year, about what follows "who").
+  size_t phrase_end = 0, first_phrase_end = 0;
+  const AnswerType type = TypeOf(q, QuestionWordAt(q), &phrase_end);
+  TypeOf(q, 0, &first_phrase_end);
   // The question's focus: its content words after the question phrase. The first is what the
   // question is about ("how much sugar", "which vaccines") and weighs double.
   std::vector<const ProfiledToken*> focus;
   std::set<std::string> seen;
   for (size_t i = 0; i < q.size(); ++i) {
     const ProfiledToken& t = q[i];
-    if (i < phrase_end || t.stop || t.negation || !seen.insert(t.stem).second) continue;
+    if (i < first_phrase_end || t.stop || t.negation || !seen.insert(t.stem).second) continue;
     focus.push_back(&t);
   }
   double total = 0, stated = 0;

@@ -18,17 +18,17 @@ double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cos
   const double fragment = reading.fragment ? 1.0 : 0.0;
   // A short answer of another kind than the question asks for ("1948" to "who...?").
   const double mismatch = reading.typed_question && !reading.typed ? 1.0 : 0.0;
-  const double x = -5.96 + 6.08 * reading.lexical + 1.04 * (reading.typed ? 1.0 : 0.0) +
-                   fragment * (10.74 * cosines.question + 7.40 * cosines.asked +
-                               2.58 * reading.novelty - 2.86 * mismatch) +
-                   (1.0 - fragment) * (1.25 * cosines.question + 3.40 * cosines.asked) +
-                   7.00 * reading.form;
+  const double x = -5.76 + 5.93 * reading.lexical + 1.04 * (reading.typed ? 1.0 : 0.0) +
+                   fragment * (10.40 * cosines.question + 6.94 * cosines.asked +
+                               2.44 * reading.novelty - 3.68 * mismatch) +
+                   (1.0 - fragment) * (1.07 * cosines.question + 3.27 * cosines.asked) +
+                   6.84 * reading.form;
   return Logistic(x);
 }
 
 // A plain logistic: the probability that the context is the relevant one of a fit-half pair.
 double ContextRelevance(double coverage, const EncoderCosines& cosines) {
-  return Logistic(-2.87 + 1.99 * coverage + 3.47 * cosines.question + 1.06 * cosines.asked);
+  return Logistic(-2.87 + 1.99 * coverage + 3.47 * cosines.question + 1.02 * cosines.asked);
 }
 
 }  // namespace tala::judges::offline

@@ -97,6 +97,30 @@ TEST_F(AnswerRelevanceTest, NamesAreFragmentsAndMeasuresAskForQuantities) {
   EXPECT_TRUE(read("How long did the empire last?", "275 years").typed);
 }
 
+// The kind of answer is read from the question's own wh-phrase, which closes the question when an
+// earlier wh-word is a relative ("..., who received a star in what year?"); a question that opens
+// with its wh-word keeps it.
+TEST_F(AnswerRelevanceTest, TheQuestionWordIsTheOneThatAsks) {
+  text::Stemmer stemmer;
+  auto read = [&](const std::string& question, const std::string& response) {
+    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer));
+  };
+  auto asked = [&](const std::string& question) {
+    return AskedFor(TextProfile(question, stemmer));
+  };
+  const std::string relative =
+      "The 1988 comedy film starred a four-time Academy Award nominee, who received a star on "
+      "the Walk of Fame in what year?";
+  EXPECT_EQ(asked(relative), "what year");
+  EXPECT_TRUE(read(relative, "2006").typed);         // a year answers it
+  EXPECT_FALSE(read(relative, "John Candy").typed);  // a name does not
+  EXPECT_GT(read(relative, "He received the star in 2006.").coverage,
+            read(relative, "The library holds 400,000 books.").coverage);
+  const std::string opening = "Who directed the film in which John Cusack starred?";
+  EXPECT_EQ(asked(opening), "who directed the film");
+  EXPECT_TRUE(read(opening, "Rob Reiner").typed);
+}
+
 // "What band...?", "which company...?" name a kind of thing: a bare number does not answer them.
 TEST_F(AnswerRelevanceTest, ABareNumberDoesNotNameAThing) {
   text::Stemmer stemmer;
