@@ -66,7 +66,9 @@ AnswerType TypeOf(const std::vector<ProfiledToken>& q, size_t from, size_t* phra
         ++head;
         if (head < q.size() && In({"the", "a", "an", "its", "their"}, q[head].folded)) ++head;
       }
-      const std::string noun = head < q.size() ? q[head].folded : "";
+      std::string noun = head < q.size() ? q[head].folded : "";
+      // "... a town with a population of what?": the noun before "of" when the question ends.
+      if (noun.empty() && i >= 2 && q[i - 1].folded == "of") noun = q[i - 2].folded;
       if (In({"time", "year", "date", "day", "month", "hour"}, noun)) {
         return *phrase_end = head + 1, AnswerType::kTime;
       }

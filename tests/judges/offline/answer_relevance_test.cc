@@ -95,6 +95,10 @@ TEST_F(AnswerRelevanceTest, NamesAreFragmentsAndMeasuresAskForQuantities) {
   EXPECT_TRUE(read("In what year did the show first air?", "September 2006").typed);
   EXPECT_FALSE(read("The plaintiff was born in which year?", "275 years").typed);
   EXPECT_TRUE(read("How long did the empire last?", "275 years").typed);
+  // A question that ends "... of what?" asks for what the noun before "of" names.
+  const std::string town = "The bridge carried the road into a town with a population of what?";
+  EXPECT_TRUE(read(town, "2,523").typed);
+  EXPECT_FALSE(read(town, "Albuquerque, New Mexico").typed);
 }
 
 // The kind of answer is read from the question's own wh-phrase, which closes the question when an
