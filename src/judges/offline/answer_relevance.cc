@@ -228,7 +228,11 @@ bool OffersOptions(const std::vector<ProfiledToken>& q) {
   const size_t wh = WhWordAt(q);
   if (wh == q.size()) return false;
   for (size_t i = wh + 1; i < q.size(); ++i) {
-    if (q[i].folded == "or" && !(i + 1 < q.size() && q[i + 1].folded == "not")) return true;
+    // A capitalised "Or" is part of a name ("Imi Sde-Or"), "or not" asks yes or no.
+    if (q[i].folded == "or" && !q[i].raw_capitalised &&
+        !(i + 1 < q.size() && q[i + 1].folded == "not")) {
+      return true;
+    }
   }
   if (q[wh].folded != "who" && q[wh].folded != "which") return false;
   for (size_t i = 0; i < q.size(); ++i) {

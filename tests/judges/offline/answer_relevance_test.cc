@@ -59,6 +59,10 @@ TEST_F(AnswerRelevanceTest, AYesOrNoOrAnOptionIsReadAgainstWhatTheQuestionOffers
                  "Mary Pierce"),
             1);
   EXPECT_EQ(form("What is the distance between Paris and Lyon?", "465 km"), 0);
+  // A capitalised "Or" is part of a name, not an option.
+  EXPECT_EQ(form("What man, also known as Imi Sde-Or, created the self-defense system?",
+                 "Emrich \"Imi\" Lichtenfeld"),
+            0);
   // An "or" before the question's wh-word is part of a name, not an option.
   EXPECT_EQ(form("The Royal Commission or Woodward Commission was initiated by which country?",
                  "Australia"),
