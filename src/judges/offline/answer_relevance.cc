@@ -219,32 +219,71 @@ size_t WhWordAt(const std::vector<ProfiledToken>& q) {
   return q.size();
 }
 
-// Whether the question asks to pick one of the things it names: an "or" after its wh-word
+// Where a question that asks to pick one of the things it names splits them (its size when it
+// offers none): an "or" after its wh-word
 // ("Who was born first, A or B?", "Which of the following ...: A or B?"; an "or" before it is
 // part of a name: "The Royal Commission ... or Woodward Royal Commission was initiated by which
 // country?"), or "between A and B" in a question that asks "who" or "which" ("Between A and B,
 // who is older?"; "what is the distance between A and B" asks for something else).
-bool OffersOptions(const std::vector<ProfiledToken>& q) {
+size_t OptionsSplitAt(const std::vector<ProfiledToken>& q) {
   const size_t wh = WhWordAt(q);
-  if (wh == q.size()) return false;
+  if (wh == q.size()) return q.size();
   for (size_t i = wh + 1; i < q.size(); ++i) {
     // A capitalised "Or" is part of a name ("Imi Sde-Or"), "or not" asks yes or no.
     if (q[i].folded == "or" && !q[i].raw_capitalised &&
         !(i + 1 < q.size() && q[i + 1].folded == "not")) {
-      return true;
+      return i;
     }
   }
-  if (q[wh].folded != "who" && q[wh].folded != "which") return false;
+  if (q[wh].folded != "who" && q[wh].folded != "which") return q.size();
   for (size_t i = 0; i < q.size(); ++i) {
     if (q[i].folded != "between") continue;
     for (size_t j = i + 2; j < q.size(); ++j) {
-      if (q[j].folded == "and") return true;
+      if (q[j].folded == "and") return j;
     }
   }
-  return false;
+  return q.size();
 }
 
-// AnswerReading::form. A fragment picks one of the options a question offers when it names one:
+// Whether the response states one of the two options around the split at `at` and not the other:
+// each option is the (up to) two content words next to the split, in its clause ("Ada Lovelace"
+// or "Charles Babbage"; "the day pass" or "the single ticket").
+bool StatesOneOption(const std::vector<ProfiledToken>& q, size_t at, const TextProfile& response) {
+  auto states_side = [&](bool before) {
+    if (before ? at == 0 : at + 1 >= q.size()) return false;
+    const int segment = q[before ? at - 1 : at + 1].segment;
+    int taken = 0;
+    bool stated = false;
+    for (size_t k = 1; taken < 2 && (before ? k <= at : at + k < q.size()); ++k) {
+      const ProfiledToken& t = q[before ? at - k : at + k];
+      if (t.segment != segment) break;
+      if (t.stop || !t.value.empty()) continue;
+      ++taken;
+      stated = stated || response.HasStem(t.stem);
+    }
+    return stated;
+  };
+  return states_side(true) != states_side(false);
+}
+
+// Whether the response states every content word of the clause that holds the question's
+// wh-word, other than the options themselves ("born first" of "Who was born first, A or B?").
+bool StatesTheComparison(const std::vector<ProfiledToken>& q, size_t split,
+                         const TextProfile& response) {
+  const size_t wh = WhWordAt(q);
+  bool any = false;
+  for (size_t i = wh + 1; i < q.size(); ++i) {
+    const ProfiledToken& t = q[i];
+    if (t.segment != q[wh].segment || i == split) continue;
+    if (t.stop || !t.value.empty() || t.raw_capitalised) continue;  // the options are names
+    any = true;
+    if (!States(t, response)) return false;
+  }
+  return any;
+}
+
+// AnswerReading::form. A sentence picks one of the options a question offers when it names one
+// and not the other; a fragment when it names one:
 // at least half of its content words, and one at least, are the question's ("Jacob \"Jack\"
 // Kevorkian" for "... Christy Canyon or Jack Kevorkian?"); a fragment that names none ("1948")
 // does not answer such a question.
@@ -253,9 +292,18 @@ int FormOf(const TextProfile& question, const TextProfile& response, AnswerType 
   const auto& r = response.tokens();
   const bool opens_yes_no = r[0].folded == "yes" || r[0].folded == "no";
   const bool bare_yes_no = opens_yes_no && (fragment || r.size() <= 3);
-  if (OffersOptions(question.tokens())) {
+  const size_t split = OptionsSplitAt(question.tokens());
+  if (split < question.tokens().size()) {
     if (bare_yes_no) return -1;
-    if (!fragment) return 0;
+    // A sentence picks an option when it names one and not the other, and says what the question
+    // compares them by ("Charles Babbage was born first, in 1791."); a sentence about one of
+    // them ("Ada Lovelace (born 1815) was a mathematician.") does not.
+    if (!fragment) {
+      return StatesOneOption(question.tokens(), split, response) &&
+                     StatesTheComparison(question.tokens(), split, response)
+                 ? 1
+                 : 0;
+    }
     int content = 0, asked = 0;
     for (const ProfiledToken& t : r) {
       if (t.stop) continue;

@@ -59,6 +59,15 @@ TEST_F(AnswerRelevanceTest, AYesOrNoOrAnOptionIsReadAgainstWhatTheQuestionOffers
                  "Mary Pierce"),
             1);
   EXPECT_EQ(form("What is the distance between Paris and Lyon?", "465 km"), 0);
+  // A sentence picks an option when it names one, not the other, and says what they are
+  // compared by; a sentence about one of them, or naming both, does not.
+  const std::string first = "Who was born first, Ada Lovelace or Charles Babbage?";
+  EXPECT_EQ(form(first, "Charles Babbage was born first, in 1791."), 1);
+  EXPECT_EQ(form(first, "Ada Lovelace (born 1815) was a mathematician."), 0);
+  EXPECT_EQ(form(first, "Ada Lovelace was born first, before Charles Babbage."), 0);
+  EXPECT_EQ(
+      form("Which is cheaper, the day pass or the single ticket?", "The single ticket is cheaper."),
+      1);
   // A capitalised "Or" is part of a name, not an option.
   EXPECT_EQ(form("What man, also known as Imi Sde-Or, created the self-defense system?",
                  "Emrich \"Imi\" Lichtenfeld"),

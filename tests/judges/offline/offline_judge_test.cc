@@ -138,6 +138,20 @@ TEST(OfflineJudgeTest, TheEncoderReadsABareAnswerForWhatItIs) {
   EXPECT_GT(Relevancy(Row("Delhi")), Relevancy(Row("It was founded in 1934.")));
 }
 
+// A sentence that picks one of the options a question offers, and says what they are compared by,
+// answers it; a sentence about one of them does not.
+TEST(OfflineJudgeTest, ASentenceThatPicksAnOptionAnswersTheQuestion) {
+  if (EmbedderName() == "hashed") GTEST_SKIP() << "no sentence encoder";
+  auto row = [](const std::string& response) {
+    Sample s = Row(response);
+    s.user_input = "Who was born first, Ada Lovelace or Charles Babbage?";
+    return s;
+  };
+  EXPECT_GT(Relevancy(row("Charles Babbage was born first, in 1791.")), 0.7);
+  EXPECT_GT(Relevancy(row("Charles Babbage was born first, in 1791.")),
+            Relevancy(row("Ada Lovelace (born 1815) was a mathematician.")));
+}
+
 JudgedAnswer ContextRelevance(const std::vector<std::string>& contexts) {
   Sample s = Row("Delhi");
   s.retrieved_contexts = contexts;
