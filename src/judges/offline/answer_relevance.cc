@@ -24,14 +24,19 @@ bool IsWhWord(std::string_view w) {
   return In({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"}, w);
 }
 
+// Where the question's first wh-word is ("who", "which", "what"...), or its size when it has none.
+size_t WhWordAt(const std::vector<ProfiledToken>& q) {
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (IsWhWord(q[i].folded)) return i;
+  }
+  return q.size();
+}
+
 // Where the question's own wh-word is: the first, unless that one stands inside the sentence (a
 // relative: "...starred a nominee, who received a star in what year?") and another closes the
 // question, among its last five words.
 size_t QuestionWordAt(const std::vector<ProfiledToken>& q) {
-  size_t first = q.size();
-  for (size_t i = 0; i < q.size() && first == q.size(); ++i) {
-    if (IsWhWord(q[i].folded)) first = i;
-  }
+  const size_t first = WhWordAt(q);
   if (first <= 1 || first == q.size()) return first;  // "Who...?", "In what year...?", none
   for (size_t i = std::max(first + 1, q.size() > 5 ? q.size() - 5 : 0); i < q.size(); ++i) {
     if (IsWhWord(q[i].folded)) return i;
@@ -209,22 +214,12 @@ bool AsksForAThing(const std::vector<ProfiledToken>& q) {
   return false;
 }
 
-// Where the question's wh-word is ("who", "which", "what"...), or its size when it has none.
-size_t WhWordAt(const std::vector<ProfiledToken>& q) {
-  for (size_t i = 0; i < q.size(); ++i) {
-    if (In({"who", "whom", "whose", "which", "what", "when", "where", "why", "how"}, q[i].folded)) {
-      return i;
-    }
-  }
-  return q.size();
-}
-
 // Where a question that asks to pick one of the things it names splits them (its size when it
-// offers none): an "or" after its wh-word
-// ("Who was born first, A or B?", "Which of the following ...: A or B?"; an "or" before it is
-// part of a name: "The Royal Commission ... or Woodward Royal Commission was initiated by which
-// country?"), or "between A and B" in a question that asks "who" or "which" ("Between A and B,
-// who is older?"; "what is the distance between A and B" asks for something else).
+// offers none): an "or" after its wh-word ("Who was born first, A or B?", "Which of the
+// following ...: A or B?"; an "or" before it is part of a name: "The Royal Commission ... or
+// Woodward Royal Commission was initiated by which country?"), or "between A and B" in a
+// question that asks "who" or "which" ("Between A and B, who is older?"; "what is the distance
+// between A and B" asks for something else).
 size_t OptionsSplitAt(const std::vector<ProfiledToken>& q) {
   const size_t wh = WhWordAt(q);
   if (wh == q.size()) return q.size();
@@ -283,10 +278,9 @@ bool StatesTheComparison(const std::vector<ProfiledToken>& q, size_t split,
 }
 
 // AnswerReading::form. A sentence picks one of the options a question offers when it names one
-// and not the other; a fragment when it names one:
-// at least half of its content words, and one at least, are the question's ("Jacob \"Jack\"
-// Kevorkian" for "... Christy Canyon or Jack Kevorkian?"); a fragment that names none ("1948")
-// does not answer such a question.
+// and not the other; a fragment when it names one: at least half of its content words, and one at
+// least, are the question's ("Jacob \"Jack\" Kevorkian" for "... Christy Canyon or Jack
+// Kevorkian?"); a fragment that names none ("1948") does not answer such a question.
 int FormOf(const TextProfile& question, const TextProfile& response, AnswerType type,
            bool fragment) {
   const auto& r = response.tokens();
@@ -327,9 +321,11 @@ AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& respons
   // The kind of answer is read from the question's own phrase; the focus below skips the words up
   // to the end of the first wh-phrase, which is that one but for a relative ("..., who received
   // a star in what year?" asks for a year, about what follows "who").
-  size_t phrase_end = 0, first_phrase_end = 0;
-  const AnswerType type = TypeOf(q, QuestionWordAt(q), &phrase_end);
-  TypeOf(q, 0, &first_phrase_end);
+  size_t phrase_end = 0;
+  const size_t asked_at = QuestionWordAt(q);
+  const AnswerType type = TypeOf(q, asked_at, &phrase_end);
+  size_t first_phrase_end = phrase_end;
+  if (asked_at != WhWordAt(q)) TypeOf(q, 0, &first_phrase_end);
   // The question's focus: its content words after the question phrase. The first is what the
   // question is about ("how much sugar", "which vaccines") and weighs double.
   std::vector<const ProfiledToken*> focus;

@@ -291,12 +291,11 @@ std::vector<std::vector<float>> SentenceEncoder::EmbedPieces(
   // last layer's FFN output is pooled before its product: mean(x + W h + b) = mean(x) + W mean(h)
   // + b, one product per text instead of one per piece (a sixth of the work on short texts).
   const Model::Layer& last = m.layers[1];
-  std::vector<float> pooled(ids.size() * 512), pooled_ffn(ids.size() * 1536, 0.0f),
+  std::vector<float> pooled(ids.size() * 512, 0.0f), pooled_ffn(ids.size() * 1536, 0.0f),
       hidden(ids.size() * 512);
   for (size_t t = 0; t < ids.size(); ++t) {
     float* p = pooled.data() + t * 512;
     float* h = pooled_ffn.data() + t * 1536;
-    std::fill(p, p + 512, 0.0f);
     for (size_t r = begin[t]; r < begin[t + 1]; ++r) {
       AddRow(x + r * 512, p, 512);
       AddRow(ffn + r * 1536, h, 1536);
