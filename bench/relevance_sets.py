@@ -78,7 +78,9 @@ def build(path):
             pair("context_passage", i, {"retrieved_contexts": [item["knowledge"]]},
                  {"retrieved_contexts": [following_knowledge]})
         own = sentences(item["knowledge"])
-        holding = [s for s in own if fold(answer) and fold(answer) in fold(s)]
+        # Holding the answer as whole words: "no" is not held by "known".
+        holding = [s for s in own if fold(answer) and
+                   re.search(r"(?<!\w)" + re.escape(fold(answer)) + r"(?!\w)", fold(s))]
         # A non-answering sentence shares no content word with the answer, so no part of it is
         # the answer either.
         others = [s for s in own if not (content_words(s) & content_words(answer))]

@@ -20,11 +20,11 @@ const MetricInfo& ResponseRelevancyInfo() {
           "questions; see docs/metrics.md",
       .offline_measured =
           "with the sentence encoder, HaluEval questions, held-out half: its right answer "
-          "above the next question's right answer in 89.6% of pairs; the sentence that "
-          "answers above a fluent sentence about something else in 92.8%; a bare right "
-          "answer above a same-page sentence that does not answer in 92.8%",
+          "above the next question's right answer in 90.4% of pairs; the sentence that "
+          "answers above a fluent sentence about something else in 92.7%; a bare right "
+          "answer above a same-page sentence that does not answer in 92.7%",
       .offline_misses =
-          "which of two sentences of the right page answers the question (55.4%, a coin "
+          "which of two sentences of the right page answers the question (56.1%, a coin "
           "toss): it reads topic and answer type, not whether the answer is there; "
           "English only",
   };

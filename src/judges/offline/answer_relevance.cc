@@ -214,6 +214,54 @@ bool AsksForAThing(const std::vector<ProfiledToken>& q) {
   return false;
 }
 
+// What kind of thing a "what" or "which" question names as its answer, by the noun of its phrase
+// and WordNet's first sense of it: "which Oklahoma politician" a person, "what county" a place;
+// kNone when the phrase names no noun ("what is", "which of"). Names in the phrase are skipped
+// ("which Irish-American hitman"), and so are adjectives before the noun ("which former member").
+NounKind AskedNounKind(const std::vector<ProfiledToken>& q, size_t wh) {
+  if (wh >= q.size() || (q[wh].folded != "what" && q[wh].folded != "which")) {
+    return NounKind::kNone;
+  }
+  const WordNet& wn = WordNet::Get();
+  NounKind kind = NounKind::kNone;
+  for (size_t i = wh + 1; i < q.size() && i <= wh + 4; ++i) {
+    const ProfiledToken& t = q[i];
+    if (t.segment != q[wh].segment || t.stop || !t.value.empty()) break;
+    if (t.raw_capitalised) continue;
+    const NounKind k = wn.FirstNounKind(t.folded);
+    if (k == NounKind::kNone) {
+      if (kind != NounKind::kNone) break;  // a verb after the noun: "what band released"
+      continue;
+    }
+    kind = k;
+  }
+  return kind;
+}
+
+// Whether a short answer names another kind of thing than the question's noun asks for: a place
+// or a thing for "which politician" ("Lawrence County", "England"), a person for "what city"
+// ("Band of Brothers"). By the answer's last word: a common noun, or the answer's only word when
+// it is a name, since a person's surname may be a place's name ("Jack London").
+bool NamesAnotherKind(NounKind asked, const std::vector<ProfiledToken>& r) {
+  if (asked != NounKind::kPerson && asked != NounKind::kPlace) return false;
+  const ProfiledToken* head = nullptr;
+  int words = 0;
+  for (const ProfiledToken& t : r) {
+    if (t.stop || !t.value.empty()) continue;
+    head = &t;
+    ++words;
+  }
+  if (head == nullptr) return false;
+  const WordNet& wn = WordNet::Get();
+  const bool common = !wn.IsProperName(head->folded);
+  const NounKind kind = wn.FirstNounKind(head->folded);
+  if (asked == NounKind::kPerson) {
+    return (kind == NounKind::kPlace || kind == NounKind::kArtifact || kind == NounKind::kTime) &&
+           (common || words == 1);
+  }
+  return kind == NounKind::kPerson && common;
+}
+
 // Where a question that asks to pick one of the things it names splits them (its size when it
 // offers none): an "or" after its wh-word ("Who was born first, A or B?", "Which of the
 // following ...: A or B?"; an "or" before it is part of a name: "The Royal Commission ... or
@@ -370,10 +418,11 @@ AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& respons
     reading.lexical = coverage;
     // "What band...?", "which company...?" ask for a thing by name: a bare number ("0.9 s.",
     // "1957") is an answer of another kind, as "1948" is to "who...?".
+    // So is a name of another kind than the one the question's noun asks for.
     if (reading.fragment && AsksForAThing(q)) {
       bool numbers_only = content > 0;
       for (const ProfiledToken& t : r) numbers_only = numbers_only && (t.stop || !t.value.empty());
-      reading.typed_question = numbers_only;
+      reading.typed_question = numbers_only || NamesAnotherKind(AskedNounKind(q, asked_at), r);
     }
     return reading;
   }

@@ -11,6 +11,8 @@
 //   number with no measure bound to it ("1948", not "275 years"), how many/much/
 //   long -> a quantity, where -> a place, who -> a name or person, why -> a reason, yes/no ->
 //   yes, no or the question's own predicate), found in words the question does not already have;
+//   a short answer naming another kind of thing than the question's noun (WordNet's first sense:
+//   "Lawrence County" for "which politician") or a bare number for "what band" is a mismatch;
 // - score = 0.6 x coverage + 0.4 x type, where the type counts in full for a short answer
 //   ("At desk B.") and only as far as the response speaks of the question's words otherwise, so
 //   an off-topic sentence that happens to hold a number gets little for it.

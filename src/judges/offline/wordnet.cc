@@ -84,13 +84,34 @@ struct TextLexicon {
   std::unordered_map<std::string, std::vector<std::string>> exceptions;
   std::unordered_set<std::string> verbs;
   std::unordered_set<std::string> proper;
+  // lemma -> the kind of its most frequent noun sense (WordNet's lexicographer file)
+  std::unordered_map<std::string, NounKind> noun_kind;
 };
+
+// WordNet's noun lexicographer files (lexnames) 14, 15, 18 and 28, and artifacts (6).
+NounKind KindOfLexFile(uint64_t lex_filenum) {
+  switch (lex_filenum) {
+    case 6:
+      return NounKind::kArtifact;
+    case 14:
+      return NounKind::kGroup;
+    case 15:
+      return NounKind::kPlace;
+    case 18:
+      return NounKind::kPerson;
+    case 28:
+      return NounKind::kTime;
+    default:
+      return NounKind::kOther;
+  }
+}
 
 TextLexicon ReadText(const std::string& dir) {
   TextLexicon wn;
   // index.POS: lemma pos synset_cnt p_cnt [ptr]... sense_cnt tagsense_cnt offset...
   std::unordered_map<uint64_t, uint32_t> wanted;  // (part, offset) -> synset id
   std::vector<std::pair<std::string, uint64_t>> lemma_keys;
+  std::unordered_map<uint64_t, std::vector<std::string>> first_noun_sense;  // offset -> lemmas
   for (int part = 0; part < 4; ++part) {
     ForEachLine(ReadFile(dir + "/index." + kParts[part]), [&](std::string_view line) {
       Fields f(line);
@@ -100,7 +121,9 @@ TextLexicon ReadText(const std::string& dir) {
       if (pos == "v") wn.verbs.insert(lemma);
       for (uint64_t i = 0; i < p_cnt + 2; ++i) f.Next();
       for (uint64_t i = 0; i < synset_cnt && i < kSensesKept; ++i) {
-        const uint64_t key = Key(part, f.Number());
+        const uint64_t offset = f.Number();
+        if (part == 0 && i == 0) first_noun_sense[offset].push_back(lemma);
+        const uint64_t key = Key(part, offset);
         wanted.try_emplace(key, static_cast<uint32_t>(wanted.size()));
         lemma_keys.emplace_back(lemma, key);
       }
@@ -115,7 +138,15 @@ TextLexicon ReadText(const std::string& dir) {
     ForEachLine(ReadFile(dir + "/data." + kParts[part]), [&](std::string_view line) {
       Fields f(line);
       const uint64_t offset = f.Number();
-      f.Next();  // lex_filenum
+      const uint64_t lex_filenum = f.Number();
+      if (part == 0) {
+        auto first = first_noun_sense.find(offset);
+        if (first != first_noun_sense.end()) {
+          for (const std::string& lemma : first->second) {
+            wn.noun_kind[lemma] = KindOfLexFile(lex_filenum);
+          }
+        }
+      }
       f.Next();  // ss_type
       const uint64_t w_cnt = f.Number(16);
       std::vector<std::string> words;
@@ -165,12 +196,13 @@ TextLexicon ReadText(const std::string& dir) {
 
 // The table: a header, the word records, the hash slots, the lists, the synsets and the string
 // pool, each a run of 4-byte numbers (the pool last), in the machine's byte order.
-constexpr char kMagic[8] = {'t', 'a', 'l', 'a', 'w', 'n', '1', '\0'};
+constexpr char kMagic[8] = {'t', 'a', 'l', 'a', 'w', 'n', '2', '\0'};
 struct Header {
   char magic[8];
   uint32_t word_count, slot_count, list_count, synset_count, pool_size;
 };
-constexpr uint32_t kVerb = 1, kProper = 2;  // WordNet::Word::flags
+// WordNet::Word::flags: two bits, then the NounKind of the first noun sense in three.
+constexpr uint32_t kVerb = 1, kProper = 2, kNounKindShift = 2, kNounKindMask = 7;
 
 uint32_t HashOf(std::string_view s) {  // FNV-1a
   uint32_t h = 2166136261u;
@@ -231,6 +263,10 @@ std::string CompileWordNet(const std::string& dir) {
     r.length = static_cast<uint32_t>(w.size());
     pool += w;
     r.flags = (text.verbs.count(w) ? kVerb : 0) | (text.proper.count(w) ? kProper : 0);
+    auto kind = text.noun_kind.find(w);
+    if (kind != text.noun_kind.end()) {
+      r.flags |= static_cast<uint32_t>(kind->second) << kNounKindShift;
+    }
     r.senses = static_cast<uint32_t>(lists.size());
     auto senses = text.senses.find(w);
     r.sense_count = senses == text.senses.end() ? 0 : static_cast<uint32_t>(senses->second.size());
@@ -359,24 +395,46 @@ bool WordNet::IsProperName(std::string_view lemma) const {
   return w != nullptr && (w->flags & kProper) != 0;
 }
 
+namespace {
+// The singulars a plural noun may have by WordNet's own detachment rules: "bikes" -> "bike",
+// "boxes" -> "box", "cities" -> "city" (and not "tomas" -> "tom"), the likeliest first.
+std::vector<std::string> Singulars(std::string_view word) {
+  static constexpr std::pair<std::string_view, std::string_view> kRules[] = {
+      {"ses", "s"},   {"xes", "x"}, {"zes", "z"}, {"ches", "ch"},
+      {"shes", "sh"}, {"ies", "y"}, {"s", ""}};
+  std::vector<std::string> out;
+  for (auto [suffix, replacement] : kRules) {
+    if (word.size() > suffix.size() + 1 && word.ends_with(suffix)) {
+      out.push_back(std::string(word.substr(0, word.size() - suffix.size())) +
+                    std::string(replacement));
+    }
+  }
+  return out;
+}
+}  // namespace
+
 bool WordNet::Knows(std::string_view word) const {
   if (HasSenses(word)) return true;
   for (std::string_view b : BaseForms(word)) {
     if (HasSenses(b)) return true;
   }
-  // WordNet's own detachment rules for plural nouns: "bikes" -> "bike", "boxes" -> "box",
-  // "cities" -> "city" (and not "tomas" -> "tom").
-  static constexpr std::pair<std::string_view, std::string_view> kRules[] = {
-      {"ses", "s"},   {"xes", "x"}, {"zes", "z"}, {"ches", "ch"},
-      {"shes", "sh"}, {"ies", "y"}, {"s", ""}};
-  for (auto [suffix, replacement] : kRules) {
-    if (word.size() > suffix.size() + 1 && word.ends_with(suffix) &&
-        HasSenses(std::string(word.substr(0, word.size() - suffix.size())) +
-                  std::string(replacement))) {
-      return true;
-    }
+  for (const std::string& singular : Singulars(word)) {
+    if (HasSenses(singular)) return true;
   }
   return false;
+}
+
+NounKind WordNet::FirstNounKind(std::string_view word) const {
+  auto kind_of = [this](std::string_view w) {
+    const Word* r = Find(w);
+    return r == nullptr ? NounKind::kNone
+                        : static_cast<NounKind>((r->flags >> kNounKindShift) & kNounKindMask);
+  };
+  if (NounKind k = kind_of(word); k != NounKind::kNone) return k;
+  for (const std::string& singular : Singulars(word)) {
+    if (NounKind k = kind_of(singular); k != NounKind::kNone) return k;
+  }
+  return NounKind::kNone;
 }
 
 }  // namespace tala::judges::offline

@@ -1,6 +1,7 @@
 #pragma once
 // WordNet 3.0 lexicon from Debian's wordnet-base files (/usr/share/wordnet): synonyms from each
-// word's most frequent senses, antonyms, and irregular inflections ("wrote" -> "write").
+// word's most frequent senses, antonyms, irregular inflections ("wrote" -> "write") and what
+// kind of thing a noun's first sense names.
 //
 // The lexicon is one flat table (a string pool, a word table with an open-addressing hash, and
 // lists of word and synset numbers), so that it costs nothing to start: the build compiles the
@@ -20,6 +21,11 @@
 namespace tala::judges::offline {
 
 class WordNet;
+
+// What a noun's most frequent sense names, by WordNet's lexicographer file: a person
+// ("politician", "actor"), a place ("county", "canada"), a group ("band", "company"), a time, an
+// artifact ("stadium"), or something else. kNone: not a noun WordNet knows.
+enum class NounKind : uint8_t { kNone, kPerson, kPlace, kGroup, kTime, kArtifact, kOther };
 
 // Some of the lexicon's words (a synset's, a word's antonyms or base forms), in WordNet's order.
 class WordList {
@@ -92,6 +98,8 @@ class WordNet {
   bool IsProperName(std::string_view lemma) const;
   // True when the folded word, or its singular or irregular base, is a WordNet lemma.
   bool Knows(std::string_view word) const;
+  // The kind of the folded word's (or its singular's) most frequent noun sense.
+  NounKind FirstNounKind(std::string_view word) const;
 
   struct Word;  // the table's record of one word (wordnet.cc)
 

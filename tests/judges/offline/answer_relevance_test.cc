@@ -151,6 +151,29 @@ TEST_F(AnswerRelevanceTest, ABareNumberDoesNotNameAThing) {
   EXPECT_FALSE(read("Which of the following was founded first?", "1957").typed_question);
 }
 
+// "Which senator...?" asks for a person and "in what city...?" for a place, by WordNet's first
+// sense of the noun: a short answer naming another kind reads as a mismatch, as a number does.
+TEST_F(AnswerRelevanceTest, ANameOfAnotherKindDoesNotAnswerTheQuestionsNoun) {
+  text::Stemmer stemmer;
+  auto mismatch = [&](const std::string& question, const std::string& response) {
+    AnswerReading a = ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer));
+    return a.typed_question && !a.typed;
+  };
+  const std::string senator = "Which senator from Oregon proposed the water bill in 2019?";
+  EXPECT_TRUE(mismatch(senator, "Marion County"));  // a place
+  EXPECT_TRUE(mismatch(senator, "The stadium"));    // a thing
+  EXPECT_TRUE(mismatch(senator, "Portugal"));       // a place by name, as the whole answer
+  EXPECT_FALSE(mismatch(senator, "Ron Wyden"));
+  EXPECT_FALSE(mismatch(senator, "Jack London"));  // a surname may be a place's name
+  EXPECT_FALSE(mismatch("Which former senator chaired the committee?", "Mark Hatfield"));
+  const std::string city = "In what city was the treaty signed?";
+  EXPECT_TRUE(mismatch(city, "The ambassador"));  // a person
+  EXPECT_FALSE(mismatch(city, "Lincoln"));        // a city named after a person
+  EXPECT_FALSE(mismatch(city, "Lisbon"));
+  // "What band released...?": a group is asked, which this reading leaves to the other signals.
+  EXPECT_FALSE(mismatch("What band released the album?", "Marion County"));
+}
+
 TEST_F(AnswerRelevanceTest, AnAnswerAboutSomethingElseScoresLow) {
   EXPECT_LE(Relevance("When was the bridge built?", "It is lit up at night."), 0.3);
   EXPECT_LE(

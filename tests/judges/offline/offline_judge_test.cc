@@ -261,6 +261,21 @@ TEST(WordNetTest, SynonymsAntonymsAndIrregularForms) {
   EXPECT_TRUE(wn.Knows("cities") && !wn.Knows("qzxv"));
 }
 
+TEST(WordNetTest, WhatANounsFirstSenseNames) {
+  const WordNet& wn = WordNet::Get();
+  if (wn.empty()) GTEST_SKIP() << "wordnet-base is not installed (make deps installs it)";
+  EXPECT_EQ(wn.FirstNounKind("politician"), NounKind::kPerson);
+  EXPECT_EQ(wn.FirstNounKind("actors"), NounKind::kPerson);  // by its singular
+  EXPECT_EQ(wn.FirstNounKind("county"), NounKind::kPlace);
+  EXPECT_EQ(wn.FirstNounKind("counties"), NounKind::kPlace);
+  EXPECT_EQ(wn.FirstNounKind("canada"), NounKind::kPlace);
+  EXPECT_EQ(wn.FirstNounKind("band"), NounKind::kGroup);
+  EXPECT_EQ(wn.FirstNounKind("stadium"), NounKind::kArtifact);
+  EXPECT_EQ(wn.FirstNounKind("idea"), NounKind::kOther);
+  EXPECT_EQ(wn.FirstNounKind("quickly"), NounKind::kNone);  // not a noun
+  EXPECT_EQ(wn.FirstNounKind("qzxv"), NounKind::kNone);
+}
+
 TEST(WordNetTest, MissingDirectoryGivesAnEmptyLexicon) {
   EXPECT_TRUE(WordNet::Load("/nonexistent/wordnet").empty());
   EXPECT_TRUE(WordNet::View("not a table").empty());
@@ -284,6 +299,7 @@ TEST(WordNetTest, TheLinkedTableAnswersAsTheTextFilesDo) {
     EXPECT_EQ(linked.IsVerb(w), text.IsVerb(w)) << w;
     EXPECT_EQ(linked.IsProperName(w), text.IsProperName(w)) << w;
     EXPECT_EQ(linked.Knows(w), text.Knows(w)) << w;
+    EXPECT_EQ(linked.FirstNounKind(w), text.FirstNounKind(w)) << w;
   }
 }
 
