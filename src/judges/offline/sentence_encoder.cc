@@ -201,11 +201,6 @@ bool SentenceEncoder::BatchesExactly() { return WeightMatrix::RowsIndependent();
 
 namespace {
 
-// Each row of `c` [rows, n] set to `bias`.
-void FillRows(float* c, const std::vector<float>& bias, size_t rows) {
-  for (size_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), c + r * bias.size());
-}
-
 void LayerNorm(const float* x, float* y, size_t rows, size_t n, const std::vector<float>& scale,
                const std::vector<float>& bias) {
   LayerNormRows(x, y, rows, n, scale.data(), bias.data(), kLayerNormEpsilon);
@@ -249,12 +244,10 @@ std::vector<std::vector<float>> SentenceEncoder::EmbedPieces(
     const size_t d = L.width, hd = d / kHeads;
     // The residual: layer 0's input projected to 512-d; layer 1's own input.
     if (l == 0) {
-      FillRows(x, L.residual_bias, rows);
-      L.residual.MultiplyAdd(x0, x, rows);
+      L.residual.Affine(x0, L.residual_bias.data(), x, rows);
     }
     LayerNorm(input, normed, rows, L.in, L.norm_scale, L.norm_bias);
-    FillRows(qkv, L.qkv_bias, rows);
-    L.qkv.MultiplyAdd(normed, qkv, rows);
+    L.qkv.Affine(normed, L.qkv_bias.data(), qkv, rows);
     for (size_t t = 0; t < ids.size(); ++t) {
       const size_t n = begin[t + 1] - begin[t];
       if (n == 0) continue;
@@ -281,8 +274,7 @@ std::vector<std::vector<float>> SentenceEncoder::EmbedPieces(
     for (size_t r = 0; r < rows; ++r) AddRow(L.out_bias.data(), x + r * 512, 512);
     L.out.MultiplyAdd(attended, x, rows);
     LayerNorm(x, normed, rows, 512, L.ffn_norm_scale, L.ffn_norm_bias);
-    FillRows(ffn, L.ffn1_bias, rows);
-    L.ffn1.MultiplyAdd(normed, ffn, rows, WeightMatrix::Then::kRelu);
+    L.ffn1.Affine(normed, L.ffn1_bias.data(), ffn, rows, WeightMatrix::Then::kRelu);
     if (l == 1) break;  // the last layer's second FFN product comes after the mean, below
     for (size_t r = 0; r < rows; ++r) AddRow(L.ffn2_bias.data(), x + r * 512, 512);
     L.ffn2.MultiplyAdd(ffn, x, rows);
@@ -306,8 +298,7 @@ std::vector<std::vector<float>> SentenceEncoder::EmbedPieces(
     for (size_t i = 0; i < 1536; ++i) h[i] /= count;
   }
   last.ffn2.MultiplyAdd(pooled_ffn.data(), pooled.data(), ids.size());
-  FillRows(hidden.data(), m.tanh_bias, ids.size());
-  m.tanh_weights.MultiplyAdd(pooled.data(), hidden.data(), ids.size());
+  m.tanh_weights.Affine(pooled.data(), m.tanh_bias.data(), hidden.data(), ids.size());
   std::vector<std::vector<float>> out(ids.size(), std::vector<float>(kDimensions));
   for (size_t t = 0; t < ids.size(); ++t) {
     float squares = 0;

@@ -25,16 +25,20 @@ bool UseOwnKernel() {
   return own;
 }
 
-// R rows of C (R <= kTileRows) times one panel: each element is C's value, then one fused
-// multiply-add per k in order, held in a register throughout; with Relu, negatives stored as 0.
+// R rows of C (R <= kTileRows) times one panel: each element starts as C's value (or, given a
+// bias row, as the bias: C is then only written), then one fused multiply-add per k in order,
+// held in a register throughout; with Relu, negatives stored as 0.
 template <int R, bool Relu>
 __attribute__((target("avx512f"))) void Tile(const float* a, size_t k, const float* panel, float* c,
-                                             size_t ldc, const __mmask16 (&mask)[4]) {
+                                             size_t ldc, const float* bias,
+                                             const __mmask16 (&mask)[4]) {
   __m512 acc[R][4];
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
-    for (int q = 0; q < 4; ++q) acc[r][q] = _mm512_maskz_loadu_ps(mask[q], c + r * ldc + 16 * q);
+    for (int q = 0; q < 4; ++q) {
+      acc[r][q] = _mm512_maskz_loadu_ps(mask[q], bias ? bias + 16 * q : c + r * ldc + 16 * q);
+    }
   }
   for (size_t i = 0; i < k; ++i) {
     const float* w = panel + i * kPanel;
@@ -60,7 +64,8 @@ __attribute__((target("avx512f"))) void Tile(const float* a, size_t k, const flo
   }
 }
 
-using TileFn = void (*)(const float*, size_t, const float*, float*, size_t, const __mmask16 (&)[4]);
+using TileFn = void (*)(const float*, size_t, const float*, float*, size_t, const float*,
+                        const __mmask16 (&)[4]);
 // kTiles[relu][R] computes a tile of R rows.
 constexpr TileFn kTiles[2][kTileRows + 1] = {
     {nullptr, Tile<1, false>, Tile<2, false>, Tile<3, false>, Tile<4, false>, Tile<5, false>,
@@ -70,7 +75,7 @@ constexpr TileFn kTiles[2][kTileRows + 1] = {
 
 __attribute__((target("avx512f"))) void OwnMultiplyAdd(const float* a, const float* panels,
                                                        size_t k, size_t n, float* c, size_t rows,
-                                                       bool relu) {
+                                                       const float* bias, bool relu) {
   for (size_t p = 0; p * kPanel < n; ++p) {
     const size_t columns = std::min(kPanel, n - p * kPanel);
     __mmask16 mask[4];
@@ -80,10 +85,11 @@ __attribute__((target("avx512f"))) void OwnMultiplyAdd(const float* a, const flo
     }
     const float* panel = panels + p * k * kPanel;
     float* cp = c + p * kPanel;
+    const float* bp = bias ? bias + p * kPanel : nullptr;
     // Full tiles of six rows, then one tile of the rows left over.
     for (size_t r = 0; r < rows; r += kTileRows) {
       const size_t take = std::min(kTileRows, rows - r);
-      kTiles[relu ? 1 : 0][take](a + r * k, k, panel, cp + r * n, n, mask);
+      kTiles[relu ? 1 : 0][take](a + r * k, k, panel, cp + r * n, n, bp, mask);
     }
   }
 }
@@ -180,10 +186,23 @@ WeightMatrix::WeightMatrix(std::vector<float> values, size_t k, size_t n) {
 }
 
 void WeightMatrix::MultiplyAdd(const float* a, float* c, size_t rows, Then then) const {
+  Product(a, nullptr, c, rows, then);
+}
+
+void WeightMatrix::Affine(const float* a, const float* bias, float* c, size_t rows,
+                          Then then) const {
+  Product(a, bias, c, rows, then);
+}
+
+void WeightMatrix::Product(const float* a, const float* bias, float* c, size_t rows,
+                           Then then) const {
   if (rows == 0 || empty()) return;
   if (!panels_.empty()) {
-    OwnMultiplyAdd(a, panels_.data(), k_, n_, c, rows, then == Then::kRelu);
+    OwnMultiplyAdd(a, panels_.data(), k_, n_, c, rows, bias, then == Then::kRelu);
     return;
+  }
+  if (bias != nullptr) {
+    for (size_t r = 0; r < rows; ++r) std::copy_n(bias, n_, c + r * n_);
   }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows),
               static_cast<int>(n_), static_cast<int>(k_), 1.0f, a, static_cast<int>(k_),

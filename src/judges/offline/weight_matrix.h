@@ -28,6 +28,11 @@ class WeightMatrix {
   enum class Then { kKeep, kRelu };
   // C[rows, n] += A[rows, k] W; A and C are row-major with rows of k and n floats.
   void MultiplyAdd(const float* a, float* c, size_t rows, Then then = Then::kKeep) const;
+  // C[rows, n] = bias + A[rows, k] W, `bias` a row of n floats: C is only written, which spares
+  // filling it with the bias first. Each element is computed as MultiplyAdd would from the filled
+  // C.
+  void Affine(const float* a, const float* bias, float* c, size_t rows,
+              Then then = Then::kKeep) const;
 
   bool empty() const { return k_ == 0 || n_ == 0; }
   size_t k() const { return k_; }
@@ -37,6 +42,7 @@ class WeightMatrix {
   static bool RowsIndependent();
 
  private:
+  void Product(const float* a, const float* bias, float* c, size_t rows, Then then) const;
   size_t k_ = 0, n_ = 0;
   std::vector<float> values_;  // row-major, for BLAS; empty with the own kernel
   // The own kernel's layout: panel p holds columns [64p, 64p + 64) of rows 0..k-1, each row's

@@ -396,20 +396,23 @@ bool WordNet::IsProperName(std::string_view lemma) const {
 }
 
 namespace {
-// The singulars a plural noun may have by WordNet's own detachment rules: "bikes" -> "bike",
-// "boxes" -> "box", "cities" -> "city" (and not "tomas" -> "tom"), the likeliest first.
-std::vector<std::string> Singulars(std::string_view word) {
+// Calls `take` with each singular a plural noun may have by WordNet's own detachment rules,
+// the likeliest first ("bikes" -> "bike", "boxes" -> "box", "cities" -> "city"; not "tomas" ->
+// "tom"), until it returns true; true when one did. One buffer: this runs for every word read.
+template <typename Take>
+bool AnySingular(std::string_view word, Take take) {
   static constexpr std::pair<std::string_view, std::string_view> kRules[] = {
       {"ses", "s"},   {"xes", "x"}, {"zes", "z"}, {"ches", "ch"},
       {"shes", "sh"}, {"ies", "y"}, {"s", ""}};
-  std::vector<std::string> out;
+  std::string singular;
   for (auto [suffix, replacement] : kRules) {
     if (word.size() > suffix.size() + 1 && word.ends_with(suffix)) {
-      out.push_back(std::string(word.substr(0, word.size() - suffix.size())) +
-                    std::string(replacement));
+      singular.assign(word.substr(0, word.size() - suffix.size()));
+      singular += replacement;
+      if (take(std::string_view(singular))) return true;
     }
   }
-  return out;
+  return false;
 }
 }  // namespace
 
@@ -418,10 +421,7 @@ bool WordNet::Knows(std::string_view word) const {
   for (std::string_view b : BaseForms(word)) {
     if (HasSenses(b)) return true;
   }
-  for (const std::string& singular : Singulars(word)) {
-    if (HasSenses(singular)) return true;
-  }
-  return false;
+  return AnySingular(word, [this](std::string_view w) { return HasSenses(w); });
 }
 
 NounKind WordNet::FirstNounKind(std::string_view word) const {
@@ -430,11 +430,11 @@ NounKind WordNet::FirstNounKind(std::string_view word) const {
     return r == nullptr ? NounKind::kNone
                         : static_cast<NounKind>((r->flags >> kNounKindShift) & kNounKindMask);
   };
-  if (NounKind k = kind_of(word); k != NounKind::kNone) return k;
-  for (const std::string& singular : Singulars(word)) {
-    if (NounKind k = kind_of(singular); k != NounKind::kNone) return k;
+  NounKind kind = kind_of(word);
+  if (kind == NounKind::kNone) {
+    AnySingular(word, [&](std::string_view w) { return (kind = kind_of(w)) != NounKind::kNone; });
   }
-  return NounKind::kNone;
+  return kind;
 }
 
 }  // namespace tala::judges::offline

@@ -98,6 +98,31 @@ TEST(WeightMatrixTest, TheReluIsAppliedAsCIsStored) {
   }
 }
 
+// Affine writes C = bias + A W without reading C: bit for bit what filling C with the bias and
+// adding the product gives, with and without the ReLU, whatever C held before.
+TEST(WeightMatrixTest, AffineIsTheBiasFilledThenTheProductAdded) {
+  std::mt19937 rng(17);
+  for (size_t n : {15u, 64u, 200u}) {
+    for (size_t rows : {1u, 6u, 13u}) {
+      const size_t k = 37;
+      const WeightMatrix w(Random(k * n, rng), k, n);
+      const std::vector<float> a = Random(rows * k, rng), bias = Random(n, rng);
+      for (auto then : {WeightMatrix::Then::kKeep, WeightMatrix::Then::kRelu}) {
+        std::vector<float> filled(rows * n);
+        for (size_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), &filled[r * n]);
+        w.MultiplyAdd(a.data(), filled.data(), rows, then);
+        std::vector<float> affine = Random(rows * n, rng);  // stale values, to be ignored
+        affine.push_back(9.0f);                             // a guard past C's end
+        w.Affine(a.data(), bias.data(), affine.data(), rows, then);
+        for (size_t e = 0; e < rows * n; ++e) {
+          ASSERT_EQ(affine[e], filled[e]) << "n " << n << " rows " << rows << " element " << e;
+        }
+        EXPECT_EQ(affine.back(), 9.0f);
+      }
+    }
+  }
+}
+
 // Each row normalised to mean 0 and variance 1, then scaled and shifted, as in double precision,
 // for widths the vector path takes (multiples of 16) and one it does not.
 TEST(WeightMatrixTest, LayerNormRowsMatchesTheFormula) {
