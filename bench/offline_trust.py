@@ -6,7 +6,8 @@ answer against its hallucinated ones (the reference is the knowledge sentence th
 right answer, so it is never the response itself), and the question's own knowledge against the
 next question's as the retrieved context (response and reference: the right answer). These are
 the figures `tala metrics` prints per offline metric. Pairwise accuracy counts a tie as half (a
-metric whose lower is better wins when lower). Prints Markdown tables.
+metric whose lower is better wins when lower). Last, faithfulness on minimal edits of HaluEval's
+knowledge sentences (bench/minimal_edits.py). Prints Markdown tables.
     /usr/bin/python3 bench/offline_trust.py [TALA] [HALUEVAL_JSONL]"""
 import json
 import os
@@ -16,6 +17,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import minimal_edits  # noqa: E402
 import relevance_sets  # noqa: E402
 from spread_reference import sentences  # noqa: E402
 
@@ -122,6 +124,26 @@ def main(tala, halueval):
             print("| halueval right vs hallucinated (AUROC %.4f) | faithfulness | %s | %.3f | | %d "
                   "| | | %s |" % (area, half, wins / n, n, "≥ 0.96 / ≥ 0.97" if half == "held" else ""))
         metric_table(tala, halueval, scratch)
+        edit_table(tala, halueval, scratch)
+
+
+def edit_table(tala, halueval, scratch):
+    """Faithfulness on bench/minimal_edits.py's pairs: a knowledge sentence against itself with
+    one fact flipped (negation, a value, two names swapped), per kind and all together."""
+    rows = minimal_edits.build(halueval)
+    by_kind = minimal_edits.table(rows, minimal_edits.score(tala, rows, scratch))
+    print()
+    print("| minimal edit (HaluEval knowledge) | metric | half | pairwise | ties | pairs | "
+          "flipped < 0.5 | goal (held) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for kind in ("negation", "value", "roles", "all"):
+        for half in ("fit", "held"):
+            parts = [v for (k, h), v in by_kind.items() if h == half and kind in (k, "all")]
+            n = sum(p[2] for p in parts)
+            acc = sum(p[0] * p[2] for p in parts) / n
+            print("| %s | faithfulness | %s | %.3f | %d | %d | %d | %s |"
+                  % (kind, half, acc, sum(p[1] for p in parts), n, sum(p[3] for p in parts),
+                     "≥ 0.90" if kind == "all" and half == "held" else ""))
 
 
 # The metrics the offline judge answers (answer_accuracy and response_groundedness need an LLM

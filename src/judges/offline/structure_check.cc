@@ -327,6 +327,17 @@ bool CrossesInto(const KeySet& a, const KeySet& b, const KeySet& not_in, std::st
   return false;
 }
 
+// A frame word that reads the same both ways round ("A married B" is "B married A") or gives
+// another name of the same thing ("A, also known as B"; "A (born B)").
+bool EitherWay(std::string_view w) {
+  static constexpr std::string_view kWords[] = {
+      "married",   "marry",     "met",      "meet",     "partnered", "collaborated", "played",
+      "drew",      "tied",      "faced",    "versus",   "vs",        "against",      "between",
+      "together",  "alongside", "known",    "referred", "called",    "aka",          "alias",
+      "nicknamed", "born",      "formerly", "née",      "nee",       "also"};
+  return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
+}
+
 // Check 3: who did what to whom, around a verb the claim and the evidence share.
 StructureFinding CheckRoles(const Segment& claim, const std::vector<Segment>& evidence,
                             const std::string& name) {
@@ -334,6 +345,7 @@ StructureFinding CheckRoles(const Segment& claim, const std::vector<Segment>& ev
     const Word& p = claim.words[i];
     if (!p.content || p.number || p.name || p.key.empty()) continue;
     if (!VerbLike(*p.token) && !p.polarity) continue;
+    if (EitherWay(p.token->folded)) continue;  // "A married B" is "B married A"
     // "got an email from": after a determiner the word is a noun, not the act.
     if (i > 0 && IsDeterminer(claim.words[i - 1].token->folded)) continue;
     KeySet claim_agent, claim_patient;
@@ -444,6 +456,103 @@ StructureFinding CheckSubstitution(const Segment& claim, const KeySet& claim_key
   return {};
 }
 
+// A sentence's words across its segments: a name's place is read in the whole sentence, since a
+// parenthesis cuts "Arthur's Magazine (1844-1846) was published in Philadelphia" in three.
+using SentenceWords = std::vector<const Word*>;
+
+std::vector<SentenceWords> Sentences(const std::vector<Segment>& segments) {
+  std::vector<SentenceWords> out;
+  int current = -1;
+  for (const Segment& s : segments) {
+    for (const Word& w : s.words) {
+      if (out.empty() || w.token->sentence != current) {
+        out.emplace_back();
+        current = w.token->sentence;
+      }
+      out.back().push_back(&w);
+    }
+  }
+  return out;
+}
+
+// A run of name words, [first, last] in its sentence ("the oberoi group": oberoi, group).
+struct NameRun {
+  size_t first = 0, last = 0;
+};
+
+std::vector<NameRun> NameRuns(const SentenceWords& s) {
+  std::vector<NameRun> runs;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!s[i]->name || s[i]->key.empty()) continue;
+    if (!runs.empty() && runs.back().last + 1 == i) {
+      runs.back().last = i;
+    } else {
+      runs.push_back({i, i});
+    }
+  }
+  return runs;
+}
+
+// The run of `s` that names what run `r` of `claim` names: a name word with the same key.
+std::optional<NameRun> FindRun(const SentenceWords& claim, NameRun r,
+                               const std::vector<NameRun>& runs, const SentenceWords& s) {
+  for (const NameRun& x : runs) {
+    for (size_t i = x.first; i <= x.last; ++i) {
+      for (size_t j = r.first; j <= r.last; ++j) {
+        if (s[i]->key == claim[j]->key) return x;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// The words strictly between two positions, articles left out: the frame that relates two names.
+std::vector<std::string_view> Frame(const SentenceWords& s, size_t after, size_t before) {
+  std::vector<std::string_view> out;
+  for (size_t i = after + 1; i < before; ++i) {
+    std::string_view w = s[i]->token->folded;
+    if (w != "the" && w != "a" && w != "an") out.push_back(w);
+  }
+  return out;
+}
+
+// Check 6: two names in each other's places. The claim's sentence has names A and B with words
+// between them ("Delhi is a hotel company with its head office in the Oberoi Group"); an
+// evidence sentence has B before A with the very same words between ("The Oberoi Group is a
+// hotel company with its head office in Delhi"). Only the same frame counts, so a paraphrase
+// that turns the sentence round ("France's capital is Paris", "Y was defeated by X") is no swap,
+// and neither is a frame of no content word ("A and B") or of words that read both ways.
+StructureFinding CheckSwappedNames(const SentenceWords& claim,
+                                   const std::vector<SentenceWords>& evidence,
+                                   const std::string& name) {
+  const std::vector<NameRun> runs = NameRuns(claim);
+  for (size_t a = 0; a < runs.size(); ++a) {
+    for (size_t b = a + 1; b < runs.size(); ++b) {
+      bool worded = false, either_way = false;
+      for (size_t i = runs[a].last + 1; i < runs[b].first; ++i) {
+        const Word& w = *claim[i];
+        worded = worded || (w.content && !w.number && !w.name);
+        either_way = either_way || EitherWay(w.token->folded);
+      }
+      if (!worded || either_way) continue;
+      const std::vector<std::string_view> frame = Frame(claim, runs[a].last, runs[b].first);
+      for (const SentenceWords& e : evidence) {
+        const std::vector<NameRun> e_runs = NameRuns(e);
+        const std::optional<NameRun> ea = FindRun(claim, runs[a], e_runs, e);
+        const std::optional<NameRun> eb = FindRun(claim, runs[b], e_runs, e);
+        if (!ea || !eb || eb->last >= ea->first) continue;  // not both, or in the claim's order
+        if (Frame(e, eb->last, ea->first) != frame) continue;
+        std::string quoted;
+        for (const Word* w : e) quoted += (quoted.empty() ? "" : " ") + w->shown;
+        return {StructureFinding::Kind::kRefuted,
+                "roles: " + name + " says '" + quoted + "', with '" + claim[runs[a].first]->shown +
+                    "' and '" + claim[runs[b].first]->shown + "' the other way round"};
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 StructureFinding CheckStructure(const TextProfile& claim, const TextProfile& evidence,
@@ -471,6 +580,12 @@ StructureFinding CheckStructure(const TextProfile& claim, const TextProfile& evi
     f = CheckExtension(s, evidence, name);
     if (f.kind == StructureFinding::Kind::kRefuted) return f;
     f = CheckSubstitution(s, claim_keys, evidence_segments, evidence, name);
+    if (f.kind == StructureFinding::Kind::kRefuted) return f;
+  }
+  // Names are placed by sentence, across its segments.
+  const std::vector<SentenceWords> evidence_sentences = Sentences(evidence_segments);
+  for (const SentenceWords& sentence : Sentences(claim_segments)) {
+    StructureFinding f = CheckSwappedNames(sentence, evidence_sentences, name);
     if (f.kind == StructureFinding::Kind::kRefuted) return f;
   }
   return consistent;

@@ -144,6 +144,33 @@ TEST_F(MinimalPairTest, SwappedArgumentsOfTwoClausesAreRefuted) {
          "The patient is allergic to ibuprofen, so she was given aspirin.", "binding");
 }
 
+// Check 6: two names in each other's places, with the same words between them, read across the
+// sentence (a parenthesis cuts it into segments); a frame that reads both ways, a coordination, a
+// genitive or a passive turning the sentence round is no swap.
+TEST_F(MinimalPairTest, TwoNamesInEachOthersPlacesAreRefuted) {
+  Expect("Where is Lumen Labs based?",
+         "Lumen Labs is a software company with its head office in Oslo.",
+         "Lumen Labs is a software company with its head office in Oslo.",
+         "Oslo is a software company with its head office in Lumen Labs.", "roles");
+  Expect("Where was Harbor Review published?",
+         "Harbor Review (1901-1950) was a literary magazine published in Boston.",
+         "Harbor Review (1901-1950) was a literary magazine published in Boston.",
+         "Boston (1901-1950) was a literary magazine published in Harbor Review.",
+         "the other way round");
+  for (const auto& [context, paraphrase] : std::vector<std::pair<std::string, std::string>>{
+           {"Oslo is the capital of Norway.", "Norway's capital is Oslo."},
+           {"Anna Berg married Tomas Lind in 1990.", "Tomas Lind married Anna Berg in 1990."},
+           {"The film stars Anna Berg and Tomas Lind.", "The film stars Tomas Lind and Anna Berg."},
+           {"Arsenal defeated Chelsea in the final.",
+            "Chelsea were defeated by Arsenal in the final."},
+           {"Cia Berg, also known as Cia Soro, presents the show.",
+            "Cia Soro, also known as Cia Berg, presents the show."}}) {
+    Scored s = Faithfulness("What does the context say?", context, paraphrase);
+    EXPECT_EQ(s.reason.find("the other way round"), std::string::npos) << paraphrase;
+    EXPECT_GT(s.faithfulness, 0.5) << paraphrase << ": " << s.reason;
+  }
+}
+
 TEST_F(MinimalPairTest, AnUnsupportedUniversalIsAnExtension) {
   Expect("When does the shuttle run?",
          "The airport shuttle runs every 20 minutes between 6am and 11pm.",
