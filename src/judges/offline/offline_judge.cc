@@ -153,7 +153,7 @@ Result<JudgedAnswer> OfflineJudge::RateContexts(const Sample& s, const RowTexts&
   for (size_t i = 0; i < row.chunks.size(); ++i) {
     TALA_ASSIGN_OR_RETURN(EncoderCosines c, Cosines(row, (*s.retrieved_contexts)[i]));
     best = std::max(best,
-                    ContextRelevance(ReadAnswer(row.question_profile, row.chunks[i]).coverage, c));
+                    ContextRelevance(ReadAnswer(row.question_profile, *row.chunks[i]).coverage, c));
   }
   // Two ratings on the 0-2 scale, cut at staggered points of the estimate, so their mean keeps
   // five levels of it (0, 0.25 ... 1).
@@ -190,9 +190,9 @@ std::vector<OfflineJudge::Claim> OfflineJudge::ExtractClaims(const std::string& 
   return claims;
 }
 
-std::vector<bool> OfflineJudge::RateChunks(const std::vector<TextProfile>& chunks,
-                                           const TextProfile& target, const TextProfile& question,
-                                           double threshold) {
+std::vector<bool> OfflineJudge::RateChunks(
+    const std::vector<std::shared_ptr<const TextProfile>>& chunks, const TextProfile& target,
+    const TextProfile& question, double threshold) {
   // The target's own content words decide; a target with none ("Yes.") falls back on the
   // question's.
   std::vector<std::string_view> terms;
@@ -210,7 +210,7 @@ std::vector<bool> OfflineJudge::RateChunks(const std::vector<TextProfile>& chunk
   std::vector<double> idf;
   for (std::string_view term : terms) {
     double df = 0;
-    for (const TextProfile& c : chunks) df += c.HasStem(term) ? 1 : 0;
+    for (const auto& c : chunks) df += c->HasStem(term) ? 1 : 0;
     // BM25's idf, floored so a term present in every chunk still counts a little. A term in
     // no chunk weighs as one in a single chunk: it cannot tell the chunks apart, and letting it
     // weigh most would make every chunk look irrelevant to a paraphrased reference.
@@ -220,9 +220,9 @@ std::vector<bool> OfflineJudge::RateChunks(const std::vector<TextProfile>& chunk
   double total = 0;
   for (double w : idf) total += w;
   std::vector<bool> out;
-  for (const TextProfile& c : chunks) {
+  for (const auto& c : chunks) {
     double covered = 0;
-    for (size_t i = 0; i < terms.size(); ++i) covered += c.HasStem(terms[i]) ? idf[i] : 0;
+    for (size_t i = 0; i < terms.size(); ++i) covered += c->HasStem(terms[i]) ? idf[i] : 0;
     out.push_back(total > 0 && covered / total >= threshold);
   }
   return out;
@@ -259,17 +259,27 @@ std::vector<std::string> OfflineJudge::Entities(const std::string& text) {
   return out;
 }
 
-OfflineJudge::RowTexts::RowTexts(const Sample& s, text::Stemmer& stemmer)
+template <typename ProfileOf>
+OfflineJudge::RowTexts::RowTexts(const Sample& s, text::Stemmer& stemmer, ProfileOf chunk_profile)
     : question(QuestionOf(s)), question_profile(question, stemmer) {
   if (!s.retrieved_contexts) return;
   for (const std::string& c : *s.retrieved_contexts) {
-    chunks.emplace_back(c, stemmer);
+    chunks.push_back(chunk_profile(c));
     joined_context += c + "\n";
   }
 }
 
+std::shared_ptr<const TextProfile> OfflineJudge::ChunkProfile(const std::string& chunk) {
+  auto& cache = chunk_profiles_[stemmer_];
+  if (auto it = cache.find(chunk); it != cache.end()) return it->second;
+  if (cache.size() >= kCachedChunks) cache.clear();  // rows in use keep theirs alive
+  auto profile = std::make_shared<const TextProfile>(chunk, *stemmer_);
+  cache.emplace(chunk, profile);
+  return profile;
+}
+
 const TextProfile& OfflineJudge::RowTexts::WholeContext(text::Stemmer& stemmer) {
-  if (chunks.size() == 1) return chunks[0];
+  if (chunks.size() == 1) return *chunks[0];
   if (!whole_context) whole_context.emplace(joined_context, stemmer);
   return *whole_context;
 }
@@ -278,7 +288,7 @@ ClaimVerdict OfflineJudge::VerifyAgainstContext(const Claim& claim, RowTexts& ro
   ClaimVerdict cv;
   SupportVerdict best;
   for (size_t chunk_idx = 0; chunk_idx < row.chunks.size(); ++chunk_idx) {
-    SupportVerdict sv = support_.Check(claim.profile, row.question_profile, row.chunks[chunk_idx],
+    SupportVerdict sv = support_.Check(claim.profile, row.question_profile, *row.chunks[chunk_idx],
                                        GivenWords::kMustMatch, "context");
     if (sv.supported) cv.supported_by.push_back(static_cast<int>(chunk_idx));
     if (sv.score > best.score || best.reason.empty()) best = std::move(sv);
@@ -477,7 +487,7 @@ Result<Verdicts> OfflineJudge::AnswerRow(const Sample& s, const JudgeQuery& quer
   const TaskSet tasks = query.tasks;
   Verdicts v;
 
-  RowTexts row(s, *stemmer_);
+  RowTexts row(s, *stemmer_, [this](const std::string& c) { return ChunkProfile(c); });
   PrefetchVectors(s, query, row);
   if ((Contains(tasks, JudgeTask::kVerifyResponseClaims) ||
        Contains(tasks, JudgeTask::kCheckClaimsAgainstReference)) &&

@@ -47,12 +47,14 @@ class OfflineJudge : public Judge {
   };
   // One row's texts, analysed once and shared by every task.
   struct RowTexts {
-    RowTexts(const Sample& s, text::Stemmer& stemmer);
+    // The chunks' profiles come from `chunk_profile` (the judge's cache of them).
+    template <typename ProfileOf>
+    RowTexts(const Sample& s, text::Stemmer& stemmer, ProfileOf chunk_profile);
     // The whole context as one text, profiled on first use (one chunk: the chunk itself).
     const TextProfile& WholeContext(text::Stemmer& stemmer);
     std::string question;
     TextProfile question_profile;
-    std::vector<TextProfile> chunks;
+    std::vector<std::shared_ptr<const TextProfile>> chunks;
     std::string joined_context;
     std::optional<TextProfile> whole_context;
   };
@@ -72,8 +74,8 @@ class OfflineJudge : public Judge {
   // bit of them: SentenceEncoder::BatchesExactly).
   void PrefetchVectors(const Sample& s, const JudgeQuery& query, const RowTexts& row);
   std::vector<Claim> ExtractClaims(const std::string& text, const std::string& question);
-  std::vector<bool> RateChunks(const std::vector<TextProfile>& chunks, const TextProfile& target,
-                               const TextProfile& question,
+  std::vector<bool> RateChunks(const std::vector<std::shared_ptr<const TextProfile>>& chunks,
+                               const TextProfile& target, const TextProfile& question,
                                double threshold = kChunkRelevanceThreshold);
   std::vector<std::string> Entities(const std::string& text);
 
@@ -85,6 +87,14 @@ class OfflineJudge : public Judge {
   HashedEmbedder embedder_;
   std::unique_ptr<SentenceEncoder> encoder_;  // null: not fetched
   std::unordered_map<std::string, std::vector<float>> vectors_;
+  // A chunk's profile, cached by text for each stemmer (language): rows retrieved from one
+  // corpus share chunks, and profiling a chunk is a third of a faithfulness check. Emptied when
+  // it holds kCachedChunks, so its memory stays bounded.
+  std::shared_ptr<const TextProfile> ChunkProfile(const std::string& chunk);
+  static constexpr size_t kCachedChunks = 1024;
+  std::map<const text::Stemmer*,
+           std::unordered_map<std::string, std::shared_ptr<const TextProfile>>>
+      chunk_profiles_;
 };
 
 }  // namespace tala::judges::offline

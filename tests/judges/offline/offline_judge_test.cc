@@ -123,6 +123,34 @@ TEST(OfflineJudgeTest, AnswersEveryTaskDeterministically) {
   EXPECT_EQ((*a.generated_questions)[0].cosine, (*b.generated_questions)[0].cosine);
 }
 
+// A judge keeps each chunk's profile for the rows after it (up to a bound, then starts afresh):
+// a row judged again after a thousand others, by the same judge, gets the verdicts a new judge
+// gives it.
+TEST(OfflineJudgeTest, AChunkSeenBeforeIsJudgedAsItWasFirst) {
+  const TaskSet tasks = JudgeTask::kVerifyResponseClaims | JudgeTask::kRateChunksForReference;
+  const Sample s = Row("The Oberoi Group has its head office in Mumbai.");
+  const Verdicts fresh = Ask(s, tasks);
+  OfflineJudge judge;
+  auto same = [&](const Verdicts& v) {
+    ASSERT_TRUE(v.response_claims && v.chunk_relevant);
+    ASSERT_EQ(v.response_claims->size(), fresh.response_claims->size());
+    for (size_t i = 0; i < v.response_claims->size(); ++i) {
+      EXPECT_EQ((*v.response_claims)[i].support_score, (*fresh.response_claims)[i].support_score);
+      EXPECT_EQ((*v.response_claims)[i].reason, (*fresh.response_claims)[i].reason);
+    }
+    EXPECT_EQ(*v.chunk_relevant, *fresh.chunk_relevant);
+  };
+  same(*judge.Answer({s, tasks}));
+  same(*judge.Answer({s, tasks}));  // its chunks profiled already
+  for (int i = 0; i < 1100; ++i) {  // past the bound: the cache is emptied once
+    Sample other = s;
+    other.retrieved_contexts =
+        std::vector<std::string>{"Hotel " + std::to_string(i) + " is in Goa."};
+    ASSERT_TRUE(judge.Answer({other, tasks}).has_value());
+  }
+  same(*judge.Answer({s, tasks}));
+}
+
 double Relevancy(const Sample& s) {
   Verdicts v = Ask(s, static_cast<TaskSet>(JudgeTask::kGenerateQuestions));
   return (*v.generated_questions)[0].cosine.value_or(-1);
