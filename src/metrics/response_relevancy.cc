@@ -25,8 +25,9 @@ const MetricInfo& ResponseRelevancyInfo() {
           "answer above a same-page sentence that does not answer in 92.7%",
       .offline_misses =
           "which of two sentences of the right page answers the question (56.1%, a coin "
-          "toss): it reads topic and answer type, not whether the answer is there; "
-          "English only",
+          "toss): it reads topic and answer type, not whether the answer is there; a right "
+          "answer that repeats no word of the question (a cause for \"why\", a limit for "
+          "\"is it limited?\") reads as off-topic; English only",
   };
   return kInfo;
 }
