@@ -272,9 +272,14 @@ OfflineJudge::RowTexts::RowTexts(const Sample& s, text::Stemmer& stemmer, Profil
 std::shared_ptr<const TextProfile> OfflineJudge::ChunkProfile(const std::string& chunk) {
   auto& cache = chunk_profiles_[stemmer_];
   if (auto it = cache.find(chunk); it != cache.end()) return it->second;
-  if (cache.size() >= kCachedChunks) cache.clear();  // rows in use keep theirs alive
   auto profile = std::make_shared<const TextProfile>(chunk, *stemmer_);
+  if (chunk.size() > kCachedChunkBytes) return profile;  // larger than the whole cache
+  if (cached_chunk_bytes_ + chunk.size() > kCachedChunkBytes) {
+    for (auto& [stemmer, profiles] : chunk_profiles_) profiles.clear();  // rows keep theirs
+    cached_chunk_bytes_ = 0;
+  }
   cache.emplace(chunk, profile);
+  cached_chunk_bytes_ += chunk.size();
   return profile;
 }
 

@@ -89,12 +89,14 @@ class OfflineJudge : public Judge {
   std::unordered_map<std::string, std::vector<float>> vectors_;
   // A chunk's profile, cached by text for each stemmer (language): rows retrieved from one
   // corpus share chunks, and profiling a chunk is a third of a faithfulness check. Emptied when
-  // it holds kCachedChunks, so its memory stays bounded.
+  // its chunks' text passes kCachedChunkBytes (a profile takes about 30 times its text's bytes),
+  // so its memory stays bounded.
   std::shared_ptr<const TextProfile> ChunkProfile(const std::string& chunk);
-  static constexpr size_t kCachedChunks = 1024;
+  static constexpr size_t kCachedChunkBytes = 512 * 1024;
   std::map<const text::Stemmer*,
            std::unordered_map<std::string, std::shared_ptr<const TextProfile>>>
       chunk_profiles_;
+  size_t cached_chunk_bytes_ = 0;
 };
 
 }  // namespace tala::judges::offline

@@ -526,6 +526,12 @@ StructureFinding CheckSwappedNames(const SentenceWords& claim,
                                    const std::vector<SentenceWords>& evidence,
                                    const std::string& name) {
   const std::vector<NameRun> runs = NameRuns(claim);
+  // The pairs of names worth looking for, each with its frame: worded, and not both ways.
+  struct Pair {
+    size_t a, b;
+    std::vector<std::string_view> frame;
+  };
+  std::vector<Pair> pairs;
   for (size_t a = 0; a < runs.size(); ++a) {
     for (size_t b = a + 1; b < runs.size(); ++b) {
       bool worded = false, either_way = false;
@@ -534,20 +540,25 @@ StructureFinding CheckSwappedNames(const SentenceWords& claim,
         worded = worded || (w.content && !w.number && !w.name);
         either_way = either_way || EitherWay(w.token->folded);
       }
-      if (!worded || either_way) continue;
-      const std::vector<std::string_view> frame = Frame(claim, runs[a].last, runs[b].first);
-      for (const SentenceWords& e : evidence) {
-        const std::vector<NameRun> e_runs = NameRuns(e);
-        const std::optional<NameRun> ea = FindRun(claim, runs[a], e_runs, e);
-        const std::optional<NameRun> eb = FindRun(claim, runs[b], e_runs, e);
-        if (!ea || !eb || eb->last >= ea->first) continue;  // not both, or in the claim's order
-        if (Frame(e, eb->last, ea->first) != frame) continue;
-        std::string quoted;
-        for (const Word* w : e) quoted += (quoted.empty() ? "" : " ") + w->shown;
-        return {StructureFinding::Kind::kRefuted,
-                "roles: " + name + " says '" + quoted + "', with '" + claim[runs[a].first]->shown +
-                    "' and '" + claim[runs[b].first]->shown + "' the other way round"};
-      }
+      if (worded && !either_way) pairs.push_back({a, b, Frame(claim, runs[a].last, runs[b].first)});
+    }
+  }
+  if (pairs.empty()) return {};
+  for (const SentenceWords& e : evidence) {
+    const std::vector<NameRun> e_runs = NameRuns(e);
+    if (e_runs.size() < 2) continue;
+    // Where each of the claim's names is in this sentence, found once for all the pairs.
+    std::vector<std::optional<NameRun>> at(runs.size());
+    for (size_t r = 0; r < runs.size(); ++r) at[r] = FindRun(claim, runs[r], e_runs, e);
+    for (const Pair& p : pairs) {
+      const std::optional<NameRun>&ea = at[p.a], &eb = at[p.b];
+      if (!ea || !eb || eb->last >= ea->first) continue;  // not both, or in the claim's order
+      if (Frame(e, eb->last, ea->first) != p.frame) continue;
+      std::string quoted;
+      for (const Word* w : e) quoted += (quoted.empty() ? "" : " ") + w->shown;
+      return {StructureFinding::Kind::kRefuted,
+              "roles: " + name + " says '" + quoted + "', with '" + claim[runs[p.a].first]->shown +
+                  "' and '" + claim[runs[p.b].first]->shown + "' the other way round"};
     }
   }
   return {};

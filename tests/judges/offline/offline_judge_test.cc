@@ -124,7 +124,7 @@ TEST(OfflineJudgeTest, AnswersEveryTaskDeterministically) {
 }
 
 // A judge keeps each chunk's profile for the rows after it (up to a bound, then starts afresh):
-// a row judged again after a thousand others, by the same judge, gets the verdicts a new judge
+// a row judged again after hundreds of others, by the same judge, gets the verdicts a new judge
 // gives it.
 TEST(OfflineJudgeTest, AChunkSeenBeforeIsJudgedAsItWasFirst) {
   const TaskSet tasks = JudgeTask::kVerifyResponseClaims | JudgeTask::kRateChunksForReference;
@@ -142,10 +142,10 @@ TEST(OfflineJudgeTest, AChunkSeenBeforeIsJudgedAsItWasFirst) {
   };
   same(*judge.Answer({s, tasks}));
   same(*judge.Answer({s, tasks}));  // its chunks profiled already
-  for (int i = 0; i < 1100; ++i) {  // past the bound: the cache is emptied once
+  for (int i = 0; i < 600; ++i) {   // past the bound (512 KB of chunks): emptied once
     Sample other = s;
-    other.retrieved_contexts =
-        std::vector<std::string>{"Hotel " + std::to_string(i) + " is in Goa."};
+    other.retrieved_contexts = std::vector<std::string>{"Hotel " + std::to_string(i) +
+                                                        " is in Goa. " + std::string(1000, 'x')};
     ASSERT_TRUE(judge.Answer({other, tasks}).has_value());
   }
   same(*judge.Answer({s, tasks}));
