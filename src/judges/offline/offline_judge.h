@@ -89,8 +89,8 @@ class OfflineJudge : public Judge {
   std::unordered_map<std::string, std::vector<float>> vectors_;
   // A chunk's profile, cached by text for each stemmer (language): rows retrieved from one
   // corpus share chunks, and profiling a chunk is a third of a faithfulness check. Emptied when
-  // its chunks' text passes kCachedChunkBytes (a profile takes about 30 times its text's bytes),
-  // so its memory stays bounded.
+  // its chunks' text passes kCachedChunkBytes, so its memory stays bounded (a profile takes about
+  // ten times its text's bytes: some 6 MB when full).
   std::shared_ptr<const TextProfile> ChunkProfile(const std::string& chunk);
   static constexpr size_t kCachedChunkBytes = 512 * 1024;
   std::map<const text::Stemmer*,
