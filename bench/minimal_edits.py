@@ -13,10 +13,8 @@ The first half of the questions is "fit" (what rules may be read against), the s
 rows) and runnable, printing faithfulness's pairwise accuracy per kind and half (a tie counts
 half) and how often the flipped sentence falls under 0.5:
     /usr/bin/python3 bench/minimal_edits.py [TALA] [HALUEVAL_JSONL]"""
-import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -142,21 +140,6 @@ def build(path):
     return rows
 
 
-def score(tala, rows, scratch):
-    data, out = os.path.join(scratch, "edits.jsonl"), os.path.join(scratch, "edits-out.jsonl")
-    with open(data, "w") as f:
-        f.writelines(json.dumps(r) + "\n" for r in rows)
-    subprocess.run([tala, "eval", data, "--judge", "offline", "-m", "faithfulness", "-q",
-                    "--no-progress", "-o", out], check=True, stdout=subprocess.DEVNULL)
-    scores = {}
-    with open(out) as f:
-        for line in f:
-            r = json.loads(line)
-            if "scores" in r:
-                scores[r["id"]] = r["scores"].get("faithfulness")
-    return scores
-
-
 def table(rows, scores):
     """(kind, half) -> (pairwise, ties, pairs, flipped under 0.5)."""
     pairs = {}
@@ -174,9 +157,10 @@ def table(rows, scores):
 
 
 def main(tala, halueval):
+    from offline_trust import evaluate  # which imports this module: here, not at the top
     rows = build(halueval)
     with tempfile.TemporaryDirectory() as scratch:
-        scores = score(tala, rows, scratch)
+        scores = evaluate(tala, rows, "faithfulness", scratch, "edits")
     print("| minimal edit (HaluEval knowledge) | half | pairwise | ties | pairs | flipped < 0.5 |")
     print("| --- | --- | --- | --- | --- | --- |")
     for (kind, half), (acc, ties, n, refuted) in sorted(table(rows, scores).items()):

@@ -131,7 +131,7 @@ def edit_table(tala, halueval, scratch):
     """Faithfulness on bench/minimal_edits.py's pairs: a knowledge sentence against itself with
     one fact flipped (negation, a value, two names swapped), per kind and all together."""
     rows = minimal_edits.build(halueval)
-    by_kind = minimal_edits.table(rows, minimal_edits.score(tala, rows, scratch))
+    by_kind = minimal_edits.table(rows, evaluate(tala, rows, "faithfulness", scratch, "edits"))
     print()
     print("| minimal edit (HaluEval knowledge) | metric | half | pairwise | ties | pairs | "
           "flipped < 0.5 | goal (held) |")

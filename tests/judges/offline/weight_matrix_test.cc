@@ -74,53 +74,58 @@ TEST(WeightMatrixTest, ARowIsTheSameAloneAndInAnyBatch) {
   }
 }
 
-// With Then::kRelu each element is the product's, or 0 where that is negative: exactly what the
-// plain product and a pass of max(0, c) after it give.
-TEST(WeightMatrixTest, TheReluIsAppliedAsCIsStored) {
-  std::mt19937 rng(13);
+// Calls check(w, a, n, rows) for shapes at the kernel's edges: a panel part-filled (15), exactly
+// (64) and several (200); one row, one full tile (6), a full tile and a rest (13); k = 37.
+template <typename Check>
+void ForEachShape(std::mt19937& rng, Check check) {
   for (size_t n : {15u, 64u, 200u}) {
     for (size_t rows : {1u, 6u, 13u}) {
       const size_t k = 37;
       const WeightMatrix w(Random(k * n, rng), k, n);
-      const std::vector<float> a = Random(rows * k, rng), start = Random(rows * n, rng);
-      std::vector<float> plain = start, relu = start;
-      w.MultiplyAdd(a.data(), plain.data(), rows);
-      relu.push_back(-5.0f);  // a guard past C's end, negative: left as it is
-      w.MultiplyAdd(a.data(), relu.data(), rows, WeightMatrix::Then::kRelu);
-      size_t zeroed = 0;
-      for (size_t e = 0; e < rows * n; ++e) {
-        ASSERT_EQ(relu[e], std::max(plain[e], 0.0f)) << "n " << n << " element " << e;
-        zeroed += plain[e] < 0 ? 1 : 0;
-      }
-      EXPECT_GT(zeroed, 0u);
-      EXPECT_EQ(relu.back(), -5.0f);
+      check(w, Random(rows * k, rng), n, rows);
     }
   }
+}
+
+// With Then::kRelu each element is the product's, or 0 where that is negative: exactly what the
+// plain product and a pass of max(0, c) after it give.
+TEST(WeightMatrixTest, TheReluIsAppliedAsCIsStored) {
+  std::mt19937 rng(13);
+  ForEachShape(rng, [&](const WeightMatrix& w, const std::vector<float>& a, size_t n, size_t rows) {
+    const std::vector<float> start = Random(rows * n, rng);
+    std::vector<float> plain = start, relu = start;
+    w.MultiplyAdd(a.data(), plain.data(), rows);
+    relu.push_back(-5.0f);  // a guard past C's end, negative: left as it is
+    w.MultiplyAdd(a.data(), relu.data(), rows, WeightMatrix::Then::kRelu);
+    size_t zeroed = 0;
+    for (size_t e = 0; e < rows * n; ++e) {
+      ASSERT_EQ(relu[e], std::max(plain[e], 0.0f)) << "n " << n << " element " << e;
+      zeroed += plain[e] < 0 ? 1 : 0;
+    }
+    EXPECT_GT(zeroed, 0u);
+    EXPECT_EQ(relu.back(), -5.0f);
+  });
 }
 
 // Affine writes C = bias + A W without reading C: bit for bit what filling C with the bias and
 // adding the product gives, with and without the ReLU, whatever C held before.
 TEST(WeightMatrixTest, AffineIsTheBiasFilledThenTheProductAdded) {
   std::mt19937 rng(17);
-  for (size_t n : {15u, 64u, 200u}) {
-    for (size_t rows : {1u, 6u, 13u}) {
-      const size_t k = 37;
-      const WeightMatrix w(Random(k * n, rng), k, n);
-      const std::vector<float> a = Random(rows * k, rng), bias = Random(n, rng);
-      for (auto then : {WeightMatrix::Then::kKeep, WeightMatrix::Then::kRelu}) {
-        std::vector<float> filled(rows * n);
-        for (size_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), &filled[r * n]);
-        w.MultiplyAdd(a.data(), filled.data(), rows, then);
-        std::vector<float> affine = Random(rows * n, rng);  // stale values, to be ignored
-        affine.push_back(9.0f);                             // a guard past C's end
-        w.Affine(a.data(), bias.data(), affine.data(), rows, then);
-        for (size_t e = 0; e < rows * n; ++e) {
-          ASSERT_EQ(affine[e], filled[e]) << "n " << n << " rows " << rows << " element " << e;
-        }
-        EXPECT_EQ(affine.back(), 9.0f);
+  ForEachShape(rng, [&](const WeightMatrix& w, const std::vector<float>& a, size_t n, size_t rows) {
+    const std::vector<float> bias = Random(n, rng);
+    for (auto then : {WeightMatrix::Then::kKeep, WeightMatrix::Then::kRelu}) {
+      std::vector<float> filled(rows * n);
+      for (size_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), &filled[r * n]);
+      w.MultiplyAdd(a.data(), filled.data(), rows, then);
+      std::vector<float> affine = Random(rows * n, rng);  // stale values, to be ignored
+      affine.push_back(9.0f);                             // a guard past C's end
+      w.Affine(a.data(), bias.data(), affine.data(), rows, then);
+      for (size_t e = 0; e < rows * n; ++e) {
+        ASSERT_EQ(affine[e], filled[e]) << "n " << n << " rows " << rows << " element " << e;
       }
+      EXPECT_EQ(affine.back(), 9.0f);
     }
-  }
+  });
 }
 
 // Each row normalised to mean 0 and variance 1, then scaled and shifted, as in double precision,
