@@ -3,13 +3,18 @@
 // the dataset, so --resume and tala merge can tell another (or an edited) dataset from the one
 // a run was made from, whatever its name and size.
 
+#include <chrono>
 #include <string>
 
 #include "tala/status.h"
 
 namespace tala::fs {
 
-// kIoError when the file cannot be read.
-Result<std::string> FileSha256(const std::string& path);
+// kIoError when the file cannot be read. A digest is remembered per file version (device, inode,
+// size, modification and change times) once that version is `settled` old when hashing begins,
+// so hashing the same unchanged dataset again (each shard of a sharded run, a notebook's
+// repeated runs) does not read it again.
+Result<std::string> FileSha256(const std::string& path,
+                               std::chrono::nanoseconds settled = std::chrono::seconds(2));
 
 }  // namespace tala::fs

@@ -1,6 +1,12 @@
 #include "core/hash.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
 
 #include "fs/file_digest.h"
 #include "support/temp_dir.h"
@@ -40,6 +46,27 @@ TEST(Sha256Test, AFilesDigestIsItsTexts) {
     EXPECT_EQ(*digest, Sha256Hex(text)) << n;
   }
   EXPECT_FALSE(fs::FileSha256(dir.path() + "/missing").has_value());
+}
+
+// A settled file's digest is remembered by its version; any later change, even one that keeps
+// its size and sets its modification time back, gives the new digest.
+TEST(Sha256Test, ARememberedDigestFollowsEveryChange) {
+  using std::chrono::milliseconds;
+  testing::TempDir dir;
+  const std::string path = dir.Write("rows.jsonl", "{\"id\": 1}\n");
+  struct stat written;
+  ASSERT_EQ(stat(path.c_str(), &written), 0);
+  // Past one tick of the file system's clock (at most 10 ms on Linux), so that it is settled
+  // for a 20 ms threshold and the next write gets other times.
+  std::this_thread::sleep_for(milliseconds(50));
+  EXPECT_EQ(*fs::FileSha256(path, milliseconds(20)), Sha256Hex("{\"id\": 1}\n"));
+  EXPECT_EQ(*fs::FileSha256(path, milliseconds(20)), Sha256Hex("{\"id\": 1}\n"));
+  std::ofstream(path) << "{\"id\": 2}\n";  // the same size
+  const timespec times[2] = {written.st_atim, written.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);  // and the same mtime as before
+  EXPECT_EQ(*fs::FileSha256(path, milliseconds(20)), Sha256Hex("{\"id\": 2}\n"));
+  std::ofstream(path, std::ios::app) << "{\"id\": 3}\n";
+  EXPECT_EQ(*fs::FileSha256(path, milliseconds(20)), Sha256Hex("{\"id\": 2}\n{\"id\": 3}\n"));
 }
 
 }  // namespace
