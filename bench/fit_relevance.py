@@ -6,7 +6,9 @@ regression, each kind weighing the same, by plain gradient descent (numpy only):
   the whole question and with what it asks for) apart for fragments and sentences, with a
   fragment's novelty; then stretched so the fit half's median relevant answer reads 0.9 and its
   median irrelevant one 0.15;
-- context relevance: the question's focus the context states, and the two cosines.
+- context relevance: the question's focus the context states, the share of its words new to
+  the question, the share of its sentences about the question, and the two cosines; stretched
+  so the fit half's median own passage reads 0.9 and its median other passage 0.1.
     /usr/bin/python3 bench/fit_relevance.py [BUILD_DIR] [HALUEVAL_JSONL]"""
 import collections
 import json
@@ -42,10 +44,10 @@ RESPONSE_NAMES = ["lexical", "typed", "fragment x cosine", "sentence x cosine",
 
 
 def context_x(r):
-    return [r["coverage"], r["cosine"], r["asked_cosine"]]
+    return [r["coverage"], r["cosine"], r["asked_cosine"], r["novelty"], r["ontopic"]]
 
 
-CONTEXT_NAMES = ["coverage", "cosine", "asked cosine"]
+CONTEXT_NAMES = ["coverage", "cosine", "asked cosine", "novelty", "sentences on topic"]
 
 
 def fit(rows, x_of):
@@ -107,7 +109,16 @@ def main(build, halueval):
     report(response, lambda r: float(np.dot(response_x(r), w) + b))
 
     w, b = fit([r for r in context if r["metadata"]["half"] == "fit"], context_x)
-    w, b = np.round(w, 2), round(b, 2)
+    # Stretched like response relevancy's, on passages: the fit half's median own passage reads
+    # 0.9 and its median passage of the next question 0.1.
+    passages = [r for r in context if r["metadata"]["half"] == "fit"
+                and r["metadata"]["kind"] == "context_passage"]
+    logit = lambda r: float(np.dot(context_x(r), w) + b)  # noqa: E731
+    pos = np.median([logit(r) for r in passages if r["metadata"]["label"] == "positive"])
+    neg = np.median([logit(r) for r in passages if r["metadata"]["label"] == "negative"])
+    stretch = (to_logit(0.9) - to_logit(0.1)) / (pos - neg)
+    shift = to_logit(0.9) - stretch * pos
+    w, b = np.round(w * stretch, 2), round(b * stretch + shift, 2)
     print("context relevance: bias %.2f" % b)
     for name, value in zip(CONTEXT_NAMES, w):
         print("  %-24s %.2f" % (name, value))

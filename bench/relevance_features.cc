@@ -59,6 +59,7 @@ int main() {
                           {"direct", a.direct},
                           {"form", a.form},
                           {"lexical", a.lexical},
+                          {"ontopic", offline::OnTopicShare(q, text, stemmer)},
                           {"words", r.tokens().size()}};
     std::cout << out.dump() << "\n";
   }

@@ -10,6 +10,9 @@ question i:
 - context_sentence: retrieved_contexts = [the answering sentence], against [the non-answering
                     sentence] (context relevance, question fixed);
 - context_passage:  retrieved_contexts = [its knowledge], against [the next question's];
+- context_padded:   retrieved_contexts = [its knowledge], against [its knowledge followed by the
+                    first two sentences of the next question's] (the right page diluted with
+                    text about something else: a worse context of the same page);
 - offtopic_sentence: response = the answering sentence, against the first sentence of the next
                     question's knowledge (a fluent answer about something else).
 
@@ -77,6 +80,9 @@ def build(path):
         if following_knowledge != item["knowledge"]:
             pair("context_passage", i, {"retrieved_contexts": [item["knowledge"]]},
                  {"retrieved_contexts": [following_knowledge]})
+            padding = " ".join(sentences(following_knowledge)[:2])
+            pair("context_padded", i, {"retrieved_contexts": [item["knowledge"]]},
+                 {"retrieved_contexts": [item["knowledge"] + " " + padding]})
         own = sentences(item["knowledge"])
         # Holding the answer as whole words: "no" is not held by "known".
         holding = [s for s in own if fold(answer) and

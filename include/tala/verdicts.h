@@ -50,10 +50,13 @@ struct AnswerItem {
 // topics...), kept in Verdicts::answers under the question's key. Which parts are filled depends
 // on the question's kind (see JudgeQuestion).
 struct JudgedAnswer {
-  std::vector<double> values;      // verdicts (0/1), scores or ratings, one per vote or template
-  std::optional<double> weighted;  // the probability-weighted score, when logprobs gave one
-  std::vector<AnswerItem> items;   // topics, summary questions
-  std::string label;               // the chosen value of a discrete user metric
+  std::vector<double> values;  // verdicts (0/1), scores or ratings, one per vote or template
+  // The expected score on the question's scale: probability-weighted when logprobs gave one
+  // (G-Eval), or a judge's own continuous estimate behind its ratings (the offline judge's
+  // context relevance), which then scores the row instead of the ratings' mean.
+  std::optional<double> weighted;
+  std::vector<AnswerItem> items;  // topics, summary questions
+  std::string label;              // the chosen value of a discrete user metric
   std::string reason;
 };
 

@@ -181,6 +181,11 @@ std::string AnswerScaleProblem(const JudgeQuestion& q, const JudgedAnswer& a, si
       for (double v : a.values) {
         if (std::string problem = RatingScaleProblem(q, v); !problem.empty()) return problem;
       }
+      if (a.weighted &&
+          (!std::isfinite(*a.weighted) || *a.weighted < 0 || *a.weighted > RatingScaleTop(q))) {
+        return "expected rating " + Plain(*a.weighted) + " is outside the scale 0.." +
+               Plain(RatingScaleTop(q));
+      }
       return {};
     case K::kRanking: {
       if (a.values.size() != contexts) {

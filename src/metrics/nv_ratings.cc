@@ -25,6 +25,12 @@ class NvRating : public QuestionMetric {
     double value = (a.values[0] / top + a.values[1] / top) / 2;
     std::string why =
         "ratings " + Short(a.values[0]) + " and " + Short(a.values[1]) + " of " + Short(top);
+    // A judge that rates from a continuous estimate (the offline judge) gives it as the expected
+    // rating: two whole ratings keep only five levels of it, and pairs of contexts tie.
+    if (a.weighted) {
+      value = *a.weighted / top;
+      why = "expected rating " + Short(*a.weighted) + " of " + Short(top) + "; " + why;
+    }
     if (!a.reason.empty()) why += " (" + a.reason + ")";
     return MetricValue::Number(value, why);
   }
@@ -46,7 +52,9 @@ MetricInfo RatingInfo(const char* name, FieldSet fields, const char* summary,
       .offline_measured = offline_measured,
       .offline_misses = offline_misses,
       .by_default = false,
-      .version = "2",  // 2: a rating off its scale fails, from every judge
+      // 2: a rating off its scale fails, from every judge; 3: an expected rating, where the
+      // judge gives one, is the score
+      .version = "3",
   };
 }
 
@@ -71,12 +79,14 @@ const MetricInfo& ContextRelevanceInfo() {
   static const MetricInfo kInfo =
       RatingInfo("context_relevance", Field::kUserInput | Field::kRetrievedContexts,
                  "the contexts rated for the question, twice, 0-1 (2 short calls)",
-                 "(offline) two ratings cut from an estimate (the best chunk's similarity to the "
-                 "question by the sentence encoder, and the question's words it states), not a "
-                 "model's reading; undefined without the encoder; see docs/judges.md",
+                 "(offline) the expected rating is an estimate (the best chunk's similarity to "
+                 "the question by the sentence encoder, the question's words it states, and its "
+                 "sentences about the question), not a model's reading; undefined without the "
+                 "encoder; see docs/judges.md",
                  "with the sentence encoder, HaluEval questions, held-out half: the question's "
-                 "own passage above the next question's in 97.2% of pairs (5 ties of 125)",
-                 "which sentence of the right page holds the answer (48.8%, many ties); English "
+                 "own passage above the next question's in 100% of 125 pairs, and above itself "
+                 "diluted with two sentences about something else in 96.0%",
+                 "which sentence of the right page holds the answer (47.6%, a coin toss); English "
                  "only");
   return kInfo;
 }

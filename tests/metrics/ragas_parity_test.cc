@@ -272,6 +272,22 @@ TEST(RagasParityScaleTest, RatingsAndVerdictsOffTheirScaleFail) {
   EXPECT_EQ(ScoredValue("answer_accuracy", WithAnswer(s, "answer_accuracy", {4, 2})), 0.75);
 }
 
+// Not from Ragas: a judge that rates from a continuous estimate (the offline judge) gives it as
+// the expected rating, which is then the score; one off the rating's scale fails like a rating.
+TEST(RagasParityScaleTest, AnExpectedRatingIsTheScoreAndHeldToTheScale) {
+  Sample s;
+  s.user_input = "What is the capital of France?";
+  s.retrieved_contexts = std::vector<std::string>{"Paris is the capital and largest city."};
+  Sample expected = WithAnswer(s, "context_relevance", {1, 2});
+  expected.verdicts->answers["context_relevance"].weighted = 1.3;
+  EXPECT_DOUBLE_EQ(ScoredValue("context_relevance", expected), 0.65);
+  EXPECT_NE(Judged("context_relevance", expected).value.reason.find("expected rating 1.3 of 2"),
+            std::string::npos);
+  EXPECT_EQ(ScoredValue("context_relevance", WithAnswer(s, "context_relevance", {1, 2})), 0.75);
+  expected.verdicts->answers["context_relevance"].weighted = 2.5;
+  ExpectFailsOffScale("context_relevance", expected, "expected rating 2.5 is outside the scale");
+}
+
 // --- 6. sql_equivalence refuses blank queries ---------------------------------------------------
 
 // tests/unit/test_sql_semantic_equivalence_collections.py: test_empty_response_raises_error,

@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/text/sentences.h"
 #include "judges/offline/claim_support.h"
 #include "judges/offline/clause_lexicon.h"
 #include "judges/offline/wordnet.h"
@@ -451,6 +452,21 @@ AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& respons
 
 double AnswerRelevance(const TextProfile& question, const TextProfile& response) {
   return ReadAnswer(question, response).lexical;
+}
+
+double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer) {
+  const std::vector<std::string> sentences = text::SplitSentences(context);
+  if (sentences.empty()) return 0;
+  size_t on_topic = 0;
+  bool previous = false;
+  for (const std::string& sentence : sentences) {
+    const TextProfile profile(sentence, stemmer);
+    const auto& tokens = profile.tokens();
+    const bool continues = previous && !tokens.empty() && IsPersonalPronoun(tokens[0].folded);
+    previous = continues || ReadAnswer(question, profile).coverage > 0;
+    on_topic += previous;
+  }
+  return static_cast<double>(on_topic) / static_cast<double>(sentences.size());
 }
 
 }  // namespace tala::judges::offline

@@ -48,4 +48,10 @@ AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& respons
 
 double AnswerRelevance(const TextProfile& question, const TextProfile& response);
 
+// The share of a context's sentences that are about the question: a sentence that states some
+// of its focus, or one that opens with a personal pronoun right after such a sentence ("He
+// was..."). Ragas' first context relevancy counted relevant sentences the same way, so the right
+// page diluted with text about something else reads lower than the page alone.
+double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer);
+
 }  // namespace tala::judges::offline

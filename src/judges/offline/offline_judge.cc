@@ -152,16 +152,20 @@ Result<JudgedAnswer> OfflineJudge::RateContexts(const Sample& s, const RowTexts&
   double best = 0;
   for (size_t i = 0; i < row.chunks.size(); ++i) {
     TALA_ASSIGN_OR_RETURN(EncoderCosines c, Cosines(row, (*s.retrieved_contexts)[i]));
-    best = std::max(best,
-                    ContextRelevance(ReadAnswer(row.question_profile, *row.chunks[i]).coverage, c));
+    best = std::max(
+        best, ContextRelevance(
+                  ReadAnswer(row.question_profile, *row.chunks[i]),
+                  OnTopicShare(row.question_profile, (*s.retrieved_contexts)[i], *stemmer_), c));
   }
-  // Two ratings on the 0-2 scale, cut at staggered points of the estimate, so their mean keeps
-  // five levels of it (0, 0.25 ... 1).
+  // Two ratings on the 0-2 scale, cut at staggered points of the estimate, as a model's two
+  // would read; the estimate itself is the expected rating that scores the row, so that two
+  // contexts of one question tie only when the judge reads them the same.
   JudgedAnswer a;
   a.values = {double((best >= 0.35) + (best >= 0.65)), double((best >= 0.5) + (best >= 0.8))};
+  a.weighted = 2 * std::clamp(best, 0.0, 1.0);
   a.reason = fmt::format(
       "offline estimate {:.2f}: the best chunk's similarity to the question by the sentence "
-      "encoder and the question's words it states",
+      "encoder, the question's words it states and its sentences about the question",
       best);
   return a;
 }

@@ -23,8 +23,12 @@ struct EncoderCosines {
 // response_relevancy's estimate for a response.
 double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines);
 
-// How relevant a context is to the question: `coverage` is the share of the question's focus
-// the context states (AnswerReading::coverage, read with the context as the answer).
-double ContextRelevance(double coverage, const EncoderCosines& cosines);
+// How relevant a context is to the question, from the question read against the context as if
+// it were the answer: the share of the question's focus it states (coverage), and the share of
+// its own words that are new to the question (novelty: a context that only repeats the
+// question tells nothing); the share of its sentences about the question (OnTopicShare); and
+// the encoder's cosines.
+double ContextRelevance(const AnswerReading& reading, double on_topic,
+                        const EncoderCosines& cosines);
 
 }  // namespace tala::judges::offline

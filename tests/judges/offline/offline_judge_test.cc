@@ -4,7 +4,9 @@
 
 #include <optional>
 
+#include "core/text/stemmer.h"
 #include "engine/row_scorer.h"
+#include "judges/offline/answer_relevance.h"
 #include "judges/offline/wordnet.h"
 #include "metrics/registry.h"
 
@@ -205,6 +207,36 @@ TEST(OfflineJudgeTest, ContextRelevanceIsRatedWithTheEncoder) {
   EXPECT_EQ(bad.values[0] + bad.values[1], 0) << bad.reason;
   for (double r : good.values) EXPECT_TRUE(r == 0 || r == 1 || r == 2) << r;
   EXPECT_NE(good.reason.find("offline estimate"), std::string::npos);
+  // The estimate behind the ratings is the expected rating, on the same scale.
+  ASSERT_TRUE(good.weighted && bad.weighted);
+  EXPECT_GT(*good.weighted, *bad.weighted);
+  EXPECT_LE(*good.weighted, 2.0);
+}
+
+// The right page diluted with sentences about something else is a worse context: it reads
+// lower, not the same (two whole ratings alone tied nearly every such pair).
+TEST(OfflineJudgeTest, ThePageDilutedWithAnotherTopicIsALessRelevantContext) {
+  if (EmbedderName() == "hashed") GTEST_SKIP() << "no sentence encoder";
+  JudgedAnswer page = ContextRelevance({kContext});
+  JudgedAnswer diluted = ContextRelevance(
+      {std::string(kContext) +
+       " The Eiffel Tower was completed in 1889 for the World's Fair. It is 330 metres tall."});
+  ASSERT_TRUE(page.weighted && diluted.weighted);
+  EXPECT_GT(*page.weighted, *diluted.weighted);
+}
+
+// A sentence is about the question when it states some of its focus, or opens with a pronoun
+// right after one that does.
+TEST(OfflineJudgeTest, TheShareOfAContextsSentencesAboutTheQuestion) {
+  text::Stemmer stemmer;
+  const TextProfile question("Where does the Oberoi Group have its head office?", stemmer);
+  EXPECT_DOUBLE_EQ(OnTopicShare(question,
+                                "The Oberoi Group is a hotel company. It has its head office in "
+                                "Delhi. Paris is the capital of France. It is on the Seine.",
+                                stemmer),
+                   0.5);
+  EXPECT_DOUBLE_EQ(OnTopicShare(question, "Paris is the capital of France.", stemmer), 0.0);
+  EXPECT_DOUBLE_EQ(OnTopicShare(question, "", stemmer), 0.0);
 }
 
 Sample Foreign(const char* question, const char* response, const char* context) {
