@@ -79,9 +79,9 @@ def report(rows, score):
 
 
 def main(build, halueval):
-    # offtopic_sentence is measured (bench/offline_trust.py), not fitted on.
+    # offtopic_sentence and answer_padded are measured (bench/offline_trust.py), not fitted on.
     rows = [r for r in relevance_sets.build(halueval)
-            if r["metadata"]["kind"] != "offtopic_sentence"]
+            if r["metadata"]["kind"] not in ("offtopic_sentence", "answer_padded")]
     hand = []
     for name in ("relevancy-dev", "relevancy-second"):
         with open(os.path.join(HERE, "data", name + ".jsonl")) as f:

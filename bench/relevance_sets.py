@@ -7,6 +7,9 @@ question i:
                     of the same knowledge that does not;
 - bare_answer:      response = the bare right answer ("2010"), against that non-answering
                     sentence;
+- answer_padded:    response = the answering sentence, against it followed by the first two
+                    sentences of the next question's knowledge (an answer with text about
+                    something else in it);
 - context_sentence: retrieved_contexts = [the answering sentence], against [the non-answering
                     sentence] (context relevance, question fixed);
 - context_passage:  retrieved_contexts = [its knowledge], against [the next question's];
@@ -96,6 +99,9 @@ def build(path):
         if elsewhere and following_knowledge != item["knowledge"]:
             pair("offtopic_sentence", i, {"response": holding[0]}, {"response": elsewhere[0]})
         pair("answer_sentence", i, {"response": holding[0]}, {"response": others[0]})
+        if elsewhere and following_knowledge != item["knowledge"]:
+            pair("answer_padded", i, {"response": holding[0]},
+                 {"response": holding[0] + " " + " ".join(elsewhere[:2])})
         pair("bare_answer", i, {"response": answer}, {"response": others[0]})
         pair("context_sentence", i, {"retrieved_contexts": [holding[0]]},
              {"retrieved_contexts": [others[0]]})
