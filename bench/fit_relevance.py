@@ -5,7 +5,8 @@ regression, each kind weighing the same, by plain gradient descent (numpy only):
 - response relevancy: the lexical reading, its answer-type hit, and the encoder's cosines (with
   the whole question and with what it asks for) apart for fragments and sentences, with a
   fragment's novelty; then stretched so the fit half's median relevant answer reads 0.9 and its
-  median irrelevant one 0.15;
+  median irrelevant one 0.15; then the weight of an answer's sentences not about the question,
+  alone, on the answer_padded pairs;
 - context relevance: the question's focus the context states, the share of its words new to
   the question, the share of its sentences about the question, and the two cosines; stretched
   so the fit half's median own passage reads 0.9 and its median other passage 0.1.
@@ -64,6 +65,14 @@ def fit(rows, x_of):
     return w, b
 
 
+def pairwise(rows, score):
+    pairs = collections.defaultdict(dict)
+    for r in rows:
+        pairs[r["metadata"]["pair_id"]][r["metadata"]["label"]] = score(r)
+    return sum(1.0 if p["positive"] > p["negative"] else 0.5 if p["positive"] == p["negative"]
+               else 0.0 for p in pairs.values()) / max(1, len(pairs))
+
+
 def report(rows, score):
     pairs = collections.defaultdict(dict)
     for r in rows:
@@ -79,7 +88,8 @@ def report(rows, score):
 
 
 def main(build, halueval):
-    # offtopic_sentence and answer_padded are measured (bench/offline_trust.py), not fitted on.
+    # offtopic_sentence is measured (bench/offline_trust.py), not fitted on; answer_padded fits
+    # only the weight of an answer's sentences about something else.
     rows = [r for r in relevance_sets.build(halueval)
             if r["metadata"]["kind"] not in ("offtopic_sentence", "answer_padded")]
     hand = []
@@ -90,8 +100,11 @@ def main(build, halueval):
                 r["metadata"] = {"kind": "hand:" + name, "half": "fit", "pair_id": r["pair_id"],
                                  "label": "positive" if r["label"] == "on_topic" else "negative"}
                 hand.append(r)
-    feats = features(build, rows + hand)
-    response = [r for r in feats if not r["metadata"]["kind"].startswith("context")]
+    feats = features(build, rows + hand +
+                     [r for r in relevance_sets.build(halueval)
+                      if r["metadata"]["kind"] == "answer_padded"])
+    response = [r for r in feats if not r["metadata"]["kind"].startswith("context")
+                and r["metadata"]["kind"] != "answer_padded"]
     context = [r for r in feats if r["metadata"]["kind"].startswith("context")]
 
     w, b = fit([r for r in response if r["metadata"]["half"] == "fit"], response_x)
@@ -106,7 +119,19 @@ def main(build, halueval):
     print("response relevancy: bias %.2f" % b)
     for name, value in zip(RESPONSE_NAMES, w):
         print("  %-24s %.2f" % (name, value))
-    report(response, lambda r: float(np.dot(response_x(r), w) + b))
+    # The weight of an answer's sentences not about the question (relevance_blend.cc), fitted
+    # alone on the fit half's answer_padded pairs with the weights above held: the smallest
+    # whole weight with the best fit-half pairwise.
+    def padded(r):
+        return 1 - r["ontopic"] if r["sentences"] >= 2 and r["ontopic"] > 0 else 0.0
+
+    pads = [r for r in feats if r["metadata"]["kind"] == "answer_padded"]
+    best = max(range(0, 9), key=lambda k: (pairwise(
+        [r for r in pads if r["metadata"]["half"] == "fit"],
+        lambda r: float(np.dot(response_x(r), w) + b) - k * padded(r)), -k))
+    print("  %-24s %.2f" % ("padded sentences", -best))
+    report(response + pads,
+           lambda r: float(np.dot(response_x(r), w) + b) - best * padded(r))
 
     w, b = fit([r for r in context if r["metadata"]["half"] == "fit"], context_x)
     # Stretched like response relevancy's, on passages: the fit half's median own passage reads

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/text/sentences.h"
 #include "core/text/stemmer.h"
 #include "judges/offline/answer_relevance.h"
 #include "judges/offline/hashed_embedder.h"
@@ -60,6 +61,7 @@ int main() {
                           {"form", a.form},
                           {"lexical", a.lexical},
                           {"ontopic", offline::OnTopicShare(q, text, stemmer)},
+                          {"sentences", tala::text::SplitSentences(text).size()},
                           {"words", r.tokens().size()}};
     std::cout << out.dump() << "\n";
   }

@@ -22,13 +22,13 @@ const MetricInfo& ResponseRelevancyInfo() {
           "with the sentence encoder, HaluEval questions, held-out half: its right answer "
           "above the next question's right answer in 90.4% of pairs; the sentence that "
           "answers above a fluent sentence about something else in 92.7%; a bare right "
-          "answer above a same-page sentence that does not answer in 92.7%",
+          "answer above a same-page sentence that does not answer in 92.7%; an answering "
+          "sentence above itself followed by sentences about something else in 84.1%",
       .offline_misses =
           "which of two sentences of the right page answers the question (56.1%, a coin "
           "toss): it reads topic and answer type, not whether the answer is there; a right "
           "answer that repeats no word of the question (a cause for \"why\", a limit for "
-          "\"is it limited?\") reads as off-topic; an answer padded with sentences about "
-          "something else reads barely lower (68.3% of pairs); English only",
+          "\"is it limited?\") reads as off-topic; English only",
   };
   return kInfo;
 }

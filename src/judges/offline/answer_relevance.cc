@@ -454,19 +454,22 @@ double AnswerRelevance(const TextProfile& question, const TextProfile& response)
   return ReadAnswer(question, response).lexical;
 }
 
-double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer) {
-  const std::vector<std::string> sentences = text::SplitSentences(context);
-  if (sentences.empty()) return 0;
-  size_t on_topic = 0;
+double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer,
+                    size_t* count) {
+  size_t counted = 0, on_topic = 0;
   bool previous = false;
-  for (const std::string& sentence : sentences) {
+  for (const std::string& sentence : text::SplitSentences(context)) {
     const TextProfile profile(sentence, stemmer);
     const auto& tokens = profile.tokens();
-    const bool continues = previous && !tokens.empty() && IsPersonalPronoun(tokens[0].folded);
+    // "Yes.", "No, sorry.": a sentence of a word or two has no topic of its own.
+    if (tokens.size() <= 2) continue;
+    ++counted;
+    const bool continues = previous && IsPersonalPronoun(tokens[0].folded);
     previous = continues || ReadAnswer(question, profile).coverage > 0;
     on_topic += previous;
   }
-  return static_cast<double>(on_topic) / static_cast<double>(sentences.size());
+  if (count != nullptr) *count = counted;
+  return counted == 0 ? 0.0 : static_cast<double>(on_topic) / static_cast<double>(counted);
 }
 
 }  // namespace tala::judges::offline

@@ -52,6 +52,9 @@ double AnswerRelevance(const TextProfile& question, const TextProfile& response)
 // of its focus, or one that opens with a personal pronoun right after such a sentence ("He
 // was..."). Ragas' first context relevancy counted relevant sentences the same way, so the right
 // page diluted with text about something else reads lower than the page alone.
-double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer);
+// Sentences of one or two words ("Yes.") are not counted. `sentences`, when given, receives how
+// many were.
+double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer,
+                    size_t* sentences = nullptr);
 
 }  // namespace tala::judges::offline

@@ -385,7 +385,13 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
     q.cosine = reading.lexical;
     if (encoder_ && !s.response->empty()) {
       TALA_ASSIGN_OR_RETURN(EncoderCosines cosines, Cosines(row, *s.response));
-      q.cosine = ResponseRelevance(reading, cosines);
+      // Only an answer of several sentences can go on about something else.
+      size_t sentences = 1;
+      double on_topic = 1.0;
+      if (text::SplitSentences(*s.response).size() >= 2) {
+        on_topic = OnTopicShare(row.question_profile, *s.response, *stemmer_, &sentences);
+      }
+      q.cosine = ResponseRelevance(reading, cosines, on_topic, sentences);
     }
     v.generated_questions = std::vector<GeneratedQuestion>{q};
   }

@@ -14,15 +14,21 @@ double Logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 // places. Response relevancy's logistic is then stretched (its weights scaled, its bias moved)
 // so that the fit half's median relevant answer reads 0.9 and its median irrelevant one 0.15,
 // the scale response_relevancy is read on; the order of any two responses is unchanged.
-double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines) {
+double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines,
+                         double on_topic, size_t sentences) {
   const double fragment = reading.fragment ? 1.0 : 0.0;
   // A short answer of another kind than the question asks for ("1948" to "who...?").
   const double mismatch = reading.typed_question && !reading.typed ? 1.0 : 0.0;
-  const double x = -5.76 + 5.93 * reading.lexical + 1.04 * (reading.typed ? 1.0 : 0.0) +
-                   fragment * (10.40 * cosines.question + 6.94 * cosines.asked +
-                               2.44 * reading.novelty - 3.68 * mismatch) +
-                   (1.0 - fragment) * (1.07 * cosines.question + 3.27 * cosines.asked) +
-                   6.84 * reading.form;
+  // An answer that addresses the question and then goes on about something else: Ragas' answer
+  // relevancy counts redundant text against it. The weight is fitted on the fit half's
+  // answer_padded pairs with the others held; a response none of whose sentences is about the
+  // question is left to the reading below.
+  const double padded = sentences >= 2 && on_topic > 0 ? 1.0 - on_topic : 0.0;
+  const double x =
+      -5.76 - 3.0 * padded + 5.93 * reading.lexical + 1.04 * (reading.typed ? 1.0 : 0.0) +
+      fragment * (10.40 * cosines.question + 6.94 * cosines.asked + 2.44 * reading.novelty -
+                  3.68 * mismatch) +
+      (1.0 - fragment) * (1.07 * cosines.question + 3.27 * cosines.asked) + 6.84 * reading.form;
   return Logistic(x);
 }
 
@@ -32,8 +38,8 @@ double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cos
 // own passage reads 0.9 and its median other passage 0.1.
 double ContextRelevance(const AnswerReading& reading, double on_topic,
                         const EncoderCosines& cosines) {
-  return Logistic(-2.58 - 0.02 * reading.coverage + 4.09 * cosines.question + 0.79 * cosines.asked -
-                  0.69 * reading.novelty + 2.93 * on_topic);
+  return Logistic(-2.59 - 0.03 * reading.coverage + 4.09 * cosines.question + 0.79 * cosines.asked -
+                  0.67 * reading.novelty + 2.94 * on_topic);
 }
 
 }  // namespace tala::judges::offline

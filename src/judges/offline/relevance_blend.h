@@ -20,8 +20,10 @@ struct EncoderCosines {
   double asked = 0;     // the text against what the question asks for (AskedFor: "what city")
 };
 
-// response_relevancy's estimate for a response.
-double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines);
+// response_relevancy's estimate for a response of `sentences` sentences, the share `on_topic` of
+// them about the question (OnTopicShare).
+double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines,
+                         double on_topic = 1.0, size_t sentences = 1);
 
 // How relevant a context is to the question, from the question read against the context as if
 // it were the answer: the share of the question's focus it states (coverage), and the share of

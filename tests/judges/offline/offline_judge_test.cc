@@ -213,6 +213,23 @@ TEST(OfflineJudgeTest, ContextRelevanceIsRatedWithTheEncoder) {
   EXPECT_LE(*good.weighted, 2.0);
 }
 
+// An answer that goes on about something else reads lower than the answer alone (Ragas' answer
+// relevancy counts redundant text against it); more of the same topic does not.
+TEST(OfflineJudgeTest, AnAnswerThatGoesOnAboutSomethingElseReadsLower) {
+  if (EmbedderName() == "hashed") GTEST_SKIP() << "no sentence encoder";
+  auto asked = [](const std::string& response) {
+    Sample s = Row(response);
+    s.user_input = "In what city does the Oberoi Group have its head office?";
+    return Relevancy(s);
+  };
+  const std::string answer = "The Oberoi Group has its head office in Delhi.";
+  const double alone = asked(answer);
+  EXPECT_GT(alone, 0.5);
+  EXPECT_LT(asked(answer + " The Eiffel Tower was completed in 1889. It is 330 metres tall."),
+            alone - 0.1);
+  EXPECT_GT(asked(answer + " The Oberoi Group is a hotel company."), alone - 0.1);
+}
+
 // The right page diluted with sentences about something else is a worse context: it reads
 // lower, not the same (two whole ratings alone tied nearly every such pair).
 TEST(OfflineJudgeTest, ThePageDilutedWithAnotherTopicIsALessRelevantContext) {
@@ -237,6 +254,12 @@ TEST(OfflineJudgeTest, TheShareOfAContextsSentencesAboutTheQuestion) {
                    0.5);
   EXPECT_DOUBLE_EQ(OnTopicShare(question, "Paris is the capital of France.", stemmer), 0.0);
   EXPECT_DOUBLE_EQ(OnTopicShare(question, "", stemmer), 0.0);
+  // A sentence of a word or two ("Yes.") is not counted either way.
+  size_t counted = 0;
+  EXPECT_DOUBLE_EQ(OnTopicShare(question, "Yes. The Oberoi Group has its head office in Delhi.",
+                                stemmer, &counted),
+                   1.0);
+  EXPECT_EQ(counted, 1u);
 }
 
 Sample Foreign(const char* question, const char* response, const char* context) {
