@@ -74,17 +74,12 @@ def pairwise(rows, score):
 
 
 def report(rows, score):
-    pairs = collections.defaultdict(dict)
+    groups = collections.defaultdict(list)
     for r in rows:
-        m = r["metadata"]
-        pairs[(m["kind"], m["half"], m["pair_id"])][m["label"]] = score(r)
-    table = collections.defaultdict(lambda: [0.0, 0])
-    for (kind, half, _), p in pairs.items():
-        a, b = p["positive"], p["negative"]
-        table[(kind, half)][0] += 1.0 if a > b else 0.5 if a == b else 0.0
-        table[(kind, half)][1] += 1
-    for (kind, half), (wins, n) in sorted(table.items()):
-        print("  %-18s %-4s pairwise %.3f (%d pairs)" % (kind, half, wins / n, n))
+        groups[(r["metadata"]["kind"], r["metadata"]["half"])].append(r)
+    for (kind, half), group in sorted(groups.items()):
+        pairs = len({r["metadata"]["pair_id"] for r in group})
+        print("  %-18s %-4s pairwise %.3f (%d pairs)" % (kind, half, pairwise(group, score), pairs))
 
 
 def main(build, halueval):

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/text/sentences.h"
 #include "core/text/stemmer.h"
 #include "judges/offline/answer_relevance.h"
 #include "judges/offline/hashed_embedder.h"
@@ -47,6 +46,8 @@ int main() {
       asked_cosine += (*vectors)[2][i] * (*vectors)[1][i];
     }
     const offline::AnswerReading a = offline::ReadAnswer(q, r);
+    size_t sentences = 0;  // those OnTopicShare counts, as the judge's ResponseRelevance reads them
+    const double on_topic = offline::OnTopicShare(q, text, stemmer, &sentences);
     nlohmann::json out = {{"id", row.value("id", "")},
                           {"metadata", row.value("metadata", nlohmann::json::object())},
                           {"cosine", cosine},
@@ -60,8 +61,8 @@ int main() {
                           {"direct", a.direct},
                           {"form", a.form},
                           {"lexical", a.lexical},
-                          {"ontopic", offline::OnTopicShare(q, text, stemmer)},
-                          {"sentences", tala::text::SplitSentences(text).size()},
+                          {"ontopic", on_topic},
+                          {"sentences", sentences},
                           {"words", r.tokens().size()}};
     std::cout << out.dump() << "\n";
   }

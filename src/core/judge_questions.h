@@ -25,8 +25,9 @@ std::string ScoreScaleProblem(const JudgeQuestion& question, double score);
 std::string RatingScaleProblem(const JudgeQuestion& question, double rating);
 // A whole answer, by its question's kind: verdicts, votes, goals and SQL equivalence are 0 or 1;
 // scores and a probability-weighted score as above; a label is one of the choices; both ratings
-// on their scale, and an expected rating (`weighted`) within it; a ranking orders each of the row's `contexts` retrieved contexts once (0-based
-// indices). REQUIRES: HasAnswer(verdicts, question) for the verdicts holding `answer`.
+// on their scale, and an expected rating (`weighted`) within it; a ranking orders each of the
+// row's `contexts` retrieved contexts once (0-based indices). REQUIRES: HasAnswer(verdicts,
+// question) for the verdicts holding `answer`.
 std::string AnswerScaleProblem(const JudgeQuestion& question, const JudgedAnswer& answer,
                                size_t contexts);
 

@@ -456,9 +456,14 @@ double AnswerRelevance(const TextProfile& question, const TextProfile& response)
 
 double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer,
                     size_t* count) {
+  return OnTopicShare(question, text::SplitSentences(context), stemmer, count);
+}
+
+double OnTopicShare(const TextProfile& question, const std::vector<std::string>& sentences,
+                    text::Stemmer& stemmer, size_t* count) {
   size_t counted = 0, on_topic = 0;
   bool previous = false;
-  for (const std::string& sentence : text::SplitSentences(context)) {
+  for (const std::string& sentence : sentences) {
     const TextProfile profile(sentence, stemmer);
     const auto& tokens = profile.tokens();
     // "Yes.", "No, sorry.": a sentence of a word or two has no topic of its own.

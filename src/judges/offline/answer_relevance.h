@@ -20,6 +20,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "judges/offline/text_profile.h"
 
@@ -56,5 +57,8 @@ double AnswerRelevance(const TextProfile& question, const TextProfile& response)
 // many were.
 double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer,
                     size_t* sentences = nullptr);
+// The same over a text already split by text::SplitSentences.
+double OnTopicShare(const TextProfile& question, const std::vector<std::string>& sentences,
+                    text::Stemmer& stemmer, size_t* counted = nullptr);
 
 }  // namespace tala::judges::offline

@@ -388,8 +388,8 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
       // Only an answer of several sentences can go on about something else.
       size_t sentences = 1;
       double on_topic = 1.0;
-      if (text::SplitSentences(*s.response).size() >= 2) {
-        on_topic = OnTopicShare(row.question_profile, *s.response, *stemmer_, &sentences);
+      if (const auto split = text::SplitSentences(*s.response); split.size() >= 2) {
+        on_topic = OnTopicShare(row.question_profile, split, *stemmer_, &sentences);
       }
       q.cosine = ResponseRelevance(reading, cosines, on_topic, sentences);
     }
