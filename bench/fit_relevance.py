@@ -1,15 +1,17 @@
 """Fits the offline judge's relevance blends (src/judges/offline/relevance_blend.cc, issue 34) on
 the "fit" half of bench/relevance_sets.py's HaluEval pairs and the hand-written relevancy sets,
-and prints the weights with the pairwise accuracy of each kind on both halves. A logistic
-regression, each kind weighing the same, by plain gradient descent (numpy only):
-- response relevancy: the lexical reading, its answer-type hit, and the encoder's cosines (with
-  the whole question and with what it asks for) apart for fragments and sentences, with a
-  fragment's novelty; then stretched so the fit half's median relevant answer reads 0.9 and its
-  median irrelevant one 0.15; then the weight of an answer's sentences not about the question,
-  alone, on the answer_padded pairs;
-- context relevance: the question's focus the context states, the share of its words new to
-  the question, the share of its sentences about the question, and the two cosines; stretched
-  so the fit half's median own passage reads 0.9 and its median other passage 0.1.
+and prints the weights with the pairwise accuracy of each kind on both halves. Logistic
+regressions, each kind weighing the same, by plain gradient descent (numpy only):
+- response relevancy, over each text: the lexical reading, its answer-type hit, and the
+  encoder's cosines (with the whole question and with what it asks for) apart for fragments and
+  sentences, with a fragment's novelty and a sentence's slot (the question's words next to its
+  gap); then stretched so the fit half's median relevant answer reads 0.9 and its median
+  irrelevant one 0.15; then the weight of an answer's sentences not about the question, alone,
+  on the answer_padded pairs;
+- context relevance, over each pair's difference: the question's focus the context states, the
+  share of its words new to the question, the share of its sentences about the question, the
+  slot, and the two cosines; stretched so the fit half's median own passage reads 0.9 and its
+  median other passage 0.1.
     /usr/bin/python3 bench/fit_relevance.py [BUILD_DIR] [HALUEVAL_JSONL]"""
 import collections
 import json
@@ -36,19 +38,38 @@ def response_x(r):
     c, a = r["cosine"], r["asked_cosine"]
     mismatch = 1.0 if r["typed_question"] and not r["typed"] else 0.0
     return [r["lexical"], 1.0 if r["typed"] else 0.0, f * c, (1 - f) * c, f * a, (1 - f) * a,
-            f * r["novelty"], f * mismatch, float(r["form"])]
+            f * r["novelty"], f * mismatch, float(r["form"]), (1 - f) * r["slot"]]
 
 
 RESPONSE_NAMES = ["lexical", "typed", "fragment x cosine", "sentence x cosine",
                   "fragment x asked cosine", "sentence x asked cosine", "fragment x novelty",
-                  "fragment x type mismatch", "form"]
+                  "fragment x type mismatch", "form", "sentence x slot"]
 
 
 def context_x(r):
-    return [r["coverage"], r["cosine"], r["asked_cosine"], r["novelty"], r["ontopic"]]
+    return [r["coverage"], r["cosine"], r["asked_cosine"], r["novelty"], r["ontopic"], r["slot"]]
 
 
-CONTEXT_NAMES = ["coverage", "cosine", "asked cosine", "novelty", "sentences on topic"]
+CONTEXT_NAMES = ["coverage", "cosine", "asked cosine", "novelty", "sentences on topic", "slot"]
+
+
+def fit_pairs(rows, x_of):
+    """A logistic over each pair's difference (positive minus negative), each kind weighing the
+    same: it fits the order within a pair, which is what the pairwise figures measure. No bias
+    (a pair's difference has none); the caller's stretch sets the scale."""
+    pairs = collections.defaultdict(dict)
+    for r in rows:
+        pairs[r["metadata"]["pair_id"]][r["metadata"]["label"]] = (r["metadata"]["kind"], x_of(r))
+    both = [p for p in pairs.values() if len(p) == 2]
+    D = np.array([np.subtract(p["positive"][1], p["negative"][1]) for p in both])
+    kinds = collections.Counter(p["positive"][0] for p in both)
+    weight = np.array([1.0 / kinds[p["positive"][0]] for p in both])
+    weight *= len(both) / weight.sum()
+    w = np.zeros(D.shape[1])
+    for _ in range(20000):
+        g = -(1 / (1 + np.exp(D @ w)) * weight)[:, None] * D
+        w -= 0.5 * (g.mean(axis=0) + 1e-3 * w)
+    return w, 0.0
 
 
 def fit(rows, x_of):
@@ -128,7 +149,9 @@ def main(build, halueval):
     report(response + pads,
            lambda r: float(np.dot(response_x(r), w) + b) - best * padded(r))
 
-    w, b = fit([r for r in context if r["metadata"]["half"] == "fit"], context_x)
+    # Pairwise: fitted pointwise, the three kinds' levels pull against each other (a lone
+    # answering sentence reads lower than a whole page), and the sentence pairs' order is lost.
+    w, b = fit_pairs([r for r in context if r["metadata"]["half"] == "fit"], context_x)
     # Stretched like response relevancy's, on passages: the fit half's median own passage reads
     # 0.9 and its median passage of the next question 0.1.
     passages = [r for r in context if r["metadata"]["half"] == "fit"

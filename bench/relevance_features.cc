@@ -61,6 +61,7 @@ int main() {
                           {"direct", a.direct},
                           {"form", a.form},
                           {"lexical", a.lexical},
+                          {"slot", a.slot},
                           {"ontopic", on_topic},
                           {"sentences", sentences},
                           {"words", r.tokens().size()}};

@@ -39,6 +39,12 @@ struct AnswerReading {
   // B, who...?"); -1 for a bare yes or no to a question that asks for something else, or a
   // fragment that names none of the options offered; 0 otherwise.
   int form = 0;
+  // The question's words around its wh-word that the response states, each weighing less the
+  // farther it stands from the wh-word (0.7 per word, six words either side): an answer restates
+  // what the question says next to its gap ("...has a head office in what city?" -> "...with its
+  // head office in Delhi."), where another sentence of the same page restates the rest of it.
+  // A yes/no question's words are counted from its opening verb.
+  double slot = 0;
   double lexical = 0;  // the score described above
 };
 // The phrase that says what the question asks for: "what city", "which hip hop record",

@@ -25,21 +25,22 @@ double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cos
   // question is left to the reading below.
   const double padded = sentences >= 2 && on_topic > 0 ? 1.0 - on_topic : 0.0;
   const double x =
-      -5.76 - 3.0 * padded + 5.93 * reading.lexical + 1.04 * (reading.typed ? 1.0 : 0.0) +
-      fragment * (10.40 * cosines.question + 6.94 * cosines.asked + 2.44 * reading.novelty -
-                  3.68 * mismatch) +
-      (1.0 - fragment) * (1.07 * cosines.question + 3.27 * cosines.asked) + 6.84 * reading.form;
+      -4.68 - 4.0 * padded + 3.24 * reading.lexical + 1.22 * (reading.typed ? 1.0 : 0.0) +
+      fragment * (8.56 * cosines.question + 5.73 * cosines.asked + 2.15 * reading.novelty -
+                  3.07 * mismatch) +
+      (1.0 - fragment) * (0.48 * cosines.question + 1.40 * cosines.asked + 4.07 * reading.slot) +
+      5.70 * reading.form;
   return Logistic(x);
 }
 
-// A logistic fitted on three kinds of fit-half pairs (the question's own passage against the
-// next question's, against its own passage diluted with two sentences of the next one, and the
-// passage's answering sentence against another), then stretched so that the fit half's median
-// own passage reads 0.9 and its median other passage 0.1.
+// A logistic fitted on the order within three kinds of fit-half pairs (the question's own
+// passage against the next question's, against its own passage diluted with two sentences of the
+// next one, and the passage's answering sentence against another), then stretched so that the
+// fit half's median own passage reads 0.9 and its median other passage 0.1.
 double ContextRelevance(const AnswerReading& reading, double on_topic,
                         const EncoderCosines& cosines) {
-  return Logistic(-2.59 - 0.03 * reading.coverage + 4.09 * cosines.question + 0.79 * cosines.asked -
-                  0.67 * reading.novelty + 2.94 * on_topic);
+  return Logistic(-2.84 - 1.84 * reading.coverage + 2.83 * cosines.question + 1.66 * cosines.asked -
+                  0.20 * reading.novelty + 3.90 * on_topic + 1.90 * reading.slot);
 }
 
 }  // namespace tala::judges::offline

@@ -9,7 +9,8 @@
 // The encoder reads meaning the words miss ("Delhi" for "what city"), but not which of two
 // sentences of one passage holds the answer, and it ranks a sentence that repeats the question
 // above the bare answer ("2010"); so the cosines weigh most on fragments (short answers with no
-// clause), and on a sentence the lexical reading leads.
+// clause), and on a sentence the lexical reading and the slot (the question's words next to its
+// gap) lead.
 
 #include "judges/offline/answer_relevance.h"
 
@@ -28,8 +29,9 @@ double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cos
 // How relevant a context is to the question, from the question read against the context as if
 // it were the answer: the share of the question's focus it states (coverage), and the share of
 // its own words that are new to the question (novelty: a context that only repeats the
-// question tells nothing); the share of its sentences about the question (OnTopicShare); and
-// the encoder's cosines.
+// question tells nothing); the question's words around its wh-word that it states (slot: the
+// sentence that fills the question's gap, not one that restates its premise); the share of its
+// sentences about the question (OnTopicShare); and the encoder's cosines.
 double ContextRelevance(const AnswerReading& reading, double on_topic,
                         const EncoderCosines& cosines);
 

@@ -174,6 +174,25 @@ TEST_F(AnswerRelevanceTest, ANameOfAnotherKindDoesNotAnswerTheQuestionsNoun) {
   EXPECT_FALSE(mismatch("What band released the album?", "Marion County"));
 }
 
+// The sentence that fills the question's gap restates the words next to it; a sentence of the
+// same page that restates the question's premise does not, however many of its words it shares.
+TEST_F(AnswerRelevanceTest, TheSlotIsTheQuestionsWordsNextToItsGap) {
+  text::Stemmer stemmer;
+  auto slot = [&](const std::string& question, const std::string& response) {
+    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer)).slot;
+  };
+  const std::string q = "The bakery chain founded by Mara Olsen has its head office in what city?";
+  const double fills = slot(q, "Brodhus keeps its head office in Aarhus.");
+  const double premise = slot(q, "Mara Olsen founded the bakery chain Brodhus in 1998.");
+  EXPECT_GT(fills, 0.5);
+  EXPECT_LT(premise, fills);
+  EXPECT_EQ(slot(q, "The weather was mild."), 0.0);
+  // The nearer a stated word stands to the gap, the more it counts.
+  EXPECT_GT(slot(q, "It has an office downtown."), slot(q, "The chain sells bread."));
+  // A yes/no question's words count from its opening verb.
+  EXPECT_GT(slot("Do children pay fares?", "Children under 12 ride free."), 0.3);
+}
+
 TEST_F(AnswerRelevanceTest, AnAnswerAboutSomethingElseScoresLow) {
   EXPECT_LE(Relevance("When was the bridge built?", "It is lit up at night."), 0.3);
   EXPECT_LE(
