@@ -110,6 +110,14 @@ bool IsMonthOrDay(std::string_view w) {
             w);
 }
 
+// A capitalised word that names a time ("March", "Sunday") or, by WordNet's first sense, a thing
+// of `other` kind: "London" does not answer "who", "Dickens" does not answer "where".
+bool NamesATimeOr(NounKind other, const ProfiledToken& t) {
+  if (IsMonthOrDay(t.folded)) return true;
+  const NounKind kind = WordNet::Get().FirstNounKind(t.folded);
+  return kind == other || kind == NounKind::kTime;
+}
+
 // True when a response word, new to the question, is the kind of thing asked for.
 bool Answers(AnswerType type, const ProfiledToken& t) {
   const bool value = !t.value.empty();
@@ -119,14 +127,15 @@ bool Answers(AnswerType type, const ProfiledToken& t) {
     case AnswerType::kQuantity:
       return value || In({"every", "half", "dozen", "free", "twice", "once"}, t.folded);
     case AnswerType::kPlace:
-      return (t.raw_capitalised && !t.stop) ||
+      return (t.raw_capitalised && !t.stop && !NamesATimeOr(NounKind::kPerson, t)) ||
              In({"floor",    "desk",     "street", "road",     "office",  "platform",
                  "entrance", "room",     "hall",   "building", "station", "next",
                  "near",     "behind",   "beside", "inside",   "outside", "above",
                  "below",    "opposite", "online", "website"},
                 t.folded);
     case AnswerType::kPerson:
-      return (t.raw_capitalised && !t.stop) || t.folded.find('@') != std::string::npos ||
+      return (t.raw_capitalised && !t.stop && !NamesATimeOr(NounKind::kPlace, t)) ||
+             t.folded.find('@') != std::string::npos ||
              In({"team", "staff", "office", "department", "manager", "visitors", "members",
                  "anyone", "everyone", "people", "residents", "students", "customers"},
                 t.folded);

@@ -9,7 +9,8 @@
 //   9am" for "When does the pool open?");
 // - answer type: what the question phrase asks for (when -> a time or date, which year -> a
 //   number with no measure bound to it ("1948", not "275 years"), how many/much/
-//   long -> a quantity, where -> a place, who -> a name or person, why -> a reason, yes/no ->
+//   long -> a quantity, where -> a place, who -> a name or person (a month or a name WordNet
+//   knows first as a place is not a person, nor a person a place), why -> a reason, yes/no ->
 //   yes, no or the question's own predicate), found in words the question does not already have;
 //   a short answer naming another kind of thing than the question's noun (WordNet's first sense:
 //   "Lawrence County" for "which politician") or a bare number for "what band" is a mismatch;

@@ -174,6 +174,20 @@ TEST_F(AnswerRelevanceTest, ANameOfAnotherKindDoesNotAnswerTheQuestionsNoun) {
   EXPECT_FALSE(mismatch("What band released the album?", "Marion County"));
 }
 
+// A name answers "who" or "where" only when it can be of that kind: a place (WordNet's first
+// sense) or a month is not a person, a person is not a place.
+TEST_F(AnswerRelevanceTest, APlaceDoesNotAnswerWhoNorAPersonWhere) {
+  text::Stemmer stemmer;
+  auto typed = [&](const std::string& question, const std::string& response) {
+    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer)).typed;
+  };
+  EXPECT_FALSE(typed("Who wrote The Long Harbour?", "The Long Harbour is set in London."));
+  EXPECT_FALSE(typed("Who wrote The Long Harbour?", "The Long Harbour came out in March."));
+  EXPECT_TRUE(typed("Who wrote The Long Harbour?", "The Long Harbour was written by Mara Olsen."));
+  EXPECT_FALSE(typed("Where did the novelist live?", "The novelist lived with Shakespeare."));
+  EXPECT_TRUE(typed("Where did the novelist live?", "The novelist lived in London."));
+}
+
 // The sentence that fills the question's gap restates the words next to it; a sentence of the
 // same page that restates the question's premise does not, however many of its words it shares.
 TEST_F(AnswerRelevanceTest, TheSlotIsTheQuestionsWordsNextToItsGap) {
