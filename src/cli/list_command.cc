@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/help_format.h"
 #include "io/reports/offline_trust.h"
 #include "io/writers/json_text.h"
 #include "judges/registry.h"
@@ -79,6 +80,22 @@ void PrintMetricsJson() {
   std::printf("%s]\n", out.c_str());
 }
 
+// `text` wrapped to end by column 100, its later lines indented by `indent` columns, as the
+// first one is by what precedes it: "  misses:    ..." and "offline          ..." read in an
+// 80-100 column terminal like --help does.
+std::string Hanging(const std::string& text, size_t indent) {
+  std::string wrapped = WrapText(text, 100 - indent), out;
+  for (char c : wrapped) {
+    out += c;
+    if (c == '\n') out.append(indent, ' ');
+  }
+  return out;
+}
+
+void PrintField(const char* label, const std::string& value) {
+  std::printf("  %-11s%s\n", label, Hanging(value, 13).c_str());
+}
+
 void PrintMetricsTable() {
   // Grouped by family, the families in the order they first appear in the registry.
   std::vector<std::string> families;
@@ -94,7 +111,7 @@ void PrintMetricsTable() {
       "its heading.\n\n\"offline:\" is how far the offline judge (the default) agreed with real "
       "labels "
       "on data\nnot used to build it, \"misses:\" what it gets wrong.\n%s\n\n",
-      io::kOfflineTrustAdvice);
+      WrapText(io::kOfflineTrustAdvice, 100).c_str());
   for (const std::string& family : families) {
     const char* selector = "";
     for (const auto& entry : metrics::MetricRegistry()) {
@@ -110,16 +127,15 @@ void PrintMetricsTable() {
 void PrintMetric(const MetricInfo& m) {
   {
     std::printf("%s%s\n", m.name.c_str(), metrics::IsCoreMetric(m.name) ? "   (core)" : "");
-    if (!m.aliases.empty()) std::printf("  aliases:   %s\n", Join(m.aliases).c_str());
-    std::printf("  needs:     %s\n", FieldSetNames(m.required_fields).c_str());
-    std::printf("  judge:     %s\n", NeedsWord(m).c_str());
-    std::printf("  better:    %s\n",
-                m.direction == Direction::kHigherIsBetter ? "higher" : "lower");
-    std::printf("  what:      %s\n", m.summary.c_str());
-    if (!m.offline_note.empty()) std::printf("  note:      %s\n", m.offline_note.c_str());
+    if (!m.aliases.empty()) PrintField("aliases:", Join(m.aliases));
+    PrintField("needs:", FieldSetNames(m.required_fields));
+    PrintField("judge:", NeedsWord(m));
+    PrintField("better:", m.direction == Direction::kHigherIsBetter ? "higher" : "lower");
+    PrintField("what:", m.summary);
+    if (!m.offline_note.empty()) PrintField("note:", m.offline_note);
     if (!m.offline_measured.empty()) {
-      std::printf("  offline:   %s\n", m.offline_measured.c_str());
-      std::printf("  misses:    %s\n", m.offline_misses.c_str());
+      PrintField("offline:", m.offline_measured);
+      PrintField("misses:", m.offline_misses);
     }
     if (!m.by_default) std::printf("  default:   no (name it in --metrics)\n");
     std::printf("\n");
@@ -143,7 +159,9 @@ void AddMetricsCommand(CLI::App& app, int* exit_code) {
 void AddJudgesCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("judges", "List the judges --judge accepts.");
   cmd->callback([exit_code] {
-    for (const auto& j : judges::JudgeRegistry()) std::printf("%-16s %s\n", j.name, j.summary);
+    for (const auto& j : judges::JudgeRegistry()) {
+      std::printf("%-16s %s\n", j.name, Hanging(j.summary, 17).c_str());
+    }
     *exit_code = 0;
   });
 }

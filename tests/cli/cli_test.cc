@@ -82,6 +82,24 @@ TEST(MetricsCommandTest, TheTableGroupsMetricsByFamily) {
   EXPECT_NE(r.out.find("\nfaithfulness   (core)\n"), std::string::npos);
 }
 
+// The listings read in a terminal as --help does: wrapped at 100 columns, a field's later lines
+// under its first.
+TEST(MetricsCommandTest, ListingsWrapAt100Columns) {
+  for (const char* cmd : {"metrics", "judges"}) {
+    auto r = RunTala(cmd);
+    ASSERT_EQ(r.exit_code, 0) << cmd;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) {
+      EXPECT_LE(line.size(), 100u) << cmd << ": " << line;
+    }
+  }
+  auto r = RunTala("metrics");
+  EXPECT_NE(
+      r.out.find("  misses:    which of two sentences of the right page answers the question"),
+      std::string::npos);
+  EXPECT_NE(r.out.find("\n             "), std::string::npos);  // a continued field
+}
+
 TEST(EvalCommandTest, ReplayRunWritesOneResultPerRowAndASummary) {
   TempDir dir;
   std::string out = dir.path() + "/r.jsonl";
