@@ -219,8 +219,9 @@ namespace {
 bool AsksForAThing(const std::vector<ProfiledToken>& q) {
   for (size_t i = 0; i + 1 < q.size(); ++i) {
     if (q[i].folded != "what" && q[i].folded != "which") continue;
-    const ProfiledToken& next = q[i + 1];
-    return !next.stop && next.value.empty();
+    size_t next = i + 1;  // past a year: "which 1946 film"
+    while (next + 1 < q.size() && !q[next].value.empty() && q[next].unit.empty()) ++next;
+    return !q[next].stop && q[next].value.empty();
   }
   return false;
 }
@@ -228,16 +229,20 @@ bool AsksForAThing(const std::vector<ProfiledToken>& q) {
 // What kind of thing a "what" or "which" question names as its answer, by the noun of its phrase
 // and WordNet's first sense of it: "which Oklahoma politician" a person, "what county" a place;
 // kNone when the phrase names no noun ("what is", "which of"). Names in the phrase are skipped
-// ("which Irish-American hitman"), and so are adjectives before the noun ("which former member").
+// ("which Irish-American hitman"), and so are adjectives before the noun ("which former member"),
+// years and the modifiers of a list ("what American stage, film, and television actor").
 NounKind AskedNounKind(const std::vector<ProfiledToken>& q, size_t wh) {
   if (wh >= q.size() || (q[wh].folded != "what" && q[wh].folded != "which")) {
     return NounKind::kNone;
   }
   const WordNet& wn = WordNet::Get();
   NounKind kind = NounKind::kNone;
-  for (size_t i = wh + 1; i < q.size() && i <= wh + 4; ++i) {
+  for (size_t i = wh + 1; i < q.size() && i <= wh + 8; ++i) {
     const ProfiledToken& t = q[i];
-    if (t.segment != q[wh].segment || t.stop || !t.value.empty()) break;
+    if (!t.value.empty() || t.folded == "and" || t.folded == "or") {
+      continue;
+    }
+    if (t.stop) break;
     if (t.raw_capitalised) continue;
     const NounKind k = wn.FirstNounKind(t.folded);
     if (k == NounKind::kNone) {

@@ -25,11 +25,11 @@ double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cos
   // question is left to the reading below.
   const double padded = sentences >= 2 && on_topic > 0 ? 1.0 - on_topic : 0.0;
   const double x =
-      -4.65 - 4.0 * padded + 3.20 * reading.lexical + 1.28 * (reading.typed ? 1.0 : 0.0) +
-      fragment * (8.35 * cosines.question + 5.60 * cosines.asked + 2.17 * reading.novelty -
-                  3.02 * mismatch) +
-      (1.0 - fragment) * (0.50 * cosines.question + 1.35 * cosines.asked + 4.00 * reading.slot) +
-      5.50 * reading.form;
+      -4.41 - 4.0 * padded + 3.08 * reading.lexical + 1.23 * (reading.typed ? 1.0 : 0.0) +
+      fragment * (7.98 * cosines.question + 5.44 * cosines.asked + 2.11 * reading.novelty -
+                  3.01 * mismatch) +
+      (1.0 - fragment) * (0.47 * cosines.question + 1.30 * cosines.asked + 3.85 * reading.slot) +
+      5.32 * reading.form;
   return Logistic(x);
 }
 

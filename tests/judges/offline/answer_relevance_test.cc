@@ -170,6 +170,9 @@ TEST_F(AnswerRelevanceTest, ANameOfAnotherKindDoesNotAnswerTheQuestionsNoun) {
   EXPECT_TRUE(mismatch(city, "The ambassador"));  // a person
   EXPECT_FALSE(mismatch(city, "Lincoln"));        // a city named after a person
   EXPECT_FALSE(mismatch(city, "Lisbon"));
+  // The noun past a year and a list of modifiers.
+  EXPECT_TRUE(mismatch("What American stage, film, and television actor played Samson?", "Canada"));
+  EXPECT_TRUE(mismatch("Which 1962 Oregon senator chaired the committee?", "Marion County"));
   // "What band released...?": a group is asked, which this reading leaves to the other signals.
   EXPECT_FALSE(mismatch("What band released the album?", "Marion County"));
 }
