@@ -111,7 +111,7 @@ bool IsMonthOrDay(std::string_view w) {
 }
 
 // A capitalised word that names a time ("March", "Sunday") or, by WordNet's first sense, a thing
-// of `other` kind: "London" does not answer "who", "Dickens" does not answer "where".
+// of `other` kind: "London" does not answer "who", "Shakespeare" does not answer "where".
 bool NamesATimeOr(NounKind other, const ProfiledToken& t) {
   if (IsMonthOrDay(t.folded)) return true;
   const NounKind kind = WordNet::Get().FirstNounKind(t.folded);
