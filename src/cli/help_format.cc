@@ -35,6 +35,15 @@ std::string WrapText(const std::string& text, size_t width) {
   return out;
 }
 
+std::string WrapHanging(const std::string& text, size_t indent) {
+  std::string out;
+  for (char c : WrapText(text, kWidth - indent)) {
+    out += c;
+    if (c == '\n') out.append(indent, ' ');
+  }
+  return out;
+}
+
 WrappingFormatter::WrappingFormatter() { column_width(kColumn); }
 
 std::string WrappingFormatter::make_description(const CLI::App* app) const {
@@ -53,15 +62,10 @@ std::string WrappingFormatter::make_subcommand(const CLI::App* sub) const {
       break;
     }
   }
-  std::string text = WrapText(desc, kWidth - kColumn);
   std::string out = "  " + sub->get_display_name();
   out += out.size() < kColumn ? std::string(kColumn - out.size(), ' ')
                               : "\n" + std::string(kColumn, ' ');
-  for (char c : text) {
-    out += c;
-    if (c == '\n') out += std::string(kColumn, ' ');
-  }
-  return out + "\n";
+  return out + WrapHanging(desc, kColumn) + "\n";
 }
 
 std::string WrappingFormatter::make_option_desc(const CLI::Option* opt) const {

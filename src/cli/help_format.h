@@ -11,6 +11,10 @@ namespace tala::cli {
 // `text` broken at spaces into lines of at most `width` characters.
 std::string WrapText(const std::string& text, size_t width);
 
+// `text` wrapped to end by column 100, its later lines indented by `indent` columns, as its first
+// is by what the caller prints before it ("  misses:    ...", a subcommand's name).
+std::string WrapHanging(const std::string& text, size_t indent);
+
 // Puts the named options of `cmd` under `group` in --help (each name as the option was declared,
 // "--out" for "--out,-o"). Throws CLI::OptionNotFound for a name `cmd` lacks: a test catches it.
 void GroupOptions(CLI::App* cmd, const std::string& group,

@@ -80,20 +80,8 @@ void PrintMetricsJson() {
   std::printf("%s]\n", out.c_str());
 }
 
-// `text` wrapped to end by column 100, its later lines indented by `indent` columns, as the
-// first one is by what precedes it: "  misses:    ..." and "offline          ..." read in an
-// 80-100 column terminal like --help does.
-std::string Hanging(const std::string& text, size_t indent) {
-  std::string wrapped = WrapText(text, 100 - indent), out;
-  for (char c : wrapped) {
-    out += c;
-    if (c == '\n') out.append(indent, ' ');
-  }
-  return out;
-}
-
 void PrintField(const char* label, const std::string& value) {
-  std::printf("  %-11s%s\n", label, Hanging(value, 13).c_str());
+  std::printf("  %-11s%s\n", label, WrapHanging(value, 13).c_str());
 }
 
 void PrintMetricsTable() {
@@ -160,7 +148,7 @@ void AddJudgesCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("judges", "List the judges --judge accepts.");
   cmd->callback([exit_code] {
     for (const auto& j : judges::JudgeRegistry()) {
-      std::printf("%-16s %s\n", j.name, Hanging(j.summary, 17).c_str());
+      std::printf("%-16s %s\n", j.name, WrapHanging(j.summary, 17).c_str());
     }
     *exit_code = 0;
   });
