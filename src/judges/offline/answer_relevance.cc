@@ -398,6 +398,23 @@ double SlotShare(const std::vector<ProfiledToken>& q, size_t wh, const TextProfi
   return total == 0 ? 0.0 : stated / total;
 }
 
+// The question's focus: its content words after its first wh-phrase, each stem once. That is
+// the phrase that asks but for a relative ("..., who received a star in what year?" asks for a
+// year, about what follows "who").
+std::vector<const ProfiledToken*> QuestionFocus(const std::vector<ProfiledToken>& q) {
+  const size_t asked_at = QuestionWordAt(q);
+  size_t first_phrase_end = 0;
+  TypeOf(q, asked_at == WhWordAt(q) ? asked_at : 0, &first_phrase_end);
+  std::vector<const ProfiledToken*> focus;
+  std::set<std::string> seen;
+  for (size_t i = first_phrase_end; i < q.size(); ++i) {
+    const ProfiledToken& t = q[i];
+    if (t.stop || t.negation || !seen.insert(t.stem).second) continue;
+    focus.push_back(&t);
+  }
+  return focus;
+}
+
 }  // namespace
 
 AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& response) {
@@ -405,23 +422,14 @@ AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& respons
   const auto& q = question.tokens();
   const auto& r = response.tokens();
   if (r.empty()) return reading;
-  // The kind of answer is read from the question's own phrase; the focus below skips the words up
-  // to the end of the first wh-phrase, which is that one but for a relative ("..., who received
-  // a star in what year?" asks for a year, about what follows "who").
+  // The kind of answer is read from the question's own phrase (QuestionWordAt); the focus from
+  // its first wh-phrase on (QuestionFocus).
   size_t phrase_end = 0;
   const size_t asked_at = QuestionWordAt(q);
   const AnswerType type = TypeOf(q, asked_at, &phrase_end);
-  size_t first_phrase_end = phrase_end;
-  if (asked_at != WhWordAt(q)) TypeOf(q, 0, &first_phrase_end);
-  // The question's focus: its content words after the question phrase. The first is what the
-  // question is about ("how much sugar", "which vaccines") and weighs double.
-  std::vector<const ProfiledToken*> focus;
-  std::set<std::string> seen;
-  for (size_t i = 0; i < q.size(); ++i) {
-    const ProfiledToken& t = q[i];
-    if (i < first_phrase_end || t.stop || t.negation || !seen.insert(t.stem).second) continue;
-    focus.push_back(&t);
-  }
+  // The first focus word is what the question is about ("how much sugar", "which vaccines") and
+  // weighs double.
+  const std::vector<const ProfiledToken*> focus = QuestionFocus(q);
   double total = 0, stated = 0;
   size_t missing = 0;
   for (size_t i = 0; i < focus.size(); ++i) {
@@ -500,6 +508,9 @@ double OnTopicShare(const TextProfile& question, std::string_view context, text:
 
 double OnTopicShare(const TextProfile& question, const std::vector<std::string>& sentences,
                     text::Stemmer& stemmer, size_t* count) {
+  // A sentence is about the question when ReadAnswer would find some coverage: it states a
+  // focus word, or the question has none. The focus is read once, not once a sentence.
+  const std::vector<const ProfiledToken*> focus = QuestionFocus(question.tokens());
   size_t counted = 0, on_topic = 0;
   bool previous = false;
   for (const std::string& sentence : sentences) {
@@ -509,7 +520,9 @@ double OnTopicShare(const TextProfile& question, const std::vector<std::string>&
     if (tokens.size() <= 2) continue;
     ++counted;
     const bool continues = previous && IsPersonalPronoun(tokens[0].folded);
-    previous = continues || ReadAnswer(question, profile).coverage > 0;
+    previous = continues || focus.empty() ||
+               std::any_of(focus.begin(), focus.end(),
+                           [&](const ProfiledToken* f) { return States(*f, profile); });
     on_topic += previous;
   }
   if (count != nullptr) *count = counted;
