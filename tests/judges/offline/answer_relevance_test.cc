@@ -11,9 +11,13 @@
 namespace tala::judges::offline {
 namespace {
 
-double Relevance(const std::string& question, const std::string& response) {
+AnswerReading Read(const std::string& question, const std::string& response) {
   text::Stemmer stemmer;
-  return AnswerRelevance(TextProfile(question, stemmer), TextProfile(response, stemmer));
+  return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer));
+}
+
+double Relevance(const std::string& question, const std::string& response) {
+  return Read(question, response).lexical;
 }
 
 class AnswerRelevanceTest : public ::testing::Test {
@@ -37,9 +41,8 @@ TEST_F(AnswerRelevanceTest, AnAnswerOfTheAskedKindScoresHigh) {
 // The form of an answer against the form of its question: a yes or no answers a yes/no question
 // and nothing else; one of the options answers a question that offers some.
 TEST_F(AnswerRelevanceTest, AYesOrNoOrAnOptionIsReadAgainstWhatTheQuestionOffers) {
-  text::Stemmer stemmer;
-  auto form = [&](const std::string& question, const std::string& response) {
-    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer)).form;
+  auto form = [](const std::string& question, const std::string& response) {
+    return Read(question, response).form;
   };
   EXPECT_EQ(form("Are both bands from Canada?", "Yes"), 1);
   EXPECT_EQ(form("Are both bands from Canada?", "No, only one of them."), 1);
@@ -87,31 +90,27 @@ TEST_F(AnswerRelevanceTest, AYesOrNoOrAnOptionIsReadAgainstWhatTheQuestionOffers
 // A name or title of any length is an answer fragment; a clause is not. "What was the
 // population" asks for a quantity as "how many" does, "which year" for a year.
 TEST_F(AnswerRelevanceTest, NamesAreFragmentsAndMeasuresAskForQuantities) {
-  text::Stemmer stemmer;
-  auto read = [&](const std::string& question, const std::string& response) {
-    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer));
-  };
   EXPECT_TRUE(
-      read("Which actors starred in the film?", "Anthony Hopkins and Jessica Lange").fragment);
+      Read("Which actors starred in the film?", "Anthony Hopkins and Jessica Lange").fragment);
   EXPECT_TRUE(
-      read("Which institute did she found?", "Institute of Muslim Minority Affairs").fragment);
+      Read("Which institute did she found?", "Institute of Muslim Minority Affairs").fragment);
   EXPECT_FALSE(
-      read("Which actors starred in the film?", "Anthony Hopkins starred in it with Jessica Lange")
+      Read("Which actors starred in the film?", "Anthony Hopkins starred in it with Jessica Lange")
           .fragment);
   EXPECT_FALSE(
-      read("Which actors starred in the film?", "two actors from the stage show").fragment);
-  EXPECT_TRUE(read("What was the population of the city in 2011?", "6,960").typed);
-  EXPECT_FALSE(read("What was the population of the city in 2011?", "Hong Kong").typed);
-  EXPECT_TRUE(read("What length is the track?", "6.2 km").typed);
+      Read("Which actors starred in the film?", "two actors from the stage show").fragment);
+  EXPECT_TRUE(Read("What was the population of the city in 2011?", "6,960").typed);
+  EXPECT_FALSE(Read("What was the population of the city in 2011?", "Hong Kong").typed);
+  EXPECT_TRUE(Read("What length is the track?", "6.2 km").typed);
   // "Which year" asks for a year: a number with a measure bound to it is a duration or an amount.
-  EXPECT_TRUE(read("The plaintiff was born in which year?", "1948").typed);
-  EXPECT_TRUE(read("In what year did the show first air?", "September 2006").typed);
-  EXPECT_FALSE(read("The plaintiff was born in which year?", "275 years").typed);
-  EXPECT_TRUE(read("How long did the empire last?", "275 years").typed);
+  EXPECT_TRUE(Read("The plaintiff was born in which year?", "1948").typed);
+  EXPECT_TRUE(Read("In what year did the show first air?", "September 2006").typed);
+  EXPECT_FALSE(Read("The plaintiff was born in which year?", "275 years").typed);
+  EXPECT_TRUE(Read("How long did the empire last?", "275 years").typed);
   // A question that ends "... of what?" asks for what the noun before "of" names.
   const std::string town = "The bridge carried the road into a town with a population of what?";
-  EXPECT_TRUE(read(town, "2,523").typed);
-  EXPECT_FALSE(read(town, "Albuquerque, New Mexico").typed);
+  EXPECT_TRUE(Read(town, "2,523").typed);
+  EXPECT_FALSE(Read(town, "Albuquerque, New Mexico").typed);
 }
 
 // The kind of answer is read from the question's own wh-phrase, which closes the question when an
@@ -119,9 +118,6 @@ TEST_F(AnswerRelevanceTest, NamesAreFragmentsAndMeasuresAskForQuantities) {
 // with its wh-word keeps it.
 TEST_F(AnswerRelevanceTest, TheQuestionWordIsTheOneThatAsks) {
   text::Stemmer stemmer;
-  auto read = [&](const std::string& question, const std::string& response) {
-    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer));
-  };
   auto asked = [&](const std::string& question) {
     return AskedFor(TextProfile(question, stemmer));
   };
@@ -129,34 +125,29 @@ TEST_F(AnswerRelevanceTest, TheQuestionWordIsTheOneThatAsks) {
       "The 1988 comedy film starred a four-time Academy Award nominee, who received a star on "
       "the Walk of Fame in what year?";
   EXPECT_EQ(asked(relative), "what year");
-  EXPECT_TRUE(read(relative, "2006").typed);         // a year answers it
-  EXPECT_FALSE(read(relative, "John Candy").typed);  // a name does not
-  EXPECT_GT(read(relative, "He received the star in 2006.").coverage,
-            read(relative, "The library holds 400,000 books.").coverage);
+  EXPECT_TRUE(Read(relative, "2006").typed);         // a year answers it
+  EXPECT_FALSE(Read(relative, "John Candy").typed);  // a name does not
+  EXPECT_GT(Read(relative, "He received the star in 2006.").coverage,
+            Read(relative, "The library holds 400,000 books.").coverage);
   const std::string opening = "Who directed the film in which John Cusack starred?";
   EXPECT_EQ(asked(opening), "who directed the film");
-  EXPECT_TRUE(read(opening, "Rob Reiner").typed);
+  EXPECT_TRUE(Read(opening, "Rob Reiner").typed);
 }
 
 // "What band...?", "which company...?" name a kind of thing: a bare number does not answer them.
 TEST_F(AnswerRelevanceTest, ABareNumberDoesNotNameAThing) {
-  text::Stemmer stemmer;
-  auto read = [&](const std::string& question, const std::string& response) {
-    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer));
-  };
   const std::string band = "The song is the fifth single from what band's fifth album?";
-  EXPECT_TRUE(read(band, "0.9 s.").typed_question);
-  EXPECT_FALSE(read(band, "0.9 s.").typed);
-  EXPECT_FALSE(read(band, "Gorillaz").typed_question);  // a name: no mismatch
-  EXPECT_FALSE(read("Which of the following was founded first?", "1957").typed_question);
+  EXPECT_TRUE(Read(band, "0.9 s.").typed_question);
+  EXPECT_FALSE(Read(band, "0.9 s.").typed);
+  EXPECT_FALSE(Read(band, "Gorillaz").typed_question);  // a name: no mismatch
+  EXPECT_FALSE(Read("Which of the following was founded first?", "1957").typed_question);
 }
 
 // "Which senator...?" asks for a person and "in what city...?" for a place, by WordNet's first
 // sense of the noun: a short answer naming another kind reads as a mismatch, as a number does.
 TEST_F(AnswerRelevanceTest, ANameOfAnotherKindDoesNotAnswerTheQuestionsNoun) {
-  text::Stemmer stemmer;
-  auto mismatch = [&](const std::string& question, const std::string& response) {
-    AnswerReading a = ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer));
+  auto mismatch = [](const std::string& question, const std::string& response) {
+    AnswerReading a = Read(question, response);
     return a.typed_question && !a.typed;
   };
   const std::string senator = "Which senator from Oregon proposed the water bill in 2019?";
@@ -180,9 +171,8 @@ TEST_F(AnswerRelevanceTest, ANameOfAnotherKindDoesNotAnswerTheQuestionsNoun) {
 // A name answers "who" or "where" only when it can be of that kind: a place (WordNet's first
 // sense) or a month is not a person, a person is not a place.
 TEST_F(AnswerRelevanceTest, APlaceDoesNotAnswerWhoNorAPersonWhere) {
-  text::Stemmer stemmer;
-  auto typed = [&](const std::string& question, const std::string& response) {
-    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer)).typed;
+  auto typed = [](const std::string& question, const std::string& response) {
+    return Read(question, response).typed;
   };
   EXPECT_FALSE(typed("Who wrote The Long Harbour?", "The Long Harbour is set in London."));
   EXPECT_FALSE(typed("Who wrote The Long Harbour?", "The Long Harbour came out in March."));
@@ -194,9 +184,8 @@ TEST_F(AnswerRelevanceTest, APlaceDoesNotAnswerWhoNorAPersonWhere) {
 // The sentence that fills the question's gap restates the words next to it; a sentence of the
 // same page that restates the question's premise does not, however many of its words it shares.
 TEST_F(AnswerRelevanceTest, TheSlotIsTheQuestionsWordsNextToItsGap) {
-  text::Stemmer stemmer;
-  auto slot = [&](const std::string& question, const std::string& response) {
-    return ReadAnswer(TextProfile(question, stemmer), TextProfile(response, stemmer)).slot;
+  auto slot = [](const std::string& question, const std::string& response) {
+    return Read(question, response).slot;
   };
   const std::string q = "The bakery chain founded by Mara Olsen has its head office in what city?";
   const double fills = slot(q, "Brodhus keeps its head office in Aarhus.");
