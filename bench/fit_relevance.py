@@ -53,6 +53,13 @@ def context_x(r):
 CONTEXT_NAMES = ["coverage", "cosine", "asked cosine", "novelty", "sentences on topic", "slot"]
 
 
+def kind_weights(kinds):
+    """Each item's weight, so that every kind weighs the same in all (the mean weight is 1)."""
+    count = collections.Counter(kinds)
+    weight = np.array([1.0 / count[k] for k in kinds])
+    return weight * (len(kinds) / weight.sum())
+
+
 def fit_pairs(rows, x_of):
     """A logistic over each pair's difference (positive minus negative), each kind weighing the
     same: it fits the order within a pair, which is what the pairwise figures measure. No bias
@@ -62,9 +69,7 @@ def fit_pairs(rows, x_of):
         pairs[r["metadata"]["pair_id"]][r["metadata"]["label"]] = (r["metadata"]["kind"], x_of(r))
     both = [p for p in pairs.values() if len(p) == 2]
     D = np.array([np.subtract(p["positive"][1], p["negative"][1]) for p in both])
-    kinds = collections.Counter(p["positive"][0] for p in both)
-    weight = np.array([1.0 / kinds[p["positive"][0]] for p in both])
-    weight *= len(both) / weight.sum()
+    weight = kind_weights([p["positive"][0] for p in both])
     w = np.zeros(D.shape[1])
     for _ in range(20000):
         g = -(1 / (1 + np.exp(D @ w)) * weight)[:, None] * D
@@ -75,9 +80,7 @@ def fit_pairs(rows, x_of):
 def fit(rows, x_of):
     X = np.array([x_of(r) for r in rows])
     y = np.array([1.0 if r["metadata"]["label"] == "positive" else 0.0 for r in rows])
-    kinds = collections.Counter(r["metadata"]["kind"] for r in rows)
-    weight = np.array([1.0 / kinds[r["metadata"]["kind"]] for r in rows])
-    weight *= len(rows) / weight.sum()
+    weight = kind_weights([r["metadata"]["kind"] for r in rows])
     w, b = np.zeros(X.shape[1]), 0.0
     for _ in range(40000):
         g = (1 / (1 + np.exp(-(X @ w + b))) - y) * weight
@@ -106,8 +109,8 @@ def report(rows, score):
 def main(build, halueval):
     # offtopic_sentence is measured (bench/offline_trust.py), not fitted on; answer_padded fits
     # only the weight of an answer's sentences about something else.
-    rows = [r for r in relevance_sets.build(halueval)
-            if r["metadata"]["kind"] not in ("offtopic_sentence", "answer_padded")]
+    made = relevance_sets.build(halueval)
+    rows = [r for r in made if r["metadata"]["kind"] not in ("offtopic_sentence", "answer_padded")]
     hand = []
     for name in ("relevancy-dev", "relevancy-second"):
         with open(os.path.join(HERE, "data", name + ".jsonl")) as f:
@@ -117,8 +120,7 @@ def main(build, halueval):
                                  "label": "positive" if r["label"] == "on_topic" else "negative"}
                 hand.append(r)
     feats = features(build, rows + hand +
-                     [r for r in relevance_sets.build(halueval)
-                      if r["metadata"]["kind"] == "answer_padded"])
+                     [r for r in made if r["metadata"]["kind"] == "answer_padded"])
     response = [r for r in feats if not r["metadata"]["kind"].startswith("context")
                 and r["metadata"]["kind"] != "answer_padded"]
     context = [r for r in feats if r["metadata"]["kind"].startswith("context")]

@@ -96,10 +96,12 @@ def build(path):
         if not holding or not others:
             continue
         elsewhere = sentences(following_knowledge)
-        if elsewhere and following_knowledge != item["knowledge"]:
+        if following_knowledge == item["knowledge"]:
+            elsewhere = []  # the next question reads the same page: nothing about something else
+        if elsewhere:
             pair("offtopic_sentence", i, {"response": holding[0]}, {"response": elsewhere[0]})
         pair("answer_sentence", i, {"response": holding[0]}, {"response": others[0]})
-        if elsewhere and following_knowledge != item["knowledge"]:
+        if elsewhere:
             pair("answer_padded", i, {"response": holding[0]},
                  {"response": holding[0] + " " + " ".join(elsewhere[:2])})
         pair("bare_answer", i, {"response": answer}, {"response": others[0]})
