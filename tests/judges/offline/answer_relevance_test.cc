@@ -224,5 +224,25 @@ TEST_F(AnswerRelevanceTest, ScoresStayInTheUnitInterval) {
   }
 }
 
+// A sentence is about the question when it states some of its focus, or opens with a pronoun
+// right after one that does.
+TEST_F(AnswerRelevanceTest, TheShareOfAContextsSentencesAboutTheQuestion) {
+  text::Stemmer stemmer;
+  const TextProfile question("Where does the Oberoi Group have its head office?", stemmer);
+  EXPECT_DOUBLE_EQ(OnTopicShare(question,
+                                "The Oberoi Group is a hotel company. It has its head office in "
+                                "Delhi. Paris is the capital of France. It is on the Seine.",
+                                stemmer),
+                   0.5);
+  EXPECT_DOUBLE_EQ(OnTopicShare(question, "Paris is the capital of France.", stemmer), 0.0);
+  EXPECT_DOUBLE_EQ(OnTopicShare(question, "", stemmer), 0.0);
+  // A sentence of a word or two ("Yes.") is not counted either way.
+  size_t counted = 0;
+  EXPECT_DOUBLE_EQ(OnTopicShare(question, "Yes. The Oberoi Group has its head office in Delhi.",
+                                stemmer, &counted),
+                   1.0);
+  EXPECT_EQ(counted, 1u);
+}
+
 }  // namespace
 }  // namespace tala::judges::offline

@@ -4,9 +4,7 @@
 
 #include <optional>
 
-#include "core/text/stemmer.h"
 #include "engine/row_scorer.h"
-#include "judges/offline/answer_relevance.h"
 #include "judges/offline/wordnet.h"
 #include "metrics/registry.h"
 
@@ -240,26 +238,6 @@ TEST(OfflineJudgeTest, ThePageDilutedWithAnotherTopicIsALessRelevantContext) {
        " The Eiffel Tower was completed in 1889 for the World's Fair. It is 330 metres tall."});
   ASSERT_TRUE(page.weighted && diluted.weighted);
   EXPECT_GT(*page.weighted, *diluted.weighted);
-}
-
-// A sentence is about the question when it states some of its focus, or opens with a pronoun
-// right after one that does.
-TEST(OfflineJudgeTest, TheShareOfAContextsSentencesAboutTheQuestion) {
-  text::Stemmer stemmer;
-  const TextProfile question("Where does the Oberoi Group have its head office?", stemmer);
-  EXPECT_DOUBLE_EQ(OnTopicShare(question,
-                                "The Oberoi Group is a hotel company. It has its head office in "
-                                "Delhi. Paris is the capital of France. It is on the Seine.",
-                                stemmer),
-                   0.5);
-  EXPECT_DOUBLE_EQ(OnTopicShare(question, "Paris is the capital of France.", stemmer), 0.0);
-  EXPECT_DOUBLE_EQ(OnTopicShare(question, "", stemmer), 0.0);
-  // A sentence of a word or two ("Yes.") is not counted either way.
-  size_t counted = 0;
-  EXPECT_DOUBLE_EQ(OnTopicShare(question, "Yes. The Oberoi Group has its head office in Delhi.",
-                                stemmer, &counted),
-                   1.0);
-  EXPECT_EQ(counted, 1u);
 }
 
 Sample Foreign(const char* question, const char* response, const char* context) {
