@@ -6,10 +6,12 @@
 // the rows, writes an ordinary results file atomically (only a finished shard has one: a
 // retried shard never duplicates rows) and beside it RESULTS.shard.json, the state a merge
 // needs that the rows do not carry: the shard's place, the bad rows and their errors, each
-// metric's sums and counts (checked against the rows on merge), the model-call accounting.
-// Merge (include/tala/merge.h) reads the shards' rows back in input order into the same tally
-// a single run uses, so medians, the reservoir sample and the seeded bootstrap intervals see
-// the same values in the same order and come out identical.
+// metric's sums and counts (checked against the rows on merge), the model-call accounting;
+// and RESULTS.shard.rows, each row as the shard's tally counted it, so a merge need not parse
+// the rows of a shard whose results file is as it finished. Merge (include/tala/merge.h)
+// counts the shards' rows in input order with the same tally a single run uses, so medians, the
+// reservoir sample and the seeded bootstrap intervals see the same values in the same order and
+// come out identical.
 
 #include <cstdint>
 #include <string>

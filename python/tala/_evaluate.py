@@ -344,8 +344,11 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         error = error_for(answer["error"], rows_file, label, answer["partial"]["errors"], index)
         shutil.rmtree(workdir, ignore_errors=True)
         raise error
-    return Result(answer["summary"], results, keep_dir=None if out is not None else workdir,
-                  asked=asked)
+    if out is not None:
+        # Only the rows written for the engine were there; the results went to `out`.
+        shutil.rmtree(workdir, ignore_errors=True)
+        workdir = None
+    return Result(answer["summary"], results, keep_dir=workdir, asked=asked)
 
 
 def merge(shards, out=None, dataset_name=None):

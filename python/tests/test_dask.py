@@ -8,6 +8,8 @@ import os
 import random
 import signal
 import subprocess
+import tempfile
+import threading
 
 import distributed
 import pytest
@@ -111,6 +113,18 @@ def test_200k_rows_on_two_workers_equal_one_process_with_a_worker_killed(tmp_pat
     assert killed, "no worker was busy to kill"
     same_run(single, spread)
     assert spread.summary()["faithfulness"]["scored"] == 200_000
+
+
+def test_the_shard_files_are_removed_once_merged(tmp_path, cluster, monkeypatch):
+    single = tala.evaluate(DEMO, progress=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = tala.dask.evaluate(DEMO, client=cluster, shards=3, out=tmp_path / "r.jsonl",
+                                progress=False)
+    assert result.summary() == single.summary()
+    for thread in threading.enumerate():
+        if thread.name == "tala-dask-cleanup":
+            thread.join()
+    assert sorted(os.listdir(tmp_path)) == ["r.jsonl"]
 
 
 def test_a_dask_dataframe_scores_as_the_same_pandas_rows(cluster):

@@ -4,6 +4,7 @@ with their line and field, Ctrl-C keeping rows, two evaluations at once."""
 import json
 import os
 import subprocess
+import tempfile
 import threading
 
 import pytest
@@ -73,6 +74,23 @@ def test_a_list_of_dicts_is_scored_and_summarised():
     assert lo <= summary["mean"] <= hi
     assert result.rows[0]["scores"]["faithfulness"] > result.rows[1]["scores"]["faithfulness"]
     assert "faithfulness" in str(result)
+
+
+def test_rows_in_memory_leave_no_temporary_files(tmp_path, monkeypatch):
+    # The rows are written to a temporary file for the engine: it goes once they are scored,
+    # whether the results go to `out` or to a temporary file that lives as long as the Result.
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    tala.evaluate([ROW], metrics="faithfulness", out=tmp_path / "r.jsonl", progress=False)
+    assert os.listdir(scratch) == []
+    result = tala.evaluate([ROW], metrics="faithfulness", progress=False)
+    assert len(os.listdir(scratch)) == 1
+    del result
+    assert os.listdir(scratch) == []
+    with pytest.raises(tala.DatasetError):
+        tala.evaluate([{"user_input": 3}], metrics="faithfulness", out=tmp_path / "bad.jsonl")
+    assert os.listdir(scratch) == []
 
 
 def test_str_and_the_notebook_view_lead_with_the_diagnosis():

@@ -263,11 +263,12 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
                   "metric's run-to-run standard deviation and a suggested gate (mean - 2 sd)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
-  cmd->add_option("--shard", flags->shard,
-                  "score one part of the dataset, INDEX/COUNT counting from 0 (0/4 ... 3/4), "
-                  "for several processes or machines; the results file appears only when the "
-                  "shard is done, with RESULTS.shard.json beside it; `tala merge` joins the "
-                  "parts into the single run's results and summary");
+  cmd->add_option(
+      "--shard", flags->shard,
+      "score one part of the dataset, INDEX/COUNT counting from 0 (0/4 ... 3/4), "
+      "for several processes or machines; the results file appears only when the "
+      "shard is done, with RESULTS.shard.json (and .shard.rows) beside it; `tala merge` joins the "
+      "parts into the single run's results and summary");
   cmd->add_option("--shard-by", flags->shard_by,
                   "range: consecutive parts (a JSON Lines file is split by bytes, so each shard "
                   "reads only its part); hash: by a hash of each row's id; partition: DATA is "

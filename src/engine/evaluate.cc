@@ -116,7 +116,8 @@ struct Run {
   std::set<std::string> kept_ids;                   // --resume: rows already in the results file
   std::string dataset_sha256;                       // of the file read
   int64_t to_do = 0;
-  std::vector<int64_t> positions;  // a shard by hash: each written row's number in the dataset
+  std::vector<int64_t> positions;     // a shard by hash: each written row's number in the dataset
+  ShardFiles* shard_files = nullptr;  // a shard's: told where each row's line lies
 };
 
 io::RunManifest MakeManifest(const Run& run, const std::string& judge) {
@@ -266,7 +267,11 @@ Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJson
   auto finish_row = [&](const Sample& sample, const Result<Verdicts>& verdicts) -> Status {
     io::RowResult result = scorer.ScoreWith(sample, verdicts);
     tally.Diagnose(result);
-    if (writer != nullptr) TALA_RETURN_IF_ERROR(writer->Write(result));
+    if (writer != nullptr) {
+      const int64_t before = writer->size();
+      TALA_RETURN_IF_ERROR(writer->Write(result));
+      if (run.shard_files) run.shard_files->RowWritten(writer->size() - before);
+    }
     tally.Add(result);
     return OkStatus();
   };
@@ -461,7 +466,10 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   TALA_RETURN_IF_ERROR(CheckShardOptions(options));
   if (!options.dry_run) {
     std::vector<fs::NamedPath> outputs = {{"-o", options.out}};
-    if (options.shard.active()) outputs.push_back({"the shard state", ShardStatePath(options.out)});
+    if (options.shard.active()) {
+      outputs.push_back({"the shard state", ShardStatePath(options.out)});
+      outputs.push_back({"the shard's rows", ShardRowsPath(options.out)});
+    }
     const std::string cache = IsLlmJudge(options.judge) ? options.llm.cache : "";
     TALA_RETURN_IF_ERROR(fs::CheckOutputsDistinct({{"DATA", run.path},
                                                    {"--labels", options.labels},
@@ -583,7 +591,7 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   }
   // A shard is written whole or not at all: scored into a scratch file, renamed when done.
   ShardFiles shard_files(options);
-  shard_files.Begin();
+  shard_files.Begin(summary.metrics);
   TALA_ASSIGN_OR_RETURN(
       auto writer,
       io::ResultsJsonlWriter::Open(
@@ -595,6 +603,11 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   // manifest describes the file).
   if (!append || summary.rows_changed > 0) {
     TALA_RETURN_IF_ERROR(writer.WriteLine(io::FormatManifestLine(manifest)));
+  }
+  if (options.shard.active()) {
+    shard_files.RowsBegin(static_cast<uint64_t>(writer.size()));
+    tally.set_journal(&shard_files.rows());
+    run.shard_files = &shard_files;
   }
   Status status = ScorePass(run, summary, tally, &writer, /*read_cache=*/true, &summary.accounting);
   tally.Finish();

@@ -1,16 +1,23 @@
 #include "tala/merge.h"
 
+#include <fcntl.h>
 #include <simdjson.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <queue>
+#include <thread>
 
 #include "engine/run_tally.h"
+#include "engine/shard_files.h"
 #include "fs/output_paths.h"
 #include "io/readers/buffered_input.h"
 #include "io/readers/results_reader.h"
@@ -41,9 +48,11 @@ class ShardCursor {
     TALA_ASSIGN_OR_RETURN(io::BufferedInput input, io::BufferedInput::Open(path));
     return ShardCursor(path, std::move(input));
   }
-  // The next row into line() and row(); false at the end of the file.
+  // The next row into row() and its bytes in the file into begin()..end() (its newline
+  // included when it has one); false at the end of the file.
   Result<bool> Next() {
     for (;;) {
+      begin_ = input_.offset();
       auto st = input_.NextLine(&line_, 64u << 20);
       if (st == io::BufferedInput::LineStatus::kEnd) return false;
       if (st == io::BufferedInput::LineStatus::kError) {
@@ -54,20 +63,28 @@ class ShardCursor {
         return DataError({path_, line_no, 0, ""}, "line longer than 64 MiB");
       }
       if (line_.find_first_not_of(" \t") == std::string_view::npos) continue;
+      end_ = input_.offset();
       simdjson::dom::element root, record;
       if (auto err = parser_.parse(line_.data(), line_.size(), false).get(root)) {
         return io::JsonSyntaxError(err, path_, line_no);
       }
-      if (!root[io::kManifestKey].get(record)) {
-        if (!manifest_) manifest_ = io::ParseManifest(record);
-        continue;
+      // tala writes a row's id first: such a line is neither a manifest nor a run record, and
+      // the two lookups that would say so cost a fifth of a merge.
+      if (!line_.starts_with(R"({"id":)")) {
+        if (!root[io::kManifestKey].get(record)) {
+          if (!manifest_) manifest_ = io::ParseManifest(record);
+          continue;
+        }
+        if (!root[io::kRunRecordKey].get(record)) continue;
       }
-      if (!root[io::kRunRecordKey].get(record)) continue;
       TALA_ASSIGN_OR_RETURN(row_, io::ParseResultRow(root, path_, line_no));
       return true;
     }
   }
-  std::string_view line() const { return line_; }
+  uint64_t begin() const { return begin_; }
+  uint64_t end() const { return end_; }
+  // The row's line ends the file without a newline.
+  bool unterminated() const { return end_ - begin_ == line_.size(); }
   const io::ResultRow& row() const { return row_; }
   const std::optional<io::RunManifest>& manifest() const { return manifest_; }
 
@@ -78,15 +95,26 @@ class ShardCursor {
   io::BufferedInput input_;
   simdjson::dom::parser parser_;
   std::string_view line_;
+  uint64_t begin_ = 0, end_ = 0;
   io::ResultRow row_;
   std::optional<io::RunManifest> manifest_;
+};
+
+// Where a row's line lies in its shard's file.
+struct Span {
+  uint64_t offset = 0;
+  uint64_t size = 0;          // its newline included, when it has one
+  bool unterminated = false;  // the file's last line, without a newline: the merge adds one
 };
 
 struct Shard {
   std::string results;
   io::ShardState state;
-  std::unique_ptr<ShardCursor> cursor;      // while it is read
-  std::optional<io::RunManifest> manifest;  // once its first row is read
+  std::optional<io::RunManifest> manifest;  // read before its first row
+  // Its rows, as read: where they lie, and what the tally counts of them.
+  std::vector<Span> spans;
+  std::optional<KeptRows> kept;
+  Status read = OkStatus();
   // What its rows add up to, checked against its state at the end.
   int64_t rows = 0;
   std::vector<io::MetricTotals> seen;
@@ -177,40 +205,6 @@ Status CheckManifest(const Shard& shard, const Shard& first) {
   return OkStatus();
 }
 
-// Each row once, in the dataset's order, into the file and the tally.
-class RowSink {
- public:
-  RowSink(std::FILE* out, const std::string& path, RunTally& tally)
-      : out_(out), path_(path), tally_(tally) {}
-  Status Take(Shard& shard) {
-    const io::ResultRow& row = shard.cursor->row();
-    std::string_view line = shard.cursor->line();
-    if (std::fwrite(line.data(), 1, line.size(), out_) != line.size() ||
-        std::fputc('\n', out_) == EOF) {
-      return IoError("writing " + path_);
-    }
-    tally_.AddKept(row, RunTally::Kept::kMerged);
-    ++shard.rows;
-    for (io::MetricTotals& m : shard.seen) {
-      auto it = row.scores.find(m.key);
-      if (it != row.scores.end() && it->second) {
-        ++m.scored;
-        m.sum += *it->second;
-      } else if (std::find(row.failed.begin(), row.failed.end(), m.key) != row.failed.end()) {
-        ++m.failed;
-      } else {
-        ++m.undefined;
-      }
-    }
-    return OkStatus();
-  }
-
- private:
-  std::FILE* out_;
-  const std::string& path_;
-  RunTally& tally_;
-};
-
 Status CheckRowsAgainstState(const Shard& s) {
   auto changed = [&](const std::string& what) {
     return DataError({s.results, 0, 0, ""},
@@ -277,60 +271,222 @@ void AddStates(const std::vector<Shard>& shards, int max_errors, RunSummary& sum
   summary.notes = shards.front().state.notes;
 }
 
-// Opens a shard and reads its first row (and, before it, its manifest, checked against the
-// first shard's); false when it has no rows.
-Result<bool> OpenShard(Shard& s, const Shard& first) {
-  TALA_ASSIGN_OR_RETURN(ShardCursor cursor, ShardCursor::Open(s.results));
-  s.cursor = std::make_unique<ShardCursor>(std::move(cursor));
-  TALA_ASSIGN_OR_RETURN(bool has_row, s.cursor->Next());
-  s.manifest = s.cursor->manifest();
-  TALA_RETURN_IF_ERROR(CheckManifest(s, first));
-  return has_row;
+// Calls work(i) for each i below n, on as many threads as there are cores (at most n).
+template <typename Work>
+void OnEveryCore(size_t n, const Work& work) {
+  const size_t threads = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<size_t> next{0};
+  auto loop = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) work(i);
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(loop);
+  loop();
+  for (std::thread& t : pool) t.join();
 }
 
-Status MergeRows(std::vector<Shard>& shards, RowSink& sink) {
-  TALA_ASSIGN_OR_RETURN(bool first_has_row, OpenShard(shards.front(), shards.front()));
+// Totals each metric's cells of the kept rows, for the check against the shard's state.
+void CountKept(Shard& s) {
+  const KeptRows& kept = *s.kept;
+  s.rows = static_cast<int64_t>(kept.size());
+  for (size_t r = 0; r < kept.size(); ++r) {
+    for (size_t i = 0; i < s.seen.size(); ++i) {
+      switch (kept.cell(r, i)) {
+        case KeptRows::Cell::kScored:
+          ++s.seen[i].scored;
+          s.seen[i].sum += kept.value(r, i);
+          break;
+        case KeptRows::Cell::kFailed:
+          ++s.seen[i].failed;
+          break;
+        case KeptRows::Cell::kUndefined:
+          ++s.seen[i].undefined;
+          break;
+      }
+    }
+  }
+}
+
+// A shard's results file as its state recorded it when the shard finished: its size and its
+// modification time, to the nanosecond.
+bool Unchanged(const Shard& s) {
+  struct stat st;
+  if (stat(s.results.c_str(), &st) != 0) return false;
+  const int64_t modified =
+      static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  return static_cast<uint64_t>(st.st_size) == s.state.file_bytes &&
+         modified == s.state.file_modified_ns;
+}
+
+// A shard whose results file is as it finished, beside its rows file: the tally's view of each
+// row and where its line lies are read from the rows file, and no row is parsed. False, leaving
+// `s` as it was, when anything does not check out (an older tala's shard, a file copied without
+// its times, or changed): its rows are then parsed and checked against its state.
+bool ReadKeptShard(Shard& s, const std::vector<std::string>& keys) {
+  if (s.state.kept_sha256.empty() || !Unchanged(s)) return false;
+  auto rows = ReadShardRows(ShardRowsPath(s.results), s.state.kept_sha256, keys);
+  if (!rows || rows->kept.size() != static_cast<size_t>(s.state.rows_scored)) return false;
+  uint64_t at = s.state.rows_begin;
+  std::vector<Span> spans;
+  spans.reserve(rows->line_bytes.size());
+  for (uint32_t bytes : rows->line_bytes) {
+    spans.push_back({at, bytes, false});
+    at += bytes;
+  }
+  if (at - s.state.rows_begin != s.state.rows_bytes || at > s.state.file_bytes) return false;
+  // The manifest is the file's first line: read up to the first row.
+  auto cursor = ShardCursor::Open(s.results);
+  if (!cursor || !cursor->Next()) return false;
+  s.manifest = cursor->manifest();
+  s.spans = std::move(spans);
+  s.kept.emplace(std::move(rows->kept));
+  CountKept(s);
+  return true;
+}
+
+// One shard's rows: where each lies, what it scored, and their sums for the check against its
+// state, read from its rows file or else parsed. Runs on a thread of its own; the outcome is in
+// `s.read`.
+void ReadShard(Shard& s, const std::vector<std::string>& keys) {
+  if (ReadKeptShard(s, keys)) return;
+  s.kept.emplace(keys);
+  auto read = [&]() -> Status {
+    TALA_ASSIGN_OR_RETURN(ShardCursor cursor, ShardCursor::Open(s.results));
+    for (;;) {
+      TALA_ASSIGN_OR_RETURN(bool has_row, cursor.Next());
+      if (!s.manifest) s.manifest = cursor.manifest();
+      if (!has_row) return OkStatus();
+      s.spans.push_back({cursor.begin(), cursor.end() - cursor.begin(), cursor.unterminated()});
+      s.kept->Add(cursor.row());
+    }
+  };
+  s.read = read();
+  if (s.read.ok()) CountKept(s);
+}
+
+// The merged order: (shard, row within it) for each row of the dataset.
+Result<std::vector<std::pair<uint32_t, uint32_t>>> MergedOrder(const std::vector<Shard>& shards) {
+  std::vector<std::pair<uint32_t, uint32_t>> order;
   if (shards.front().state.shard.by != ShardBy::kHash) {
     // Range and partition shards are consecutive parts: one after the other.
-    bool has_row = first_has_row;
-    for (size_t i = 0; i < shards.size(); ++i) {
-      if (i > 0) {
-        TALA_ASSIGN_OR_RETURN(has_row, OpenShard(shards[i], shards.front()));
-      }
-      while (has_row) {
-        TALA_RETURN_IF_ERROR(sink.Take(shards[i]));
-        TALA_ASSIGN_OR_RETURN(has_row, shards[i].cursor->Next());
-      }
-      TALA_RETURN_IF_ERROR(CheckRowsAgainstState(shards[i]));
-      shards[i].cursor.reset();
+    for (uint32_t i = 0; i < shards.size(); ++i) {
+      for (uint32_t r = 0; r < shards[i].rows; ++r) order.emplace_back(i, r);
     }
-    return OkStatus();
+    return order;
   }
   // Hash shards interleave: the row with the lowest number in the dataset goes next.
-  using Next = std::pair<int64_t, size_t>;  // position, shard
+  using Next = std::pair<int64_t, uint32_t>;  // position, shard
   std::priority_queue<Next, std::vector<Next>, std::greater<>> queue;
-  auto push = [&](size_t i, bool has_row) -> Status {
-    Shard& s = shards[i];
-    if (!has_row) return CheckRowsAgainstState(s);
-    if (s.rows >= static_cast<int64_t>(s.state.positions.size())) {
+  std::vector<uint32_t> taken(shards.size(), 0);
+  for (uint32_t i = 0; i < shards.size(); ++i) {
+    const Shard& s = shards[i];
+    if (s.rows > static_cast<int64_t>(s.state.positions.size())) {
       return DataError({s.results, 0, 0, ""}, "has more rows than its state has positions");
     }
-    queue.push({s.state.positions[s.rows], i});
-    return OkStatus();
-  };
-  TALA_RETURN_IF_ERROR(push(0, first_has_row));
-  for (size_t i = 1; i < shards.size(); ++i) {
-    TALA_ASSIGN_OR_RETURN(bool has_row, OpenShard(shards[i], shards.front()));
-    TALA_RETURN_IF_ERROR(push(i, has_row));
+    if (s.rows > 0) queue.push({s.state.positions[0], i});
   }
   while (!queue.empty()) {
-    size_t i = queue.top().second;
+    uint32_t i = queue.top().second;
     queue.pop();
-    TALA_RETURN_IF_ERROR(sink.Take(shards[i]));
-    TALA_ASSIGN_OR_RETURN(bool has_row, shards[i].cursor->Next());
-    TALA_RETURN_IF_ERROR(push(i, has_row));
+    order.emplace_back(i, taken[i]);
+    if (++taken[i] < shards[i].rows) queue.push({shards[i].state.positions[taken[i]], i});
+  }
+  return order;
+}
+
+// Copies `size` bytes of `in` from `from` to `out` at `to`: inside the kernel where the file
+// systems allow it, else through `buffer`.
+Status CopyBytes(int in, uint64_t from, int out, uint64_t to, uint64_t size,
+                 std::vector<char>& buffer, bool& in_kernel) {
+  auto off_in = static_cast<off_t>(from), off_out = static_cast<off_t>(to);
+  while (size > 0) {
+    if (in_kernel) {
+      ssize_t n = copy_file_range(in, &off_in, out, &off_out, size, 0);
+      if (n > 0) {
+        size -= static_cast<uint64_t>(n);
+        continue;
+      }
+      if (n == 0) return IoError("a shard's file ended early: was it changed during the merge?");
+      if (errno == EINTR) continue;
+      if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP &&
+          errno != EBADF && errno != EPERM) {
+        return IoError(std::string("copying rows: ") + std::strerror(errno));
+      }
+      in_kernel = false;
+    }
+    if (buffer.empty()) buffer.resize(1 << 20);
+    const size_t chunk = std::min<uint64_t>(size, buffer.size());
+    ssize_t n = pread(in, buffer.data(), chunk, off_in);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return IoError("a shard's file ended early: was it changed during the merge?");
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = pwrite(out, buffer.data() + done, static_cast<size_t>(n - done), off_out + done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return IoError(std::string("writing the merged rows: ") + std::strerror(errno));
+      done += w;
+    }
+    off_in += n;
+    off_out += n;
+    size -= static_cast<uint64_t>(n);
   }
   return OkStatus();
+}
+
+Status WriteAt(int out, std::string_view text, uint64_t at) {
+  while (!text.empty()) {
+    ssize_t w = pwrite(out, text.data(), text.size(), static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return IoError(std::string("writing the merged rows: ") + std::strerror(errno));
+    text.remove_prefix(static_cast<size_t>(w));
+    at += static_cast<uint64_t>(w);
+  }
+  return OkStatus();
+}
+
+// The rows' lines, copied byte for byte into `out` after `head` (the manifest line) and before
+// `tail` (the run record): neighbouring lines of one shard go as one range.
+Status WriteRows(const std::vector<Shard>& shards,
+                 const std::vector<std::pair<uint32_t, uint32_t>>& order, int out,
+                 const std::string& head, const std::string& tail) {
+  struct Piece {
+    uint32_t shard;
+    uint64_t from, to, size;
+    bool newline;  // add one after it
+  };
+  std::vector<Piece> pieces;
+  uint64_t at = head.size();
+  for (auto [i, r] : order) {
+    const Span& span = shards[i].spans[r];
+    if (!pieces.empty() && pieces.back().shard == i && !pieces.back().newline &&
+        pieces.back().from + pieces.back().size == span.offset) {
+      pieces.back().size += span.size;
+    } else {
+      pieces.push_back({i, span.offset, at, span.size, false});
+    }
+    pieces.back().newline = span.unterminated;
+    at += span.size + (span.unterminated ? 1 : 0);
+  }
+  TALA_RETURN_IF_ERROR(WriteAt(out, head, 0));
+  TALA_RETURN_IF_ERROR(WriteAt(out, tail, at));
+  std::vector<int> in(shards.size(), -1);
+  Status status = OkStatus();
+  for (size_t i = 0; i < shards.size() && status.ok(); ++i) {
+    in[i] = open(shards[i].results.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in[i] < 0)
+      status = IoError("cannot read " + shards[i].results + ": " + std::strerror(errno));
+  }
+  // One thread: writers to one file take turns on its lock, so more would only wait.
+  std::vector<char> buffer;
+  bool in_kernel = true;
+  for (size_t p = 0; p < pieces.size() && status.ok(); ++p) {
+    const Piece& piece = pieces[p];
+    status = CopyBytes(in[piece.shard], piece.from, out, piece.to, piece.size, buffer, in_kernel);
+    if (status.ok() && piece.newline) status = WriteAt(out, "\n", piece.to + piece.size);
+  }
+  for (int fd : in) {
+    if (fd >= 0) close(fd);
+  }
+  return status;
 }
 
 Status MergeInto(const MergeOptions& o, std::vector<Shard>& shards, const std::string& scratch,
@@ -339,40 +495,42 @@ Status MergeInto(const MergeOptions& o, std::vector<Shard>& shards, const std::s
   summary.judge = first.judge;
   summary.results_path = o.out;
   for (const io::MetricTotals& m : first.metrics) summary.metrics.push_back({m.key, m.direction});
-  RunTally tally(summary, analysis::DiagnosisRule{});
-  std::FILE* out = std::fopen(scratch.c_str(), "wb");
-  if (out == nullptr) return IoError("cannot write " + scratch);
+  // Every shard read side by side, then checked in their order, so the first fault named is
+  // the one a reading in order would meet.
+  std::vector<std::string> keys;
+  for (const MetricSummary& m : summary.metrics) keys.push_back(m.key);
+  OnEveryCore(shards.size(), [&](size_t i) { ReadShard(shards[i], keys); });
+  for (Shard& s : shards) {
+    TALA_RETURN_IF_ERROR(s.read);
+    TALA_RETURN_IF_ERROR(CheckManifest(s, shards.front()));
+    TALA_RETURN_IF_ERROR(CheckRowsAgainstState(s));
+  }
+  TALA_ASSIGN_OR_RETURN(auto order, MergedOrder(shards));
+  AddStates(shards, o.max_errors_shown, summary);
   // The manifest line is the first shard's, for the whole dataset, dated now.
-  TALA_ASSIGN_OR_RETURN(ShardCursor peek, ShardCursor::Open(shards.front().results));
-  TALA_ASSIGN_OR_RETURN(bool any, peek.Next());
-  (void)any;
-  Status status = OkStatus();
-  if (peek.manifest()) {
-    io::RunManifest m = *peek.manifest();
+  std::string head, tail;
+  if (shards.front().manifest) {
+    io::RunManifest m = *shards.front().manifest;
     m.created = io::UtcNow();
     if (first.shard.by == ShardBy::kPartition) {
       m.dataset = o.dataset_label.empty() ? first.dataset : o.dataset_label;
     }
-    std::string line = io::FormatManifestLine(m) + "\n";
-    if (std::fwrite(line.data(), 1, line.size(), out) != line.size()) {
-      status = IoError("writing " + scratch);
-    }
+    head = io::FormatManifestLine(m) + "\n";
   }
-  RowSink sink(out, scratch, tally);
-  if (status.ok()) status = MergeRows(shards, sink);
-  if (status.ok()) {
-    AddStates(shards, o.max_errors_shown, summary);
-    if (summary.accounting.used) {
-      std::string line =
-          io::FormatRunRecordLine(summary.accounting, "complete", io::UtcNow()) + "\n";
-      if (std::fwrite(line.data(), 1, line.size(), out) != line.size()) {
-        status = IoError("writing " + scratch);
-      }
-    }
+  if (summary.accounting.used) {
+    tail = io::FormatRunRecordLine(summary.accounting, "complete", io::UtcNow()) + "\n";
   }
-  if (std::fclose(out) != 0 && status.ok()) status = IoError("writing " + scratch);
-  TALA_RETURN_IF_ERROR(status);
+  const int out = open(scratch.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (out < 0) return IoError("cannot write " + scratch + ": " + std::strerror(errno));
+  // The rows' bytes are copied (the kernel's work) while they are counted (ours).
+  Status status = OkStatus();
+  std::thread copier([&] { status = WriteRows(shards, order, out, head, tail); });
+  RunTally tally(summary, analysis::DiagnosisRule{});
+  for (auto [i, r] : order) tally.AddKept(*shards[i].kept, r, RunTally::Kept::kMerged);
   tally.Finish();
+  copier.join();
+  if (close(out) != 0 && status.ok()) status = IoError("writing " + scratch);
+  TALA_RETURN_IF_ERROR(status);
   if (summary.rows_read == 0) {
     return DataError({first.dataset, 0, 0, ""}, "the dataset holds no rows");
   }
@@ -391,7 +549,8 @@ Result<RunSummary> Merge(const MergeOptions& o) {
   std::vector<fs::NamedPath> inputs;
   for (const std::string& shard : o.shards) {
     inputs.push_back({"shard", shard});
-    inputs.push_back({"shard state", ShardStatePath(shard)});
+    inputs.push_back({"shard state", ShardStatePath(ResultsPathOf(shard))});
+    inputs.push_back({"shard rows", ShardRowsPath(ResultsPathOf(shard))});
   }
   TALA_RETURN_IF_ERROR(fs::CheckOutputsDistinct(inputs, {{"-o", o.out}}));
   TALA_ASSIGN_OR_RETURN(std::vector<Shard> shards, ReadStates(o));

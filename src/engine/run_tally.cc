@@ -61,6 +61,11 @@ void RunTally::Diagnose(io::RowResult& row) {
   }
   analysis::Diagnosis d = analysis::Diagnose(scores, rule_);
   row.diagnosis = std::string(analysis::DiagnosisName(d));
+  if (journal_) {
+    const auto& all = analysis::AllDiagnoses();
+    pending_diagnosis_ = static_cast<int>(std::find(all.begin(), all.end(), d) - all.begin());
+    pending_text_ = {row.sample.id, "", "", ""};
+  }
   const std::string deciding = analysis::DecidingMetric(d);
   if (deciding.empty()) {
     CountDiagnosis(d, row.sample.id, scores);
@@ -74,6 +79,10 @@ void RunTally::Diagnose(io::RowResult& row) {
   std::string reason;
   for (const io::RowScore& s : row.scores) {
     if (s.key == deciding) reason = s.value.reason;
+  }
+  if (journal_) {
+    pending_text_.question = question;
+    pending_text_.diagnosis_reason = reason;
   }
   CountDiagnosis(d, row.sample.id, scores, std::move(question), std::move(reason));
 }
@@ -109,46 +118,69 @@ void RunTally::Add(const io::RowResult& row) {
   ++summary_.rows_scored;
   bool failed = !row.status.ok();
   for (const io::RowScore& s : row.scores) failed = failed || s.failed;
+  std::string reason;
   if (failed) {
-    std::string reason = row.status.ok() ? "" : row.status.ToString();
+    reason = row.status.ok() ? "" : row.status.ToString();
     for (const io::RowScore& s : row.scores) {
       if (reason.empty() && s.failed) reason = s.value.reason;
     }
     CountFailure(reason);
   }
+  std::vector<KeptRows::Score> kept;  // for the journal
   for (size_t i = 0; i < row.scores.size(); ++i) {
     const io::RowScore& s = row.scores[i];
     if (s.value.value) {
       AddValue(i, *s.value.value);
+      if (journal_) kept.push_back({KeptRows::Cell::kScored, *s.value.value});
     } else if (s.failed) {
       ++summary_.metrics[i].failed;
+      if (journal_) kept.push_back({KeptRows::Cell::kFailed, 0});
     } else {
       ++summary_.metrics[i].undefined;
+      if (journal_) kept.push_back({KeptRows::Cell::kUndefined, 0});
     }
+  }
+  if (journal_) {
+    // As Diagnose left it for this row.
+    pending_text_.failure_reason = std::move(reason);
+    journal_->Add(kept, pending_diagnosis_, failed, std::move(pending_text_));
+    pending_diagnosis_ = -1;
+    pending_text_ = {};
   }
 }
 
 void RunTally::AddKept(const io::ResultRow& row, Kept how) {
+  std::vector<std::string> keys;
+  for (const MetricSummary& m : summary_.metrics) keys.push_back(m.key);
+  KeptRows one(std::move(keys));
+  one.Add(row);
+  AddKept(one, 0, how);
+}
+
+void RunTally::AddKept(const KeptRows& rows, size_t r, Kept how) {
   ++summary_.rows_scored;
   if (how == Kept::kResumed) ++summary_.rows_resumed;
-  if (!row.error.empty() || !row.failed.empty()) CountFailure(row.failure_reason);
-  std::map<std::string, double> scores;
-  for (size_t i = 0; i < summary_.metrics.size(); ++i) {
-    const std::string& key = summary_.metrics[i].key;
-    auto it = row.scores.find(key);
-    if (it != row.scores.end() && it->second) {
-      AddValue(i, *it->second);
-      scores.emplace(it->first, *it->second);
-    } else if (std::find(row.failed.begin(), row.failed.end(), key) != row.failed.end()) {
-      ++summary_.metrics[i].failed;
-    } else {
-      ++summary_.metrics[i].undefined;
+  static const KeptRows::Text kNone;
+  const KeptRows::Text& text = rows.text(r) ? *rows.text(r) : kNone;
+  if (rows.failed(r)) CountFailure(text.failure_reason);
+  std::map<std::string, double> scores;  // for the deciding metric of a row blamed on a stage
+  for (size_t i = 0; i < rows.keys().size(); ++i) {
+    switch (rows.cell(r, i)) {
+      case KeptRows::Cell::kScored:
+        AddValue(i, rows.value(r, i));
+        if (rows.text(r)) scores.emplace(rows.keys()[i], rows.value(r, i));
+        break;
+      case KeptRows::Cell::kFailed:
+        ++summary_.metrics[i].failed;
+        break;
+      case KeptRows::Cell::kUndefined:
+        ++summary_.metrics[i].undefined;
+        break;
     }
   }
-  for (analysis::Diagnosis d : analysis::AllDiagnoses()) {
-    if (analysis::DiagnosisName(d) == row.diagnosis) {
-      CountDiagnosis(d, row.id, scores, row.question, row.diagnosis_reason);
-    }
+  if (rows.diagnosis(r) >= 0) {
+    CountDiagnosis(analysis::AllDiagnoses()[rows.diagnosis(r)], text.id, scores, text.question,
+                   text.diagnosis_reason);
   }
 }
 

@@ -4,12 +4,14 @@
 // Used by Evaluate for scored rows and for rows kept from a results file (--resume).
 // Not thread-safe.
 
+#include <cstdint>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "analysis/diagnosis.h"
+#include "engine/kept_rows.h"
 #include "io/readers/results_reader.h"
 #include "io/writers/results_jsonl_writer.h"
 #include "tala/evaluate.h"
@@ -27,6 +29,9 @@ class RunTally {
   // failures and diagnosis as written. kResumed: kept by --resume; kMerged: read from a shard.
   enum class Kept { kResumed, kMerged };
   void AddKept(const io::ResultRow& row, Kept how = Kept::kResumed);
+  void AddKept(const KeptRows& rows, size_t i, Kept how);
+  // Each row Add counts is also added to `journal` (a shard's, for its merge); null: none.
+  void set_journal(KeptRows* journal) { journal_ = journal; }
   // Medians, intervals, the diagnosis breakdown and the worst rows, into the summary.
   void Finish();
 
@@ -44,6 +49,10 @@ class RunTally {
   std::mt19937_64 rng_{7};
   std::map<analysis::Diagnosis, int64_t> diagnoses_;
   std::vector<std::pair<analysis::Diagnosis, DiagnosedRow>> failing_;
+  KeptRows* journal_ = nullptr;
+  // What Diagnose found of the row that Add counts next, for the journal.
+  int pending_diagnosis_ = -1;
+  KeptRows::Text pending_text_;
 };
 
 }  // namespace tala

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/hash.h"
+
 namespace tala::fs {
 
 namespace {
@@ -56,6 +58,36 @@ bool Settled(const Version& v, const timespec& began, std::chrono::nanoseconds s
   return ns(v.modified) + settled < ns(began) && ns(v.changed) + settled < ns(began);
 }
 
+std::string Hex(const unsigned char* digest, unsigned int length) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 15];
+  }
+  return out;
+}
+
+// The SHA-256 (hex) of the rest of `f`, read in large chunks.
+Result<std::string> Sha256Of(std::FILE* f, const std::string& path) {
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
+    return Internal("cannot start a SHA-256 digest");
+  }
+  std::vector<char> buf(1 << 20);
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    if (EVP_DigestUpdate(ctx.get(), buf.data(), n) != 1) return Internal("SHA-256 update failed");
+  }
+  if (std::ferror(f)) return IoError("cannot read " + path + ": " + std::strerror(errno));
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), digest, &length) != 1) {
+    return Internal("SHA-256 final failed");
+  }
+  return Hex(digest, length);
+}
+
 }  // namespace
 
 // OpenSSL's SHA-256 (SHA extensions or vector code where the CPU has them): every run hashes its
@@ -73,25 +105,7 @@ Result<std::string> FileSha256(const std::string& path, std::chrono::nanoseconds
     auto it = g_digests.find({before.device, before.inode});
     if (it != g_digests.end() && it->second.first == before) return it->second.second;
   }
-  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
-    return Internal("cannot start a SHA-256 digest");
-  }
-  std::vector<char> buf(1 << 20);
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0) {
-    if (EVP_DigestUpdate(ctx.get(), buf.data(), n) != 1) return Internal("SHA-256 update failed");
-  }
-  if (std::ferror(f.get())) return IoError("cannot read " + path + ": " + std::strerror(errno));
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_DigestFinal_ex(ctx.get(), digest, &size) != 1) return Internal("SHA-256 final failed");
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < size; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
+  TALA_ASSIGN_OR_RETURN(std::string out, Sha256Of(f.get(), path));
   Version after;
   if (known && VersionOf(f.get(), after) && after == before && Settled(before, began, settled)) {
     std::lock_guard lock(g_mutex);
@@ -99,6 +113,15 @@ Result<std::string> FileSha256(const std::string& path, std::chrono::nanoseconds
     g_digests[{before.device, before.inode}] = {before, out};
   }
   return out;
+}
+
+std::string Sha256OfBytes(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
+    return Sha256Hex(bytes);  // OpenSSL failed to start: the portable one gives the same
+  }
+  return Hex(digest, length);
 }
 
 }  // namespace tala::fs

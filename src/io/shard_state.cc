@@ -118,7 +118,17 @@ std::string FormatShardState(const ShardState& st) {
     out += std::to_string(st.positions[i] - previous);
     previous = st.positions[i];
   }
-  out += "]}\n";
+  out += ']';
+  if (!st.kept_sha256.empty()) {
+    Key(out, "rows");
+    out += "{\"begin\":" + std::to_string(st.rows_begin);
+    Int(out, "bytes", static_cast<int64_t>(st.rows_bytes));
+    Int(out, "file_bytes", static_cast<int64_t>(st.file_bytes));
+    Int(out, "file_modified_ns", st.file_modified_ns);
+    Str(out, "kept_sha256", st.kept_sha256);
+    out += '}';
+  }
+  out += "}\n";
   return out;
 }
 
@@ -211,6 +221,24 @@ Result<ShardState> ReadShardState(const std::string& path) {
       }
       st.positions.push_back(at += step);
     }
+  }
+  simdjson::dom::element rows;
+  if (!root["rows"].get(rows)) {
+    int64_t begin = 0, bytes = 0, file_bytes = 0, modified = 0;
+    std::string_view kept;
+    if (rows["begin"].get_int64().get(begin) || rows["bytes"].get_int64().get(bytes) ||
+        rows["file_bytes"].get_int64().get(file_bytes) ||
+        rows["file_modified_ns"].get_int64().get(modified) ||
+        rows["kept_sha256"].get_string().get(kept) || begin < 0 || bytes < 0 || file_bytes < 0 ||
+        kept.size() != 64) {
+      return DataError({path, 1, 0, "rows"},
+                       "not {begin, bytes, file_bytes, file_modified_ns, kept_sha256}");
+    }
+    st.rows_begin = static_cast<uint64_t>(begin);
+    st.rows_bytes = static_cast<uint64_t>(bytes);
+    st.file_bytes = static_cast<uint64_t>(file_bytes);
+    st.file_modified_ns = modified;
+    st.kept_sha256 = std::string(kept);
   }
   return st;
 }

@@ -5,7 +5,10 @@
 // "rows_skipped", "rows_scored", "rows_failed", "errors": [{file, line, column, field,
 // message}], "metrics": [{key, better, scored, undefined, failed, sum}], "notes", "warnings",
 // "accounting": a run record or null, "positions": the row numbers of a hash shard's rows, as
-// differences from the previous one}. Pure formatting and parsing.
+// differences from the previous one, "rows": {"begin", "bytes", "file_bytes",
+// "file_modified_ns", "kept_sha256"}: where the rows' lines lie, the results file as it was,
+// the rows file's digest (absent in older states)}. Pure formatting
+// and parsing.
 
 #include <cstdint>
 #include <optional>
@@ -37,6 +40,13 @@ struct ShardState {
   std::vector<std::string> notes, warnings;
   std::optional<RunAccounting> accounting;  // when a model was called
   std::vector<int64_t> positions;           // kHash: each row's number in the dataset
+  // For a merge that copies the rows without parsing them: where they lie in the results file
+  // (bytes [rows_begin, rows_begin + rows_bytes)), the file's size and modification time when
+  // the shard finished, and the SHA-256 of the rows file beside the state
+  // (engine/shard_files.h). Empty kept_sha256: not recorded (an older tala's shard).
+  uint64_t rows_begin = 0, rows_bytes = 0, file_bytes = 0;
+  int64_t file_modified_ns = 0;
+  std::string kept_sha256;
 };
 
 ShardState ShardStateOf(const RunSummary& summary, const ShardSpec& shard,

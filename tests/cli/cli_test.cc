@@ -271,6 +271,33 @@ TEST(EvalCommandTest, AMissingSentenceEncoderIsSaidOnceAndRecorded) {
   }
 }
 
+// The encoder is read when a row first needs it: a run whose metrics embed nothing never reads
+// it (so never pays for it), and a model that is there but unreadable fails, with its file named,
+// only the rows and metrics that need it.
+TEST(EvalCommandTest, TheSentenceEncoderIsReadOnlyWhenARowNeedsIt) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/model.json") << "{ not the model";
+  std::ofstream(dir.path() + "/vocab.json") << "{}";
+  const std::string data = std::string(TALA_SOURCE_DIR) + "/examples/data/interactions.jsonl";
+  ::setenv("TALA_SENTENCE_ENCODER", dir.path().c_str(), 1);
+  auto faithful = RunTala("eval " + data + " -m faithfulness,context_recall -o " + dir.path() +
+                          "/f.jsonl --no-progress 2>&1");
+  auto relevant = RunTala("eval " + data + " -m faithfulness,response_relevancy -o " + dir.path() +
+                          "/r.jsonl --no-progress 2>&1");
+  ::unsetenv("TALA_SENTENCE_ENCODER");
+  EXPECT_EQ(faithful.exit_code, 0) << faithful.out;
+  EXPECT_EQ(faithful.out.find("sentence encoder"), std::string::npos) << faithful.out;
+  EXPECT_EQ(relevant.exit_code, 3) << relevant.out;  // rows failed
+  const std::string rows = dir.Read("r.jsonl");
+  EXPECT_NE(rows.find("sentence encoder cannot be read: " + dir.path() + "/vocab.json"),
+            std::string::npos)
+      << rows.substr(0, 2000);
+  EXPECT_NE(rows.find("\"scores\":{\"faithfulness\":1,"), std::string::npos)
+      << rows.substr(0, 2000);
+  EXPECT_NE(rows.find("\"failed\":[\"response_relevancy\"]"), std::string::npos)
+      << rows.substr(0, 2000);
+}
+
 // The offline judge with its sentence encoder and without it (hashed embeddings) read relevance
 // differently: their runs are not compared unless the user says so.
 TEST(CompareCommandTest, RunsWithAndWithoutTheSentenceEncoderAreNotMixed) {

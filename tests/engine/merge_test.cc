@@ -76,6 +76,18 @@ class MergeTest : public ::testing::Test {
     EXPECT_EQ(SummaryText(*whole), SummaryText(*merged));
     EXPECT_EQ(io::FormatSummaryTable(*whole), io::FormatSummaryTable(*merged));
     EXPECT_EQ(merged->results_path, merge.out);
+    // Without the shards' rows files (a shard copied without them, or an older tala's) the rows
+    // are parsed instead, to the same bytes and summary.
+    for (const std::string& shard : merge.shards) {
+      EXPECT_TRUE(std::filesystem::exists(shard + ".shard.rows")) << shard;
+      std::filesystem::remove(shard + ".shard.rows");
+    }
+    merge.out = dir_.path() + "/merged-parsed.jsonl";
+    auto parsed = Merge(merge);
+    EXPECT_TRUE(parsed.has_value()) << parsed.error().ToString();
+    if (!parsed) return {};
+    EXPECT_EQ(Undated(ReadFile(single.out)), Undated(ReadFile(merge.out)));
+    EXPECT_EQ(SummaryText(*whole), SummaryText(*parsed));
     return *whole;
   }
   TempDir dir_;
@@ -241,6 +253,20 @@ TEST_F(MergeRefusalTest, ShardsOfOtherRunsDoNotMix) {
   Status s = MergeOf({shards_[0], other.out, shards_[2]});
   EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(s.message().find("differ in metrics"), std::string::npos) << s.message();
+}
+
+TEST_F(MergeRefusalTest, ADamagedRowsFileIsReadAroundNotTrusted) {
+  ASSERT_TRUE(MergeOf(shards_).ok());
+  const std::string intact = ReadFile(dir_.path() + "/merged.jsonl");
+  std::string rows = ReadFile(shards_[1] + ".shard.rows");
+  ASSERT_GT(rows.size(), 64u);
+  rows[rows.size() / 2] ^= 0x5A;  // its digest no longer matches the state's
+  std::ofstream(shards_[1] + ".shard.rows", std::ios::binary) << rows;
+  ASSERT_TRUE(MergeOf(shards_).ok());
+  EXPECT_EQ(Undated(intact), Undated(ReadFile(dir_.path() + "/merged.jsonl")));
+  std::ofstream(shards_[2] + ".shard.rows", std::ios::binary) << "cut";
+  ASSERT_TRUE(MergeOf(shards_).ok());
+  EXPECT_EQ(Undated(intact), Undated(ReadFile(dir_.path() + "/merged.jsonl")));
 }
 
 TEST_F(MergeRefusalTest, AnEditedResultsFileIsCaught) {

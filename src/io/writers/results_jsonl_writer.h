@@ -51,6 +51,8 @@ class ResultsJsonlWriter {
   // Writes and flushes one line that is already JSON (a manifest or run record).
   Status WriteLine(const std::string& json);
   const std::string& path() const { return path_; }
+  // Bytes of whole lines in the file (files only).
+  int64_t size() const { return size_; }
 
  private:
   Status Raw(std::string_view text);  // all of `text`, or the file cut back to size_

@@ -62,21 +62,34 @@ bool IsNoncommittal(std::string_view response) {
 }
 
 std::string EmbedderName(std::string* why) {
-  Result<std::unique_ptr<SentenceEncoder>> encoder = SentenceEncoder::Shared();
-  if (encoder) return (*encoder)->name();
-  if (why != nullptr) *why = encoder.error().message();
+  Status available = SentenceEncoder::Available();
+  if (available.ok()) return SentenceEncoder::kName;
+  if (why != nullptr) *why = available.message();
   return "hashed";
 }
 
-OfflineJudge::OfflineJudge() {
-  if (auto encoder = SentenceEncoder::Shared()) encoder_ = std::move(*encoder);
+OfflineJudge::OfflineJudge() : has_encoder_(SentenceEncoder::Available().ok()) {}
+
+void OfflineJudge::EncoderFailed(Verdicts& v, const std::string& verdict, const Status& why) {
+  v.missing_reasons[verdict] =
+      "the offline judge's sentence encoder cannot be read: " + why.ToString() +
+      " (fetch it again: make deps)";
+  v.failed.insert(verdict);
+}
+
+Result<SentenceEncoder*> OfflineJudge::Encoder() {
+  if (!encoder_) {
+    TALA_ASSIGN_OR_RETURN(encoder_, SentenceEncoder::Shared());
+  }
+  return encoder_.get();
 }
 
 Result<const std::vector<float>*> OfflineJudge::Vector(const std::string& text) {
   auto it = vectors_.find(text);
   if (it != vectors_.end()) return &it->second;
   // A text PrefetchVectors did not foresee, embedded alone.
-  std::vector<std::vector<float>> one = encoder_->EmbedPieces({encoder_->Tokenize(text)});
+  TALA_ASSIGN_OR_RETURN(SentenceEncoder * encoder, Encoder());
+  std::vector<std::vector<float>> one = encoder->EmbedPieces({encoder->Tokenize(text)});
   return &vectors_.emplace(text, std::move(one[0])).first->second;
 }
 
@@ -87,7 +100,7 @@ void OfflineJudge::PrefetchVectors(const Sample& s, const JudgeQuery& query, con
   // Batched only where a text's vector is the same in any batch: a row's scores must not depend
   // on which texts were cached before it (a shard scores its rows exactly as the whole run
   // does, MergeTest). Elsewhere each text is embedded alone as it is asked for.
-  if (!encoder_ || language_.code != "en" || !SentenceEncoder::BatchesExactly()) return;
+  if (!has_encoder_ || language_.code != "en" || !SentenceEncoder::BatchesExactly()) return;
   std::vector<const std::string*> texts;
   std::optional<std::string> asked;  // read only for a row whose tasks use the question
   auto with_question = [&] {
@@ -110,6 +123,9 @@ void OfflineJudge::PrefetchVectors(const Sample& s, const JudgeQuery& query, con
       with_question();
     }
   }
+  if (texts.empty()) return;  // the row's metrics embed nothing: the model is not even read
+  auto encoder = Encoder();
+  if (!encoder) return;  // Vector() reports it for the row
   std::vector<const std::string*> missing;
   std::vector<std::vector<int32_t>> ids;
   for (const std::string* text : texts) {
@@ -119,10 +135,10 @@ void OfflineJudge::PrefetchVectors(const Sample& s, const JudgeQuery& query, con
       continue;
     }
     missing.push_back(text);
-    ids.push_back(encoder_->Tokenize(*text));
+    ids.push_back((*encoder)->Tokenize(*text));
   }
   if (missing.empty()) return;
-  std::vector<std::vector<float>> vectors = encoder_->EmbedPieces(ids);
+  std::vector<std::vector<float>> vectors = (*encoder)->EmbedPieces(ids);
   for (size_t i = 0; i < missing.size(); ++i) vectors_.emplace(*missing[i], std::move(vectors[i]));
 }
 
@@ -383,23 +399,33 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
     const AnswerReading reading =
         ReadAnswer(row.question_profile, TextProfile(*s.response, *stemmer_));
     q.cosine = reading.lexical;
-    if (encoder_ && !s.response->empty()) {
-      TALA_ASSIGN_OR_RETURN(EncoderCosines cosines, Cosines(row, *s.response));
+    Result<EncoderCosines> cosines = EncoderCosines{};
+    if (has_encoder_ && !s.response->empty()) {
+      cosines = Cosines(row, *s.response);
       // Only an answer of several sentences can go on about something else.
       size_t sentences = 1;
       double on_topic = 1.0;
       if (const auto split = text::SplitSentences(*s.response); split.size() >= 2) {
         on_topic = OnTopicShare(row.question_profile, split, *stemmer_, &sentences);
       }
-      q.cosine = ResponseRelevance(reading, cosines, on_topic, sentences);
+      if (cosines) q.cosine = ResponseRelevance(reading, *cosines, on_topic, sentences);
     }
-    v.generated_questions = std::vector<GeneratedQuestion>{q};
+    if (cosines) {
+      v.generated_questions = std::vector<GeneratedQuestion>{q};
+    } else {
+      EncoderFailed(v, JudgeTaskVerdictName(JudgeTask::kGenerateQuestions), cosines.error());
+    }
   }
   if (!need_similarity) return OkStatus();
-  if (encoder_ && english) {
-    TALA_ASSIGN_OR_RETURN(const std::vector<float>* a, Vector(*s.response));
-    TALA_ASSIGN_OR_RETURN(const std::vector<float>* b, Vector(*s.reference));
-    v.response_reference_similarity = Dot(*a, *b);
+  if (has_encoder_ && english) {
+    auto a = Vector(*s.response);
+    auto b = a ? Vector(*s.reference) : a;
+    if (a && b) {
+      v.response_reference_similarity = Dot(**a, **b);
+    } else {
+      EncoderFailed(v, JudgeTaskVerdictName(JudgeTask::kEmbedResponseAndReference),
+                    a ? b.error() : a.error());
+    }
     return OkStatus();
   }
   // One embedding batch per row, so the IDF comes from all of the sample's texts.
@@ -549,7 +575,7 @@ Result<Verdicts> OfflineJudge::AnswerRow(const Sample& s, const JudgeQuery& quer
   // the encoder is there: it is what the encoder and the answer reading estimate.
   for (const JudgeQuestion& q : query.questions) {
     if (q.kind == JudgeQuestion::Kind::kRating && q.definition == "context_relevance") {
-      if (!encoder_) {
+      if (!has_encoder_) {
         v.missing_reasons[QuestionVerdictName(q)] =
             "the offline judge rates context relevance with its sentence encoder, which is not "
             "fetched (`make deps`, or tools/fetch_sentence_encoder.sh); or use an LLM judge";
@@ -563,7 +589,11 @@ Result<Verdicts> OfflineJudge::AnswerRow(const Sample& s, const JudgeQuery& quer
         continue;
       }
       if (s.retrieved_contexts && !row.chunks.empty()) {
-        TALA_ASSIGN_OR_RETURN(v.answers[q.key], RateContexts(s, row));
+        if (auto rated = RateContexts(s, row)) {
+          v.answers[q.key] = std::move(*rated);
+        } else {
+          EncoderFailed(v, QuestionVerdictName(q), rated.error());
+        }
         continue;
       }
     }

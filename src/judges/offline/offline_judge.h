@@ -85,7 +85,15 @@ class OfflineJudge : public Judge {
   text::Language language_;                                         // the row's
   ClaimSupport support_;
   HashedEmbedder embedder_;
-  std::unique_ptr<SentenceEncoder> encoder_;  // null: not fetched
+  // The sentence encoder is read when a row first needs it, so a run whose metrics embed nothing
+  // never reads its 28 MB. Once there, a model that cannot be read fails the rows that need it
+  // with the reason (the run's manifest already names the encoder).
+  const bool has_encoder_;                    // its files are there
+  std::unique_ptr<SentenceEncoder> encoder_;  // null until read
+  Result<SentenceEncoder*> Encoder();
+  // A verdict that needed the encoder, which could not be read: failed, as a judge call that
+  // failed is, so the metrics that need it fail and the others of the row stand.
+  static void EncoderFailed(Verdicts& v, const std::string& verdict, const Status& why);
   std::unordered_map<std::string, std::vector<float>> vectors_;
   // A chunk's profile, cached by text for each stemmer (language): rows retrieved from one
   // corpus share chunks, and profiling a chunk is a third of a faithfulness check. Emptied when

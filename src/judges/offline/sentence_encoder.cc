@@ -70,30 +70,61 @@ std::string SentenceEncoder::DefaultDir() {
   return cache + "/tala/use-lite-0.2.0";
 }
 
+namespace {
+
+// The models read so far, by folder, with the error of a failed read: each is read once.
+struct LoadedModels {
+  std::mutex mutex;
+  std::map<std::string, Result<std::shared_ptr<const SentenceEncoder::Model>>> by_dir;
+};
+LoadedModels& Loaded() {
+  static LoadedModels loaded;
+  return loaded;
+}
+
+// kNotFound, saying how to fetch it, when `dir` lacks the model's files.
+Status FindModel(const std::string& dir) {
+  if (!std::filesystem::exists(dir + "/model.json") ||
+      !std::filesystem::exists(dir + "/vocab.json")) {
+    return NotFound("no sentence encoder in " + dir +
+                    " (model.json and vocab.json); `make deps` fetches it, or run "
+                    "tools/fetch_sentence_encoder.sh, or set TALA_SENTENCE_ENCODER");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::Shared() {
-  static std::mutex mutex;
-  static std::map<std::string, Result<std::shared_ptr<const Model>>> loaded;
+  LoadedModels& loaded = Loaded();
   const std::string dir = DefaultDir();
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = loaded.find(dir);
-  if (it == loaded.end()) {
+  std::lock_guard<std::mutex> lock(loaded.mutex);
+  auto it = loaded.by_dir.find(dir);
+  if (it == loaded.by_dir.end()) {
     Result<std::unique_ptr<SentenceEncoder>> first = Load(dir);
     Result<std::shared_ptr<const Model>> model =
         first ? Result<std::shared_ptr<const Model>>((*first)->model_)
               : Result<std::shared_ptr<const Model>>(first.error());
-    it = loaded.emplace(dir, std::move(model)).first;
+    it = loaded.by_dir.emplace(dir, std::move(model)).first;
   }
   if (!it->second) return it->second.error();
   return std::unique_ptr<SentenceEncoder>(new SentenceEncoder(*it->second));
 }
 
+Status SentenceEncoder::Available() {
+  LoadedModels& loaded = Loaded();
+  const std::string dir = DefaultDir();
+  {
+    std::lock_guard<std::mutex> lock(loaded.mutex);
+    auto it = loaded.by_dir.find(dir);
+    if (it != loaded.by_dir.end()) return it->second ? OkStatus() : it->second.error();
+  }
+  return FindModel(dir);
+}
+
 Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::Load(const std::string& dir) {
   const std::string graph_path = dir + "/model.json";
-  if (!std::filesystem::exists(graph_path) || !std::filesystem::exists(dir + "/vocab.json")) {
-    return NotFound("no sentence encoder in " + dir +
-                    " (model.json and vocab.json); `make deps` fetches it, or run "
-                    "tools/fetch_sentence_encoder.sh, or set TALA_SENTENCE_ENCODER");
-  }
+  TALA_RETURN_IF_ERROR(FindModel(dir));
   auto model = std::make_shared<Model>();
   TALA_ASSIGN_OR_RETURN(
       model->pieces, SentencePieces::FromJson(ReadAll(dir + "/vocab.json"), dir + "/vocab.json"));

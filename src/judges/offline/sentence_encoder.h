@@ -39,8 +39,13 @@ class SentenceEncoder : public Embedder {
   // every encoder this returns (the offline judge has one per thread); the first load's error
   // is kept and returned again.
   static Result<std::unique_ptr<SentenceEncoder>> Shared();
+  // Whether Shared() would give an encoder, without reading the model: OK when its files are in
+  // DefaultDir() (or it was read already), else the error Shared() gives. A model that is there
+  // but unreadable is only found out by Shared().
+  static Status Available();
 
-  std::string name() const override { return "use-lite-0.2.0"; }
+  static constexpr const char* kName = "use-lite-0.2.0";
+  std::string name() const override { return kName; }
   Result<std::vector<std::vector<double>>> Embed(std::span<const std::string> texts) override;
 
   std::vector<int32_t> Tokenize(std::string_view text) const { return pieces().Encode(text); }
