@@ -127,6 +127,23 @@ def test_the_shard_files_are_removed_once_merged(tmp_path, cluster, monkeypatch)
     assert sorted(os.listdir(tmp_path)) == ["r.jsonl"]
 
 
+def test_workers_without_a_shared_disk_send_their_shards_back(tmp_path, cluster, monkeypatch):
+    # Workers on other machines: the shard files travel back through Dask, the results file
+    # with the time its shard recorded, so the merge still counts it from its rows file.
+    single = tala.evaluate(DEMO, progress=False)
+    monkeypatch.setattr(tala.dask, "_local", lambda address: False)
+    spread = tala.dask.evaluate(DEMO, client=cluster, shards=3, out=tmp_path / "r.jsonl",
+                                progress=False)
+    same_run(single, spread)
+    part = tmp_path / "part.jsonl"
+    tala.evaluate(DEMO, shard=(0, 2), out=part, progress=False)
+    state = (tmp_path / "part.jsonl.shard.json").read_bytes()
+    recorded = json.loads(state)["rows"]["file_modified_ns"]
+    os.utime(part, ns=(recorded + 10**9, recorded + 10**9))  # as a copy would leave it
+    tala.dask._keep_modified_time(str(part), state)
+    assert os.stat(part).st_mtime_ns == recorded
+
+
 def test_a_dask_dataframe_scores_as_the_same_pandas_rows(cluster):
     import dask.dataframe as dd
     import pandas
