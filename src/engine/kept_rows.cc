@@ -20,6 +20,7 @@ void Put(std::string& out, const T& value) {
 
 template <typename T>
 void PutAll(std::string& out, const std::vector<T>& values) {
+  if (values.empty()) return;  // data() may be null
   out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
 }
 
@@ -43,7 +44,7 @@ class Reader {
   bool GetAll(std::vector<T>& values, uint64_t count) {
     if (count > rest_.size() / sizeof(T)) return false;
     values.resize(count);
-    std::memcpy(values.data(), rest_.data(), count * sizeof(T));
+    if (count > 0) std::memcpy(values.data(), rest_.data(), count * sizeof(T));
     rest_.remove_prefix(count * sizeof(T));
     return true;
   }

@@ -59,7 +59,7 @@ Result<ShardRows> ReadShardRows(const std::string& path, const std::string& sha2
     return DataError({path, 0, 0, ""}, "its line lengths do not match its rows");
   }
   std::vector<uint32_t> line_bytes(kept.size());
-  std::memcpy(line_bytes.data(), rest.data(), rest.size());
+  if (!rest.empty()) std::memcpy(line_bytes.data(), rest.data(), rest.size());
   return ShardRows{std::move(kept), std::move(line_bytes)};
 }
 
@@ -98,8 +98,10 @@ Status ShardFiles::Finish(const RunSummary& summary, const std::string& dataset,
     const auto kept_size = static_cast<uint64_t>(kept.size());
     std::string file(reinterpret_cast<const char*>(&kept_size), sizeof kept_size);
     file += kept;
-    file.append(reinterpret_cast<const char*>(line_bytes_.data()),
-                line_bytes_.size() * sizeof(uint32_t));
+    if (!line_bytes_.empty()) {  // data() may be null
+      file.append(reinterpret_cast<const char*>(line_bytes_.data()),
+                  line_bytes_.size() * sizeof(uint32_t));
+    }
     state.kept_sha256 = fs::Sha256OfBytes(file);
     // The results file as it is now (a rename keeps both): a merge trusts the rows file only
     // while the results file still is.
