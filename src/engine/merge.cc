@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <simdjson.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -310,12 +309,8 @@ void CountKept(Shard& s) {
 // A shard's results file as its state recorded it when the shard finished: its size and its
 // modification time, to the nanosecond.
 bool Unchanged(const Shard& s) {
-  struct stat st;
-  if (stat(s.results.c_str(), &st) != 0) return false;
-  const int64_t modified =
-      static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-  return static_cast<uint64_t>(st.st_size) == s.state.file_bytes &&
-         modified == s.state.file_modified_ns;
+  const std::optional<FileVersion> now = FileVersionOf(s.results);
+  return now && now->bytes == s.state.file_bytes && now->modified_ns == s.state.file_modified_ns;
 }
 
 // A shard whose results file is as it finished, beside its rows file: the tally's view of each
@@ -394,6 +389,18 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> MergedOrder(const std::vector
   return order;
 }
 
+// All of `text` into `out` at byte `at`.
+Status WriteAt(int out, std::string_view text, uint64_t at) {
+  while (!text.empty()) {
+    ssize_t w = pwrite(out, text.data(), text.size(), static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return IoError(std::string("writing the merged rows: ") + std::strerror(errno));
+    text.remove_prefix(static_cast<size_t>(w));
+    at += static_cast<uint64_t>(w);
+  }
+  return OkStatus();
+}
+
 // Copies `size` bytes of `in` from `from` to `out` at `to`: inside the kernel where the file
 // systems allow it, else through `buffer`.
 Status CopyBytes(int in, uint64_t from, int out, uint64_t to, uint64_t size,
@@ -419,26 +426,11 @@ Status CopyBytes(int in, uint64_t from, int out, uint64_t to, uint64_t size,
     ssize_t n = pread(in, buffer.data(), chunk, off_in);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return IoError("a shard's file ended early: was it changed during the merge?");
-    for (ssize_t done = 0; done < n;) {
-      ssize_t w = pwrite(out, buffer.data() + done, static_cast<size_t>(n - done), off_out + done);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return IoError(std::string("writing the merged rows: ") + std::strerror(errno));
-      done += w;
-    }
+    TALA_RETURN_IF_ERROR(WriteAt(out, std::string_view(buffer.data(), static_cast<size_t>(n)),
+                                 static_cast<uint64_t>(off_out)));
     off_in += n;
     off_out += n;
     size -= static_cast<uint64_t>(n);
-  }
-  return OkStatus();
-}
-
-Status WriteAt(int out, std::string_view text, uint64_t at) {
-  while (!text.empty()) {
-    ssize_t w = pwrite(out, text.data(), text.size(), static_cast<off_t>(at));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return IoError(std::string("writing the merged rows: ") + std::strerror(errno));
-    text.remove_prefix(static_cast<size_t>(w));
-    at += static_cast<uint64_t>(w);
   }
   return OkStatus();
 }

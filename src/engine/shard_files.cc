@@ -34,6 +34,13 @@ ShardFiles::~ShardFiles() {
 
 std::string ShardRowsPath(const std::string& results_path) { return results_path + ".shard.rows"; }
 
+std::optional<FileVersion> FileVersionOf(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileVersion{static_cast<uint64_t>(st.st_size),
+                     static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
 Result<ShardRows> ReadShardRows(const std::string& path, const std::string& sha256,
                                 std::vector<std::string> keys) {
   std::ifstream in(path, std::ios::binary);
@@ -105,11 +112,10 @@ Status ShardFiles::Finish(const RunSummary& summary, const std::string& dataset,
     state.kept_sha256 = fs::Sha256OfBytes(file);
     // The results file as it is now (a rename keeps both): a merge trusts the rows file only
     // while the results file still is.
-    struct stat st;
-    if (stat(scratch_.c_str(), &st) != 0) return IoError("cannot read " + scratch_);
-    state.file_bytes = static_cast<uint64_t>(st.st_size);
-    state.file_modified_ns =
-        static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    const std::optional<FileVersion> version = FileVersionOf(scratch_);
+    if (!version) return IoError("cannot read " + scratch_);
+    state.file_bytes = version->bytes;
+    state.file_modified_ns = version->modified_ns;
     TALA_RETURN_IF_ERROR(fs::WriteFileAtomically(ShardRowsPath(o_.out), file));
   }
   std::string text = io::FormatShardState(state);

@@ -22,6 +22,14 @@ Status CheckShardOptions(const EvalOptions& o);
 
 std::string ShardRowsPath(const std::string& results_path);
 
+// A results file's size and modification time (in nanoseconds), as a shard's state records them
+// when it finishes and a merge compares them; nullopt when the file cannot be read.
+struct FileVersion {
+  uint64_t bytes = 0;
+  int64_t modified_ns = 0;
+};
+std::optional<FileVersion> FileVersionOf(const std::string& path);
+
 // A shard's rows file: what its tally counted of each row, and the length in bytes of each
 // row's line in the results file, in the file's order.
 struct ShardRows {
