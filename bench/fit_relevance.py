@@ -1,11 +1,13 @@
 """Fits the offline judge's relevance blends (src/judges/offline/relevance_blend.cc, issue 34) on
-the "fit" half of bench/relevance_sets.py's HaluEval pairs and the hand-written relevancy sets,
+the "fit" half of bench/relevance_sets.py's HaluEval pairs (the hand-written relevancy sets are reported beside them),
 and prints the weights with the pairwise accuracy of each kind on both halves. Logistic
 regressions, each kind weighing the same, by plain gradient descent (numpy only):
 - response relevancy, over each text: the lexical reading, its answer-type hit, and the
   encoder's cosines (with the whole question and with what it asks for) apart for fragments and
-  sentences, with a fragment's novelty and a sentence's slot (the question's words next to its
-  gap); then stretched so the fit half's median relevant answer reads 0.9 and its median
+  sentences, with a fragment's novelty, and a sentence's slot (the question's words next to its
+  gap), whether it opens by defining the question's own subject, and whether it is about the
+  question at all; fitted on the fit half of the HaluEval kinds only (the hand-written sets are
+  reported, as the regression tests they are); then stretched so the fit half's median relevant answer reads 0.9 and its median
   irrelevant one 0.15; then the weight of an answer's sentences not about the question, alone,
   on the answer_padded pairs;
 - context relevance, over each pair's difference: the question's focus the context states, the
@@ -38,12 +40,14 @@ def response_x(r):
     c, a = r["cosine"], r["asked_cosine"]
     mismatch = 1.0 if r["typed_question"] and not r["typed"] else 0.0
     return [r["lexical"], 1.0 if r["typed"] else 0.0, f * c, (1 - f) * c, f * a, (1 - f) * a,
-            f * r["novelty"], f * mismatch, float(r["form"]), (1 - f) * r["slot"]]
+            f * r["novelty"], f * mismatch, float(r["form"]), (1 - f) * r["slot"],
+            (1 - f) * float(r["defines"]), (1 - f) * r["ontopic"]]
 
 
 RESPONSE_NAMES = ["lexical", "typed", "fragment x cosine", "sentence x cosine",
                   "fragment x asked cosine", "sentence x asked cosine", "fragment x novelty",
-                  "fragment x type mismatch", "form", "sentence x slot"]
+                  "fragment x type mismatch", "form", "sentence x slot",
+                  "sentence x defines subject", "sentence x on topic"]
 
 
 def context_x(r):
@@ -107,27 +111,29 @@ def report(rows, score):
 
 
 def main(build, halueval):
-    # offtopic_sentence is measured (bench/offline_trust.py), not fitted on; answer_padded fits
-    # only the weight of an answer's sentences about something else.
+    # The hand-written relevancy sets are regression tests (contrast_set_test.cc), reported
+    # here, never fitted on (half "hand"); answer_padded fits only the weight of an answer's
+    # sentences about something else.
     made = relevance_sets.build(halueval)
-    rows = [r for r in made if r["metadata"]["kind"] not in ("offtopic_sentence", "answer_padded")]
     hand = []
     for name in ("relevancy-dev", "relevancy-second"):
         with open(os.path.join(HERE, "data", name + ".jsonl")) as f:
             for line in f:
                 r = json.loads(line)
-                r["metadata"] = {"kind": "hand:" + name, "half": "fit", "pair_id": r["pair_id"],
+                r["metadata"] = {"kind": "hand:" + name, "half": "hand", "pair_id": r["pair_id"],
                                  "label": "positive" if r["label"] == "on_topic" else "negative"}
                 hand.append(r)
-    feats = features(build, rows + hand +
-                     [r for r in made if r["metadata"]["kind"] == "answer_padded"])
+    feats = features(build, made + hand)
     response = [r for r in feats if not r["metadata"]["kind"].startswith("context")
                 and r["metadata"]["kind"] != "answer_padded"]
     context = [r for r in feats if r["metadata"]["kind"].startswith("context")]
 
-    w, b = fit([r for r in response if r["metadata"]["half"] == "fit"], response_x)
-    logit = lambda r: float(np.dot(response_x(r), w) + b)  # noqa: E731
+    # Each kind pulls its own way: the sentence that restates the question outranks the one
+    # that answers it by cosine, while a sentence about something else falls below both; fitting
+    # the fluent off-topic pairs with the rest keeps both orders.
     fitted = [r for r in response if r["metadata"]["half"] == "fit"]
+    w, b = fit(fitted, response_x)
+    logit = lambda r: float(np.dot(response_x(r), w) + b)  # noqa: E731
     pos = np.median([logit(r) for r in fitted if r["metadata"]["label"] == "positive"])
     neg = np.median([logit(r) for r in fitted if r["metadata"]["label"] == "negative"])
     to_logit = lambda p: np.log(p / (1 - p))  # noqa: E731

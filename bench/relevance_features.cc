@@ -62,6 +62,7 @@ int main() {
                           {"form", a.form},
                           {"lexical", a.lexical},
                           {"slot", a.slot},
+                          {"defines", a.defines_subject},
                           {"ontopic", on_topic},
                           {"sentences", sentences},
                           {"words", r.tokens().size()}};

@@ -398,6 +398,47 @@ double SlotShare(const std::vector<ProfiledToken>& q, size_t wh, const TextProfi
   return total == 0 ? 0.0 : stated / total;
 }
 
+bool IsCopula(std::string_view w) { return In({"is", "was", "are", "were"}, w); }
+
+// AnswerReading::defines_subject. The subject is the words of the response's first clause
+// segment before its first copula (within its first 16 words, so that a parenthesis may stand
+// between: "Allison Beth \"Allie\" Goertz (born March 2, 1991) is an American musician."); it
+// opens with a capital, and at least half of its content words are the question's.
+bool DefinesTheQuestionsSubject(const TextProfile& question, const TextProfile& response) {
+  const auto& q = question.tokens();
+  const auto& r = response.tokens();
+  // "What is X?", "Who was the Y?": a definition of a name is what such a question asks for.
+  const size_t wh = QuestionWordAt(q);
+  if (wh + 1 < q.size() && (q[wh].folded == "what" || q[wh].folded == "who") &&
+      IsCopula(q[wh + 1].folded)) {
+    size_t next = wh + 2;
+    while (next < q.size() && In({"the", "a", "an"}, q[next].folded)) ++next;
+    if (next < q.size() && q[next].raw_capitalised) return false;
+  }
+  size_t start = 0;
+  if (!r.empty() && r[0].folded == "the") start = 1;
+  // A name, or a name that opens with a year ("The 2013 Liqui Moly Bathurst 12 Hour was...").
+  if (start >= r.size() || !(r[start].raw_capitalised || r[start].number)) return false;
+  constexpr size_t kSubjectReach = 16;
+  size_t copula = start;
+  while (copula < r.size() && copula < kSubjectReach && r[copula].sentence == r[start].sentence &&
+         !IsCopula(r[copula].folded)) {
+    ++copula;
+  }
+  if (copula + 1 >= r.size() || copula >= kSubjectReach || !IsCopula(r[copula].folded) ||
+      !In({"a", "an", "the", "one"}, r[copula + 1].folded)) {
+    return false;
+  }
+  int content = 0, asked = 0, named = 0;
+  for (size_t i = start; i < copula && r[i].segment == r[start].segment; ++i) {
+    if (r[i].stop || r[i].folded.empty()) continue;  // the tokenizer leaves "" for a curly quote
+    ++content;
+    named += r[i].raw_capitalised ? 1 : 0;
+    asked += question.HasStem(r[i].stem) || question.HasFolded(r[i].folded) ? 1 : 0;
+  }
+  return named > 0 && 2 * asked >= content;
+}
+
 // The question's focus: its content words after its first wh-phrase, each stem once. That is
 // the phrase that asks but for a relative ("..., who received a star in what year?" asks for a
 // year, about what follows "who").
@@ -462,6 +503,7 @@ AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& respons
   reading.novelty = content == 0 ? 0.0 : fresh / content;
   reading.form = FormOf(question, response, type, reading.fragment);
   reading.slot = SlotShare(q, asked_at, response);
+  reading.defines_subject = !reading.fragment && DefinesTheQuestionsSubject(question, response);
   if (type == AnswerType::kAny) {
     reading.lexical = coverage;
     // "What band...?", "which company...?" ask for a thing by name: a bare number ("0.9 s.",

@@ -46,6 +46,12 @@ struct AnswerReading {
   // head office in Delhi."), where another sentence of the same page restates the rest of it.
   // A yes/no question's words are counted from its opening verb.
   double slot = 0;
+  // The response opens by saying what one of the question's own subjects is: a name most of
+  // whose words the question has, then "is/was a/an/the/one" ("Hacker-Pschorr is a brewery in
+  // Munich..." for "What does the Hacker-Pschorr Brewery have to limit...?"). Such a sentence
+  // restates the question's premise; the answer is usually elsewhere. Never set when the
+  // question asks what or who that subject is ("Who was Pablo Trapero?").
+  bool defines_subject = false;
   double lexical = 0;  // the score described above
 };
 // The phrase that says what the question asks for: "what city", "which hip hop record",

@@ -11,7 +11,10 @@ double Logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 }  // namespace
 
 // The weights are printed by `/usr/bin/python3 bench/fit_relevance.py` (issue 34), rounded to two
-// places. Response relevancy's logistic is then stretched (its weights scaled, its bias moved)
+// places. Response relevancy's logistic is fitted on each text of four kinds of fit-half pairs
+// (the right answer against the next question's, the answering sentence against a fluent one
+// about something else and against a sentence of the same passage that does not answer, the
+// bare answer against that sentence); it is then stretched (its weights scaled, its bias moved)
 // so that the fit half's median relevant answer reads 0.9 and its median irrelevant one 0.15,
 // the scale response_relevancy is read on; the order of any two responses is unchanged.
 double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines,
@@ -24,12 +27,14 @@ double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cos
   // answer_padded pairs with the others held; a response none of whose sentences is about the
   // question is left to the reading below.
   const double padded = sentences >= 2 && on_topic > 0 ? 1.0 - on_topic : 0.0;
+  const double sentence = 1.0 - fragment;
   const double x =
-      -4.41 - 4.0 * padded + 3.08 * reading.lexical + 1.23 * (reading.typed ? 1.0 : 0.0) +
-      fragment * (7.98 * cosines.question + 5.44 * cosines.asked + 2.11 * reading.novelty -
-                  3.01 * mismatch) +
-      (1.0 - fragment) * (0.47 * cosines.question + 1.30 * cosines.asked + 3.85 * reading.slot) +
-      5.32 * reading.form;
+      -4.07 - 2.0 * padded - 0.10 * reading.lexical + 0.94 * (reading.typed ? 1.0 : 0.0) +
+      fragment * (11.31 * cosines.question + 7.47 * cosines.asked + 1.58 * reading.novelty -
+                  4.24 * mismatch) +
+      sentence * (1.42 * cosines.question + 1.52 * cosines.asked + 4.33 * reading.slot -
+                  1.11 * (reading.defines_subject ? 1.0 : 0.0) + 1.76 * on_topic) +
+      6.18 * reading.form;
   return Logistic(x);
 }
 

@@ -199,6 +199,29 @@ TEST_F(AnswerRelevanceTest, TheSlotIsTheQuestionsWordsNextToItsGap) {
   EXPECT_GT(slot("Do children pay fares?", "Children under 12 ride free."), 0.3);
 }
 
+TEST_F(AnswerRelevanceTest, ASentenceThatDefinesTheQuestionsOwnSubjectIsMarked) {
+  auto defines = [](const std::string& question, const std::string& response) {
+    return Read(question, response).defines_subject;
+  };
+  const std::string q = "What does the Tollund Brewery have to limit to meet Danish law?";
+  EXPECT_TRUE(defines(q, "Tollund is a brewery in Aarhus, founded in 1911."));
+  EXPECT_TRUE(defines(q, "The Tollund Brewery (opened 1911) was one of the first in Jutland."));
+  // A name that opens with a year, and one written with curly quotes around a nickname.
+  EXPECT_TRUE(defines("Where was the 2013 Aarhus Harbour Race held?",
+                      "The 2013 Aarhus Harbour Race was a sailing regatta for keelboats."));
+  EXPECT_TRUE(defines("Which party did Anders \"Andy\" Holm join?",
+                      "Anders \u201cAndy\u201d Holm (born 1961) is a Danish politician."));
+  // The sentence that answers is about something else, or does not say what the subject is.
+  EXPECT_FALSE(defines(q, "The Purity Law limits beer to water, barley and hops."));
+  EXPECT_FALSE(defines(q, "Tollund brews under the Purity Law."));
+  EXPECT_FALSE(defines(q, "He was the brewery's first master."));
+  // Asked what or who the subject is, its definition is the answer.
+  EXPECT_FALSE(defines("What is the Tollund Brewery?", "Tollund is a brewery in Aarhus."));
+  EXPECT_FALSE(defines("Who was Anders Holm?", "Anders Holm was a Danish politician."));
+  // A short answer defines nothing.
+  EXPECT_FALSE(defines(q, "Tollund Brewery"));
+}
+
 TEST_F(AnswerRelevanceTest, AnAnswerAboutSomethingElseScoresLow) {
   EXPECT_LE(Relevance("When was the bridge built?", "It is lit up at night."), 0.3);
   EXPECT_LE(

@@ -180,6 +180,31 @@ TEST(OfflineJudgeTest, ASentenceThatPicksAnOptionAnswersTheQuestion) {
             Relevancy(row("Ada Lovelace (born 1815) was a mathematician.")));
 }
 
+// The sentence that answers outranks the one that only says what the question's subject is, and
+// a sentence about something else reads low (issue 34: HaluEval's answering vs non-answering
+// sentences of one passage).
+TEST(OfflineJudgeTest, TheSentenceThatAnswersOutranksTheOneThatDefinesTheSubject) {
+  if (EmbedderName() == "hashed") GTEST_SKIP() << "no sentence encoder";
+  auto row = [](const std::string& question, const std::string& response) {
+    Sample s = Row(response);
+    s.user_input = question;
+    return s;
+  };
+  const std::string bought = "In what year did the company that bought Aixo Motors go public?";
+  EXPECT_GT(Relevancy(row(bought,
+                          "Polar Industries went public on the New York Stock Exchange "
+                          "in 1987.")),
+            Relevancy(row(bought,
+                          "Aixo Motors is a French maker of small cars, bought by Polar "
+                          "Industries in 2013.")));
+  const std::string river =
+      "Which river flows through the town where the Tollund Brewery was founded?";
+  EXPECT_GT(
+      Relevancy(row(river, "The Gudena flows through Silkeborg on its way to the sea.")),
+      Relevancy(row(river, "The Tollund Brewery is a brewery founded in Silkeborg in 1911.")));
+  EXPECT_LT(Relevancy(row(river, "The harbour ferry sails every 20 minutes from Pier 3.")), 0.25);
+}
+
 JudgedAnswer ContextRelevance(const std::vector<std::string>& contexts) {
   Sample s = Row("Delhi");
   s.retrieved_contexts = contexts;
