@@ -561,6 +561,8 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
     if (std::string cut = io::CutOffNotice(kept, options.out); !cut.empty()) {
       summary.warnings.push_back(cut + "; it is scored again");
     }
+    // The kept rows as the tally counts them, read once for the run's metrics.
+    KeptRows resumed(MetricKeys(summary.metrics));
     for (const io::ResultRow& row : kept.rows) {
       auto now = pass.digests.find(row.id);
       if (now == pass.digests.end()) continue;  // not in this dataset (or this shard)
@@ -574,7 +576,10 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
         ++summary.rows_changed;
         continue;
       }
-      if (run.kept_ids.insert(row.id).second) tally.AddKept(row);
+      if (run.kept_ids.insert(row.id).second) {
+        resumed.Add(row);
+        tally.AddKept(resumed, resumed.size() - 1, RunTally::Kept::kResumed);
+      }
     }
     run.to_do -= static_cast<int64_t>(run.kept_ids.size());
     if (summary.rows_retried > 0) {

@@ -68,6 +68,13 @@ class Reader {
 
 }  // namespace
 
+std::vector<std::string> MetricKeys(const std::vector<MetricSummary>& metrics) {
+  std::vector<std::string> keys;
+  keys.reserve(metrics.size());
+  for (const MetricSummary& m : metrics) keys.push_back(m.key);
+  return keys;
+}
+
 bool BlamesAStage(int diagnosis) {
   const auto& all = analysis::AllDiagnoses();
   return diagnosis >= 0 && static_cast<size_t>(diagnosis) < all.size() &&

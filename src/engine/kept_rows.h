@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/readers/results_reader.h"
+#include "tala/run_summary.h"
 #include "tala/status.h"
 
 namespace tala {
@@ -61,6 +62,9 @@ class KeptRows {
   std::vector<uint32_t> text_;  // into texts_, or kNoText
   std::vector<Text> texts_;
 };
+
+// The run's metric keys, in order: what a KeptRows is made for.
+std::vector<std::string> MetricKeys(const std::vector<MetricSummary>& metrics);
 
 // The rows of this diagnosis (a position in analysis::AllDiagnoses(), -1: none) are blamed on a
 // stage: the summary lists the worst of them with their question and reason.

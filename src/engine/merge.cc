@@ -489,8 +489,7 @@ Status MergeInto(const MergeOptions& o, std::vector<Shard>& shards, const std::s
   for (const io::MetricTotals& m : first.metrics) summary.metrics.push_back({m.key, m.direction});
   // Every shard read side by side, then checked in their order, so the first fault named is
   // the one a reading in order would meet.
-  std::vector<std::string> keys;
-  for (const MetricSummary& m : summary.metrics) keys.push_back(m.key);
+  const std::vector<std::string> keys = MetricKeys(summary.metrics);
   OnEveryCore(shards.size(), [&](size_t i) { ReadShard(shards[i], keys); });
   for (Shard& s : shards) {
     TALA_RETURN_IF_ERROR(s.read);

@@ -149,14 +149,6 @@ void RunTally::Add(const io::RowResult& row) {
   }
 }
 
-void RunTally::AddKept(const io::ResultRow& row, Kept how) {
-  std::vector<std::string> keys;
-  for (const MetricSummary& m : summary_.metrics) keys.push_back(m.key);
-  KeptRows one(std::move(keys));
-  one.Add(row);
-  AddKept(one, 0, how);
-}
-
 void RunTally::AddKept(const KeptRows& rows, size_t r, Kept how) {
   ++summary_.rows_scored;
   if (how == Kept::kResumed) ++summary_.rows_resumed;

@@ -25,10 +25,10 @@ class RunTally {
   // Sets row.diagnosis from its scores.
   void Diagnose(io::RowResult& row);
   void Add(const io::RowResult& row);
-  // A row already in a results file, counted as the run that wrote it counted it: its scores,
-  // failures and diagnosis as written. kResumed: kept by --resume; kMerged: read from a shard.
+  // Row `i` of `rows`, already in a results file, counted as the run that wrote it counted it:
+  // its scores, failures and diagnosis as written. kResumed: kept by --resume; kMerged: read
+  // from a shard.
   enum class Kept { kResumed, kMerged };
-  void AddKept(const io::ResultRow& row, Kept how = Kept::kResumed);
   void AddKept(const KeptRows& rows, size_t i, Kept how);
   // Each row Add counts is also added to `journal` (a shard's, for its merge); null: none.
   void set_journal(KeptRows* journal) { journal_ = journal; }

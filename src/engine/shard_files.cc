@@ -80,9 +80,7 @@ void ShardFiles::ClearOlder(const EvalOptions& o) {
 void ShardFiles::Begin(const std::vector<MetricSummary>& metrics) {
   if (!o_.shard.active()) return;
   scratch_ = o_.out + ".partial-" + std::to_string(getpid());
-  std::vector<std::string> keys;
-  for (const MetricSummary& m : metrics) keys.push_back(m.key);
-  rows_.emplace(std::move(keys));
+  rows_.emplace(MetricKeys(metrics));
 }
 
 Status ShardFiles::Finish(const RunSummary& summary, const std::string& dataset,
