@@ -22,6 +22,8 @@ bool In(std::initializer_list<std::string_view> words, std::string_view w) {
   return std::find(words.begin(), words.end(), w) != words.end();
 }
 
+bool IsCopula(std::string_view w) { return In({"is", "was", "are", "were"}, w); }
+
 bool IsWhWord(std::string_view w) {
   return In({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"}, w);
 }
@@ -69,7 +71,7 @@ AnswerType TypeOf(const std::vector<ProfiledToken>& q, size_t from, size_t* phra
     if (w == "what" || w == "which") {
       // The noun asked about: the next word, or past "is/was the" ("what was the population").
       size_t head = i + 1;
-      if (head < q.size() && In({"is", "was", "are", "were"}, q[head].folded)) {
+      if (head < q.size() && IsCopula(q[head].folded)) {
         ++head;
         if (head < q.size() && In({"the", "a", "an", "its", "their"}, q[head].folded)) ++head;
       }
@@ -397,8 +399,6 @@ double SlotShare(const std::vector<ProfiledToken>& q, size_t wh, const TextProfi
   }
   return total == 0 ? 0.0 : stated / total;
 }
-
-bool IsCopula(std::string_view w) { return In({"is", "was", "are", "were"}, w); }
 
 // AnswerReading::defines_subject. The subject is the words of the response's first clause
 // segment before its first copula (within its first 16 words, so that a parenthesis may stand

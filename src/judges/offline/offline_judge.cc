@@ -402,12 +402,14 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
     Result<EncoderCosines> cosines = EncoderCosines{};
     if (has_encoder_ && !s.response->empty()) {
       cosines = Cosines(row, *s.response);
-      // The share of the answer's sentences about the question: a lone sentence about
-      // something else reads 0, and an answer that goes on about something else loses by it.
-      size_t sentences = 0;
-      const double on_topic = OnTopicShare(row.question_profile, text::SplitSentences(*s.response),
-                                           *stemmer_, &sentences);
-      if (cosines) q.cosine = ResponseRelevance(reading, *cosines, on_topic, sentences);
+      if (cosines) {
+        // The share of the answer's sentences about the question: a lone sentence about
+        // something else reads 0, and an answer that goes on about something else loses by it.
+        size_t sentences = 0;
+        const double on_topic =
+            OnTopicShare(row.question_profile, *s.response, *stemmer_, &sentences);
+        q.cosine = ResponseRelevance(reading, *cosines, on_topic, sentences);
+      }
     }
     if (cosines) {
       v.generated_questions = std::vector<GeneratedQuestion>{q};
