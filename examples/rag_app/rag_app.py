@@ -88,6 +88,11 @@ class App:
 
 def serve(app, port):
     class Handler(BaseHTTPRequestHandler):
+        # Kept-alive connections (tala run's client reuses them), each reply sent at once: with
+        # Nagle's algorithm the body waited for the client's delayed ACK, ~40 ms a request.
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+
         def do_POST(self):
             try:
                 length = int(self.headers.get("Content-Length", 0))

@@ -67,6 +67,8 @@ def error_for(error, rows_file=None, rows_label="rows", row_errors=(), index=Non
         return text, file
 
     text, file = named(error)
+    # The engine's remedies name the CLI's flags; here they are keywords.
+    text = text.replace("pass --on-error skip", 'pass on_error="skip"')
     line, field = error["line"], error["field"]
     details = [named(e)[0] for e in row_errors]
     if row_errors:

@@ -80,6 +80,87 @@ def _check_columns(columns, metrics, label):
                 code="data error", file=label, field=missing[0])
 
 
+class _Origin:
+    """Where a run's rows came from, for to_pandas: the DataFrame's index (each row's label,
+    found by the id it was given) and the names the caller gave the fields ("question")."""
+
+    def __init__(self, index=None, position_of_id=None, names=None, id_column=None):
+        self.index = index
+        self.position_of_id = position_of_id or {}
+        self.names = names or {}
+        self.id_column = id_column
+
+    def index_of(self, ids):
+        positions = [self.position_of_id.get(str(i)) for i in ids]
+        if any(p is None for p in positions):
+            import pandas
+            return pandas.RangeIndex(len(ids))  # an id the frame never had (cannot happen)
+        return self.index[positions]
+
+
+def _id_text(label):
+    """A DataFrame index label as a row id: an integer stays one, anything else is its text."""
+    if hasattr(label, "item") and not isinstance(label, str):
+        label = label.item()  # numpy integers
+    return label if isinstance(label, int) and not isinstance(label, bool) else str(label)
+
+
+def _frame_rows(frame):
+    """A DataFrame's rows for the engine, and its _Origin. Each row's id is its index label when
+    the frame has no id column and the labels are unique (then tala's ids are the labels a
+    pandas user sees); the result is put back on the index by those ids."""
+    fields = _names.dataset_fields()
+    columns = [c for c in frame.columns if isinstance(c, str)]
+    id_column = next((c for c in columns if fields.get(c) == "id"), None)
+    names = {fields[c]: c for c in columns if c in fields and fields[c] != c}
+    rows = frame.to_dict(orient="records")
+    if id_column is not None:
+        ids = [str(_id_text(r.get(id_column))) for r in rows]
+    elif frame.index.is_unique:
+        ids = []
+        for row, label in zip(rows, frame.index):
+            row["id"] = _id_text(label)
+            ids.append(str(row["id"]))
+    else:
+        # Repeated labels cannot be ids: the engine numbers the rows from 1, as for a file.
+        ids = [str(n) for n in range(1, len(rows) + 1)]
+    position_of_id = {}
+    for position, i in enumerate(ids):
+        position_of_id.setdefault(i, position)
+    return rows, _Origin(frame.index, position_of_id, names, id_column=None)
+
+
+def _caller_names(rows):
+    """The fields a list of dicts names another way ("question" -> user_input), to give back."""
+    fields = _names.dataset_fields()
+    return {fields[c]: c for c in (_columns_of_rows(rows) or ())
+            if isinstance(c, str) and c in fields and fields[c] != c}
+
+
+def _as_rows(data):
+    """The shapes Ragas users hand over, as rows: a dict of columns (what ``Dataset.from_dict``
+    takes), an object with ``to_pandas()`` or ``to_list()`` (Ragas' EvaluationDataset, a
+    Hugging Face Dataset), or anything else as it is."""
+    if isinstance(data, dict):
+        columns = list(data.items())
+        if columns and all(isinstance(v, (list, tuple)) for _, v in columns):
+            lengths = {len(v) for _, v in columns}
+            if len(lengths) != 1:
+                detail = ", ".join(f"{k}: {len(v)}" for k, v in columns)
+                raise ValueError(f"tala.evaluate: a dict of columns needs columns of one length "
+                                 f"({detail})")
+            return [dict(zip(data, values)) for values in zip(*data.values())]
+        raise TypeError("tala.evaluate: a dict is read as columns (field -> list of values, as "
+                        "Dataset.from_dict takes); for one row pass [row]")
+    if isinstance(data, (str, os.PathLike, list, tuple)) or _is_dataframe(data):
+        return data
+    for method in ("to_pandas", "to_list"):
+        convert = getattr(data, method, None)
+        if callable(convert):
+            return convert()
+    return data
+
+
 def _columns_of_rows(rows):
     """Every key of a list of dicts, in first-seen order (None when rows is not such a list)."""
     if not isinstance(rows, (list, tuple)) or not all(isinstance(r, dict) for r in rows):
@@ -121,7 +202,7 @@ class Result(collections.abc.Mapping):
     ``"faithfulness" in result``, ``dict(result)``, ``result.keys()``. A metric may be named by
     its alias ("answer_relevancy") wherever a name is taken."""
 
-    def __init__(self, summary, results_path, keep_dir=None, asked=None):
+    def __init__(self, summary, results_path, keep_dir=None, asked=None, origin=None):
         self._summary = summary
         self.results_path = results_path
         self._keep_dir = keep_dir  # a temporary folder holding the results file, removed with us
@@ -129,6 +210,9 @@ class Result(collections.abc.Mapping):
         # Results key -> the name the caller asked for it by, where that was an alias: the
         # columns of to_pandas() carry the caller's names.
         self._asked = dict(asked or {})
+        # Where the rows came from (_Origin): to_pandas() gives them back on the frame's own
+        # index and under the caller's column names.
+        self._origin = origin
 
     def __del__(self):
         if self._keep_dir is not None:
@@ -189,26 +273,51 @@ class Result(collections.abc.Mapping):
                 self._rows = [r for r in map(json.loads, f) if "id" in r]
         return self._rows
 
+    @property
+    def scores(self):
+        """Each row's scores as a dict of metric -> score (None where undefined or failed), in
+        the rows' order: Ragas' ``result.scores``. A metric asked for by an alias is keyed so."""
+        keys = [m["key"] for m in self._summary["metrics"]]
+        return [{self._asked.get(k, k): r["scores"].get(k) for k in keys} for r in self.rows]
+
     def to_pandas(self):
         """One row per result, as Ragas' to_pandas gives it: id, the inputs (user_input,
-        response, retrieved_contexts, reference, ...), each metric's score, then each metric's
-        reason as ``METRIC_reason`` and the diagnosis (needs pandas). A metric asked for by an
-        alias has that name as its column."""
+        response, retrieved_contexts, reference, ...), the row's metadata (the columns tala does
+        not read), each metric's score, then each metric's reason as ``METRIC_reason`` and the
+        diagnosis (needs pandas). A metric asked for by an alias has that name as its column, and
+        an input given under another name ("question") keeps it.
+
+        For a DataFrame given to tala.evaluate the result is on that frame's index, so
+        ``df["faithfulness"] = result.to_pandas()["faithfulness"]`` puts each score on its own
+        row (a row skipped with ``on_error="skip"`` is NaN there)."""
         import pandas
 
         keys = [m["key"] for m in self._summary["metrics"]]
         names = [self._asked.get(k, k) for k in keys]
+        origin = self._origin or _Origin()
         inputs = list(dict.fromkeys(f for r in self.rows for f in r.get("inputs", {})))
+        shown = {f: origin.names.get(f, f) for f in inputs}
+        taken = {"id", *shown.values(), *names, *(n + "_reason" for n in names), "diagnosis"}
+        # The row's metadata: its own columns, each named as given unless that name is taken.
+        extra = list(dict.fromkeys(m for r in self.rows for m in r.get("metadata") or {}
+                                   if m != origin.id_column))
+        extra_names = {m: m if m not in taken else "metadata." + m for m in extra}
         records = []
         for r in self.rows:
             record = {"id": r["id"]}
-            record.update((f, r.get("inputs", {}).get(f)) for f in inputs)
+            record.update((shown[f], r.get("inputs", {}).get(f)) for f in inputs)
+            metadata = r.get("metadata") or {}
+            record.update((extra_names[m], metadata.get(m)) for m in extra)
             record.update((n, r["scores"].get(k)) for k, n in zip(keys, names))
             record.update((n + "_reason", r.get("reasons", {}).get(k)) for k, n in zip(keys, names))
             record["diagnosis"] = r.get("diagnosis")
             records.append(record)
-        columns = ["id", *inputs, *names, *(n + "_reason" for n in names), "diagnosis"]
-        return pandas.DataFrame.from_records(records, columns=columns)
+        columns = ["id", *shown.values(), *extra_names.values(), *names,
+                   *(n + "_reason" for n in names), "diagnosis"]
+        frame = pandas.DataFrame.from_records(records, columns=columns)
+        if origin.index is not None:
+            frame.index = origin.index_of([r["id"] for r in self.rows])
+        return frame
 
     def report_html(self, path):
         """Writes the HTML report of this run (one self-contained file: metric cards, histograms,
@@ -291,7 +400,12 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
     """
     unknown = sorted(set(options) - OPTIONS)
     if unknown:
-        raise TypeError(f"tala.evaluate got unknown options {', '.join(unknown)}; it takes "
+        hint = ""
+        if {"llm", "model", "llm_model", "evaluator_llm"} & set(unknown):
+            hint = (" (a model is chosen with judge=, such as judge='openai:gpt-4o-mini', or "
+                    "judge=a tala.Judge or a callable of your own)")
+        raise TypeError(f"tala.evaluate got unknown options {', '.join(unknown)}{hint}; besides "
+                        f"data, metrics, judge, out and progress it takes "
                         f"{', '.join(sorted(OPTIONS))}")
     if "shard" in options:
         options["shard"] = _shard_text(options["shard"])
@@ -303,12 +417,15 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
     named = [m.strip() for m in metrics.split(",")] if metrics else []
     asked = {key: m for m in named if (key := _names.canonical(m)) != m}
     index = None
+    origin = None
+    data = _as_rows(data)
     if not isinstance(data, (str, os.PathLike)):
         if _is_dataframe(data):
             _check_columns(list(data.columns), metrics, "dataframe")
             index = data.index
         elif (columns := _columns_of_rows(data)) is not None:
             _check_columns(columns, metrics, "rows")
+            origin = _Origin(names=_caller_names(data))
     workdir = tempfile.mkdtemp(prefix="tala-")
     rows_file = None
     label = "rows"
@@ -319,7 +436,7 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
             if _is_dataframe(data):
                 # Missing cells (None, NaN, pd.NA) are written as null, which the reader takes as
                 # an absent field; numpy values as their plain Python values.
-                data = data.to_dict(orient="records")
+                data, origin = _frame_rows(data)
                 label = "dataframe"
             rows_file = os.path.join(workdir, "rows.jsonl")
             _tala.write_rows_jsonl(data, rows_file)
@@ -348,7 +465,7 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         # Only the rows written for the engine were there; the results went to `out`.
         shutil.rmtree(workdir, ignore_errors=True)
         workdir = None
-    return Result(answer["summary"], results, keep_dir=workdir, asked=asked)
+    return Result(answer["summary"], results, keep_dir=workdir, asked=asked, origin=origin)
 
 
 def merge(shards, out=None, dataset_name=None):

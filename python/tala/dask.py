@@ -64,9 +64,13 @@ def _run_shard(task):
     dataset = task["dataset"]
     try:
         if task.get("frame") is not None:
-            # A Dask partition: its rows, with the default ids a single run would give them.
+            # A Dask partition: its rows, with the ids a single run would give them: the index
+            # labels where the frame's index is known (sorted divisions), else their numbers.
             frame = task["frame"]
-            rows = frame.to_dict(orient="records")
+            if task.get("index_ids"):
+                rows = ev._frame_rows(frame)[0]
+            else:
+                rows = frame.to_dict(orient="records")
             offset = task["offset"]
             for j, row in enumerate(rows):
                 if row.get("id") is None or row.get("id") != row.get("id"):  # absent or NaN
@@ -210,7 +214,8 @@ def _tasks(client, data, shards, shard_by, slots, base):
         parts = client.compute(data.to_delayed())
         n = len(parts)
         return [dict(base, dataset="", frame=part, offset=offsets[i], index=i, count=n,
-                     by="partition") for i, part in enumerate(parts)], "dask dataframe"
+                     by="partition", index_ids=bool(data.known_divisions))
+                for i, part in enumerate(parts)], "dask dataframe"
     if isinstance(data, (str, os.PathLike)):
         path = os.path.abspath(os.fspath(data))
         label = os.fspath(data)
@@ -220,7 +225,8 @@ def _tasks(client, data, shards, shard_by, slots, base):
             raise ValueError("rows in memory need workdir= on a filesystem the workers share, "
                              "or a dataset path they can read")
         if _is_dataframe(data):
-            data = data.to_dict(orient="records")
+            from ._evaluate import _frame_rows
+            data = _frame_rows(data)[0]  # ids from the index, as tala.evaluate gives them
         path = os.path.join(base["workdir"], "rows.jsonl")
         _tala.write_rows_jsonl(data, path)
         label = "rows"

@@ -48,12 +48,22 @@ std::string_view DiagnosisStage(Diagnosis d) {
 }
 
 Diagnosis PrincipalFailure(const std::map<Diagnosis, int64_t>& rows) {
+  auto count = [&](Diagnosis d) {
+    auto it = rows.find(d);
+    return it == rows.end() || DecidingMetric(d).empty() ? int64_t{0} : it->second;
+  };
+  // The half of the pipeline that fails the most rows (N12: the largest single category alone
+  // named the generator under a picture where the retriever failed more rows); a tie goes to the
+  // retriever, whose failures explain the generator's. Then its largest category.
+  std::map<std::string_view, int64_t> by_stage;
+  for (Diagnosis d : AllDiagnoses()) by_stage[DiagnosisStage(d)] += count(d);
+  const std::string_view stage =
+      by_stage["generator"] > by_stage["retriever"] ? "generator" : "retriever";
   int64_t most = 0;
   Diagnosis principal = Diagnosis::kHealthy;
   for (Diagnosis d : AllDiagnoses()) {
-    auto it = rows.find(d);
-    if (it == rows.end() || DecidingMetric(d).empty() || it->second <= most) continue;
-    most = it->second;
+    if (DiagnosisStage(d) != stage || count(d) <= most) continue;
+    most = count(d);
     principal = d;
   }
   return principal;
@@ -88,7 +98,8 @@ std::string_view DiagnosisAdvice(Diagnosis d) {
     case Diagnosis::kHealthy:
       return "no metric below its threshold";
     case Diagnosis::kNotDiagnosed:
-      return "none of the diagnostic metrics was scored";
+      return "neither the answer's grounding nor the retrieval was scored (no contexts, or "
+             "their metrics undefined), so nothing says the row is healthy";
   }
   return "";
 }
@@ -127,6 +138,13 @@ Diagnosis Diagnose(const std::map<std::string, double>& scores, const DiagnosisR
   if (low(precision)) return Diagnosis::kRankingNoise;
   if (low(faithfulness)) return Diagnosis::kGeneratorNotGrounded;
   if (low(relevancy)) return Diagnosis::kOffTopic;
+  // Healthy says the answer was checked against what was retrieved: a row whose grounding and
+  // retrieval were not scored (no contexts came with it) is not shown healthy on relevance alone.
+  bool grounded = false;
+  for (const std::string* m : {&recall, &precision, &faithfulness}) {
+    grounded = grounded || scores.count(*m) > 0;
+  }
+  if (!grounded) return Diagnosis::kNotDiagnosed;
   return Diagnosis::kHealthy;
 }
 

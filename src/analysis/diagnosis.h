@@ -47,8 +47,9 @@ std::string DecidingMetric(Diagnosis d);
 // The same for a diagnosis by name ("ranking noise"); empty for an unknown name.
 std::string DecidingMetricOf(std::string_view name);
 
-// The most frequent failure among `rows` (diagnosis -> rows), the earlier stage on a tie (fix
-// retrieval first); kHealthy when no row fails.
+// The most frequent failure among `rows` (diagnosis -> rows) within the half of the pipeline that
+// fails the most rows, so the verdict and the pipeline picture never disagree; the retriever on
+// a tie (fix retrieval first); kHealthy when no row fails.
 Diagnosis PrincipalFailure(const std::map<Diagnosis, int64_t>& rows);
 
 // `scores` maps metric wire names to the row's defined values.

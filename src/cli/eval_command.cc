@@ -1,5 +1,6 @@
 // tala eval DATA: scores every row, writes the results file, prints the summary table.
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -105,6 +106,13 @@ Status CheckPaths(const EvalFlags& flags) {
                                        {"--diagnose-baseline", flags.diagnosis_baseline}};
   if (o.judge.find(':') != std::string::npos && o.llm.cache != "off") {
     inputs.push_back({"--cache", o.llm.cache});
+  }
+  const bool reports =
+      !flags.markdown.empty() || !flags.csv.empty() || !flags.junit.empty() || !flags.html.empty();
+  struct stat st;
+  if (reports && o.out != "-" && ::stat(o.out.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return InvalidArgument("reports read the rows back from the results file, and -o " + o.out +
+                           " keeps none: give -o a file");
   }
   return fs::CheckOutputsDistinct(inputs, {{"-o", o.out},
                                            {"--markdown", flags.markdown},

@@ -24,6 +24,10 @@
 namespace tala::cli {
 
 namespace {
+
+// The largest save the page posts: the labels or decisions of every row, a few hundred bytes each.
+constexpr size_t kMaxSaveBytes = 32u << 20;
+
 struct ReviewFlags {
   ReviewOptions options;
   std::string out = "review.html";
@@ -131,6 +135,7 @@ int Serve(const ReviewFlags& f, const ReviewQueue& queue,
     return 2;
   }
   httplib::Server server;
+  PrepareServer(server, kMaxSaveBytes);
   const std::string token = PageToken();
   const std::string page = candidates != nullptr
                                ? RenderTestsetReviewPage(*candidates, f.testset, true, token)
@@ -142,74 +147,85 @@ int Serve(const ReviewFlags& f, const ReviewQueue& queue,
     std::fprintf(stderr, "tala review: cannot listen on %s:%d\n", f.host.c_str(), f.port);
     return 2;
   }
-  server.set_pre_routing_handler([&f, port](const httplib::Request& req, httplib::Response& res) {
-    return RefuseForeignRequest(req, res, f.host, port)
-               ? httplib::Server::HandlerResponse::Handled
-               : httplib::Server::HandlerResponse::Unhandled;
+  server.set_pre_routing_handler([names = NamesOfServer(f.host, port, {})](
+                                     const httplib::Request& req, httplib::Response& res) {
+    return RefuseForeignRequest(req, res, names) ? httplib::Server::HandlerResponse::Handled
+                                                 : httplib::Server::HandlerResponse::Unhandled;
   });
   server.Get("/", [&page](const httplib::Request&, httplib::Response& res) {
     res.set_content(page, "text/html; charset=utf-8");
   });
-  server.Post("/labels", [&f, &token, &save_mu, &queue, &results, candidates](
-                             const httplib::Request& req, httplib::Response& res) {
-    if (req.get_header_value("X-Tala-Token") != token) {
-      res.status = 403;
-      res.set_content("this page's token is missing or wrong; reload the page tala served",
-                      "text/plain");
-      return;
-    }
-    std::lock_guard<std::mutex> one_at_a_time(save_mu);
-    auto merged = MergeLabels(f.labels, req.body);
-    if (!merged) {
-      res.status = 400;
-      res.set_content(merged.error().ToString(), "text/plain");
-      return;
-    }
-    auto file = fs::AtomicFile::Create(f.labels);
-    Status written = file ? file->Write(*merged) : file.error();
-    if (written.ok()) written = file->Flush();
-    if (!written.ok()) {
-      res.status = 500;
-      res.set_content(written.ToString(), "text/plain");
-      return;
-    }
-    if (candidates != nullptr) {
-      auto checked = AcceptTestset(f.testset, file->scratch_path());
-      if (!checked) {
-        res.status = 400;
-        res.set_content(checked.error().ToString(), "text/plain");
-        return;
-      }
-      if (Status s = file->Commit(); !s.ok()) {
-        res.status = 500;
-        res.set_content(s.ToString(), "text/plain");
-        return;
-      }
-      const int64_t saved = checked->accepted + checked->edited + checked->unanswerable +
-                            checked->rejected + checked->needs_expert;
-      res.set_content(std::to_string(saved) + " decisions saved", "text/plain");
-      return;
-    }
-    auto labels = io::ReadLabels(file->scratch_path());
-    if (labels) {
-      if (Status range = io::CheckLabelRange(*labels, queue.metric, *results, "request");
-          !range.ok()) {
-        labels = range;
-      }
-    }
-    if (!labels) {
-      res.status = 400;
-      res.set_content(labels.error().message() + " (field " + labels.error().where().field + ")",
-                      "text/plain");
-      return;
-    }
-    if (Status s = file->Commit(); !s.ok()) {
-      res.status = 500;
-      res.set_content(s.ToString(), "text/plain");
-      return;
-    }
-    res.set_content(std::to_string(labels->rows.size()) + " rows saved", "text/plain");
-  });
+  PostWithBody(
+      server, "/labels", kMaxSaveBytes,
+      [&f, &token, &save_mu, &queue, &results, candidates](
+          const httplib::Request& req, const std::string& body, httplib::Response& res) {
+        if (req.get_header_value("X-Tala-Token") != token) {
+          res.status = 403;
+          res.set_content("this page's token is missing or wrong; reload the page tala served",
+                          "text/plain");
+          return;
+        }
+        std::lock_guard<std::mutex> one_at_a_time(save_mu);
+        auto merged = MergeLabels(f.labels, body);
+        if (!merged) {
+          res.status = 400;
+          res.set_content(merged.error().ToString(), "text/plain");
+          return;
+        }
+        auto file = fs::AtomicFile::Create(f.labels);
+        Status written = file ? file->Write(*merged) : file.error();
+        if (written.ok()) written = file->Flush();
+        if (!written.ok()) {
+          res.status = 500;
+          res.set_content(written.ToString(), "text/plain");
+          return;
+        }
+        // An error names the labels file, never the scratch copy it was checked in (R8).
+        auto named = [&](std::string text) {
+          if (file->scratch_path().empty()) return text;
+          for (size_t at; (at = text.find(file->scratch_path())) != std::string::npos;) {
+            text.replace(at, file->scratch_path().size(), f.labels);
+          }
+          return text;
+        };
+        if (candidates != nullptr) {
+          auto checked = AcceptTestset(f.testset, file->scratch_path());
+          if (!checked) {
+            res.status = 400;
+            res.set_content(named(checked.error().ToString()), "text/plain");
+            return;
+          }
+          if (Status s = file->Commit(); !s.ok()) {
+            res.status = 500;
+            res.set_content(s.ToString(), "text/plain");
+            return;
+          }
+          const int64_t saved = checked->accepted + checked->edited + checked->unanswerable +
+                                checked->rejected + checked->needs_expert;
+          res.set_content(std::to_string(saved) + " decisions saved", "text/plain");
+          return;
+        }
+        auto labels = io::ReadLabels(file->scratch_path());
+        if (labels) {
+          if (Status range = io::CheckLabelRange(*labels, queue.metric, *results, "request");
+              !range.ok()) {
+            labels = range;
+          }
+        }
+        if (!labels) {
+          res.status = 400;
+          res.set_content(
+              named(labels.error().message()) + " (field " + labels.error().where().field + ")",
+              "text/plain");
+          return;
+        }
+        if (Status s = file->Commit(); !s.ok()) {
+          res.status = 500;
+          res.set_content(s.ToString(), "text/plain");
+          return;
+        }
+        res.set_content(std::to_string(labels->rows.size()) + " rows saved", "text/plain");
+      });
   // The address on stdout's first line (as tala serve prints its own), for scripts and tests.
   std::printf("http://%s:%d/\n", f.host.c_str(), port);
   std::fflush(stdout);

@@ -3,9 +3,11 @@
 // (/v1/history/runs, /trend, /page, /prune) kept in the same database.
 
 #include <httplib.h>
+#include <simdjson.h>
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -33,7 +35,8 @@ struct ServeFlags {
   size_t max_body_bytes = 32u << 20;
   std::string token;
   std::string config;  // read by main before the flags; named here so that it parses
-  std::vector<std::string> sample_tags;  // KEY=VALUE=SHARE
+  std::vector<std::string> sample_tags;    // KEY=VALUE=SHARE
+  std::vector<std::string> allowed_hosts;  // Host names besides the machine's own ('*': any)
 };
 
 double Now();
@@ -49,6 +52,11 @@ void CheckAndDeliverAlerts(Service& service, double now) {
     return;
   }
   for (const AlertEvent& e : *changed) {
+    if (e.n == 0) {
+      std::fprintf(stderr, "tala serve: alert %s: %s (no rows in the window)\n", e.event.c_str(),
+                   e.rule.c_str());
+      continue;
+    }
     std::fprintf(stderr, "tala serve: alert %s: %s (mean %.4f over %lld rows)\n", e.event.c_str(),
                  e.rule.c_str(), e.mean, static_cast<long long>(e.n));
   }
@@ -139,9 +147,40 @@ int HttpCodeFor(const Status& s) {
   }
 }
 
+// The body of POST /v1/history/prune: {"keep": N, "older_than_days": D}, each a whole number of
+// runs or a number of days, -1 for no limit (R6: sscanf took trailing text, nan and -7).
+Result<HistoryPrune> ParsePrune(const std::string& body) {
+  const Status wrong = InvalidArgument(
+      "the body: expected {\"keep\": N, \"older_than_days\": D}, each -1 (no limit) or more");
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  if (parser.parse(body).get_object().get(object)) return wrong;
+  HistoryPrune prune;
+  int seen = 0;
+  for (auto [key, value] : object) {
+    if (key == "keep") {
+      int64_t keep = 0;
+      if (value.get_int64().get(keep) || keep < -1) return wrong;
+      prune.keep = keep;
+    } else if (key == "older_than_days") {
+      double days = 0;
+      if (value.get_double().get(days) || !std::isfinite(days) || (days < 0 && days != -1)) {
+        return wrong;
+      }
+      prune.older_than_days = days;
+    } else {
+      return InvalidArgument("the body: unknown field \"" + std::string(key) + "\"");
+    }
+    ++seen;
+  }
+  if (seen != 2) return wrong;
+  return prune;
+}
+
 // The run history kept in the serve's database (include/tala/history.h): tala history and tala
 // ci's [history] reach it here; one request at a time, as a History is used from one thread.
-void HistoryRoutes(httplib::Server& server, Service& service, const std::string& db) {
+void HistoryRoutes(httplib::Server& server, Service& service, const std::string& db,
+                   size_t max_body_bytes) {
   struct Store {
     std::mutex mu;
     std::unique_ptr<history::LocalHistory> history;
@@ -162,7 +201,8 @@ void HistoryRoutes(httplib::Server& server, Service& service, const std::string&
     if (!min_effect.empty()) {
       char* end = nullptr;
       o.min_effect = std::strtod(min_effect.c_str(), &end);
-      if (end == min_effect.c_str() || *end != '\0' || o.min_effect < 0) {
+      if (end == min_effect.c_str() || *end != '\0' || !std::isfinite(o.min_effect) ||
+          o.min_effect < 0) {
         return InvalidArgument("min_effect: expected a number >= 0");
       }
     }
@@ -172,20 +212,22 @@ void HistoryRoutes(httplib::Server& server, Service& service, const std::string&
     }
     return o;
   };
-  server.Post("/v1/history/runs", [store, open](const httplib::Request& req,
-                                                httplib::Response& res) {
-    auto capture = history::ParseCaptureJson(req.body, "the request body");
-    if (!capture) return Error(res, 400, capture.error());
-    std::lock_guard<std::mutex> lock(store->mu);
-    auto h = open();
-    if (!h) return Error(res, 500, h.error());
-    auto added = (*h)->AddCapture(std::move(*capture));
-    if (!added) return Error(res, HttpCodeFor(added.error()), added.error());
-    std::string body = std::string("{\"added\":") + (added->added ? "true" : "false") + ",\"run\":";
-    history::AppendRunJson(body, added->run);
-    res.status = added->added ? 201 : 200;
-    res.set_content(body + "}", "application/json");
-  });
+  PostWithBody(
+      server, "/v1/history/runs", max_body_bytes,
+      [store, open](const httplib::Request&, const std::string& body, httplib::Response& res) {
+        auto capture = history::ParseCaptureJson(body, "the request body");
+        if (!capture) return Error(res, 400, capture.error());
+        std::lock_guard<std::mutex> lock(store->mu);
+        auto h = open();
+        if (!h) return Error(res, 500, h.error());
+        auto added = (*h)->AddCapture(std::move(*capture));
+        if (!added) return Error(res, HttpCodeFor(added.error()), added.error());
+        std::string answer =
+            std::string("{\"added\":") + (added->added ? "true" : "false") + ",\"run\":";
+        history::AppendRunJson(answer, added->run);
+        res.status = added->added ? 201 : 200;
+        res.set_content(answer + "}", "application/json");
+      });
   server.Get("/v1/history/runs",
              [store, open, trend_options](const httplib::Request& req, httplib::Response& res) {
                auto o = trend_options(req);
@@ -218,23 +260,15 @@ void HistoryRoutes(httplib::Server& server, Service& service, const std::string&
                if (!page) return Error(res, HttpCodeFor(page.error()), page.error());
                res.set_content(*page, "text/html; charset=utf-8");
              });
-  server.Post(
-      "/v1/history/prune", [store, open](const httplib::Request& req, httplib::Response& res) {
-        HistoryPrune prune;
-        long long keep = -1;
-        double older = -1;
-        if (std::sscanf(req.body.c_str(), "{\"keep\":%lld,\"older_than_days\":%lf", &keep,
-                        &older) != 2) {
-          return Error(res, 400,
-                       InvalidArgument("the body: expected {\"keep\": N, "
-                                       "\"older_than_days\": D} (-1 for no limit)"));
-        }
-        prune.keep = keep;
-        prune.older_than_days = older;
+  PostWithBody(
+      server, "/v1/history/prune", max_body_bytes,
+      [store, open](const httplib::Request&, const std::string& body, httplib::Response& res) {
+        auto prune = ParsePrune(body);
+        if (!prune) return Error(res, 400, prune.error());
         std::lock_guard<std::mutex> lock(store->mu);
         auto h = open();
         if (!h) return Error(res, 500, h.error());
-        auto removed = (*h)->Prune(prune);
+        auto removed = (*h)->Prune(*prune);
         if (!removed) return Error(res, HttpCodeFor(removed.error()), removed.error());
         res.set_content("{\"removed\":" + std::to_string(*removed) + "}", "application/json");
       });
@@ -273,9 +307,10 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
   });
   // Host, Origin and form checks first (cli/http_guard.h); then everything but the liveness
   // probe needs the bearer token when one is set.
-  server.set_pre_routing_handler([&f, port](const httplib::Request& req, httplib::Response& res) {
+  server.set_pre_routing_handler([&f, names = NamesOfServer(f.host, port, f.allowed_hosts)](
+                                     const httplib::Request& req, httplib::Response& res) {
     t_request_start = std::chrono::steady_clock::now();
-    if (RefuseForeignRequest(req, res, f.host, port)) {
+    if (RefuseForeignRequest(req, res, names)) {
       return httplib::Server::HandlerResponse::Handled;
     }
     if (f.token.empty() || req.path == "/healthz")
@@ -316,13 +351,14 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
-  auto ingest = [&service](const httplib::Request& req, httplib::Response& res, bool traces) {
+  auto ingest = [&service](const httplib::Request& req, const std::string& request_body,
+                           httplib::Response& res, bool traces) {
     // OTLP's two encodings: protobuf is the Collector's and most SDKs' default; the answer goes
     // back in the request's encoding.
     const bool protobuf =
         traces && req.get_header_value("Content-Type").rfind("application/x-protobuf", 0) == 0;
-    auto answer =
-        traces ? service.IngestTraces(req.body, Now(), protobuf) : service.Ingest(req.body, Now());
+    auto answer = traces ? service.IngestTraces(request_body, Now(), protobuf)
+                         : service.Ingest(request_body, Now());
     if (!answer) {
       const Status& s = answer.error();
       if (s.code() == ErrorCode::kUnavailable) {
@@ -364,12 +400,12 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
     res.status = traces ? 200 : 202;
     res.set_content(body + "}", "application/json");
   };
-  server.Post("/v1/interactions", [ingest](const httplib::Request& req, httplib::Response& res) {
-    ingest(req, res, false);
-  });
-  server.Post("/v1/traces", [ingest](const httplib::Request& req, httplib::Response& res) {
-    ingest(req, res, true);
-  });
+  PostWithBody(server, "/v1/interactions", f.max_body_bytes,
+               [ingest](const httplib::Request& req, const std::string& body,
+                        httplib::Response& res) { ingest(req, body, res, false); });
+  PostWithBody(server, "/v1/traces", f.max_body_bytes,
+               [ingest](const httplib::Request& req, const std::string& body,
+                        httplib::Response& res) { ingest(req, body, res, true); });
   server.Get("/v1/summary", [&service](const httplib::Request& req, httplib::Response& res) {
     std::string window = req.has_param("window") ? req.get_param_value("window") : "7d";
     std::string tag = QueryParam(req, "tag");
@@ -411,7 +447,7 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
     if (!json) return Error(res, 500, json.error());
     res.set_content(*json, "application/json");
   });
-  HistoryRoutes(server, service, f.options.db);
+  HistoryRoutes(server, service, f.options.db, f.max_body_bytes);
   server.Get("/metrics", [&service](const httplib::Request&, httplib::Response& res) {
     auto text = service.PrometheusText(Now());
     if (!text) return Error(res, 500, text.error());
@@ -455,7 +491,7 @@ int RunServe(ServeFlags& f) {
     std::fprintf(stderr, "tala serve: warning: %s\n", w.c_str());
   }
   httplib::Server server;
-  server.set_payload_max_length(f.max_body_bytes);  // larger bodies: 413
+  PrepareServer(server, f.max_body_bytes);
   int port = f.port == 0 ? server.bind_to_any_port(f.host) : f.port;
   if (f.port != 0 && !server.bind_to_port(f.host, f.port)) port = -1;
   if (port <= 0) {
@@ -573,6 +609,11 @@ void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& default
   cmd->add_option("--token", f->token,
                   "bearer token every request but /healthz must carry (default: "
                   "$TALA_SERVE_TOKEN)");
+  cmd->add_option("--allowed-hosts", f->allowed_hosts,
+                  "Host names a request may use besides loopback, the bound address and (bound "
+                  "beyond loopback) the machine's name and addresses: a service name or a proxy's "
+                  "('*': any)")
+      ->delimiter(',');
   cmd->add_option("--metrics,-m", f->options.metrics, "metrics to score (reference-free ones)")
       ->capture_default_str();
   cmd->add_option("--judge,-j", f->options.judge,
@@ -612,7 +653,8 @@ void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& default
   cmd->add_option("--sample-tag", f->sample_tags,
                   "a share for rows with a tag, KEY=VALUE=SHARE (repeatable), e.g. "
                   "route=checkout=0.5; the first that matches a row wins");
-  cmd->add_option("--max-body-bytes", f->max_body_bytes, "larger request bodies get 413")
+  cmd->add_option("--max-body-bytes", f->max_body_bytes,
+                  "larger request bodies get 413, counted once unpacked (gzip, br)")
       ->capture_default_str();
   cmd->add_option("--max-rows-per-request", f->options.max_rows_per_request,
                   "more rows in one request get 413")

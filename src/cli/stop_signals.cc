@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <thread>
 
 namespace tala::cli {
 
@@ -21,7 +22,20 @@ StopOnSignals::StopOnSignals() {
   previous_term_ = std::signal(SIGTERM, OnCommandStopSignal);
 }
 
+StopOnSignals::StopOnSignals(std::chrono::milliseconds grace) : StopOnSignals() {
+  watchdog_ = std::thread([this, grace] {
+    constexpr auto kTick = std::chrono::milliseconds(20);
+    while (!done_ && !g_stop) std::this_thread::sleep_for(kTick);
+    for (auto waited = std::chrono::milliseconds(0); !done_ && waited < grace; waited += kTick) {
+      std::this_thread::sleep_for(kTick);
+    }
+    if (!done_) std::_Exit(exit_code());
+  });
+}
+
 StopOnSignals::~StopOnSignals() {
+  done_ = true;
+  if (watchdog_.joinable()) watchdog_.join();
   std::signal(SIGINT, previous_int_);
   std::signal(SIGTERM, previous_term_);
 }

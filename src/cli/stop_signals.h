@@ -5,12 +5,18 @@
 // 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 namespace tala::cli {
 
 class StopOnSignals {
  public:
-  StopOnSignals();   // installs the handlers for SIGINT and SIGTERM
+  StopOnSignals();  // installs the handlers for SIGINT and SIGTERM
+  // The same, and a command still running `grace` after the first signal is ended then, as a
+  // second signal would end it: for work that polls the flag seldom or not at all (tala
+  // testset's reading and grouping), so SIGTERM always ends it promptly.
+  explicit StopOnSignals(std::chrono::milliseconds grace);
   ~StopOnSignals();  // restores the previous ones
   StopOnSignals(const StopOnSignals&) = delete;
   StopOnSignals& operator=(const StopOnSignals&) = delete;
@@ -22,6 +28,8 @@ class StopOnSignals {
  private:
   void (*previous_int_)(int);
   void (*previous_term_)(int);
+  std::atomic<bool> done_{false};
+  std::thread watchdog_;
 };
 
 }  // namespace tala::cli

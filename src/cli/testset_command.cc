@@ -54,6 +54,9 @@ Result<std::vector<LoggedQuestion>> ServeQuestions(const std::string& db) {
 }
 
 int RunTestset(TestsetFlags f) {
+  // SIGTERM and Ctrl-C stop the build where it polls; where it does not (reading a huge log,
+  // grouping), the command ends 1.5 s after the signal all the same (R2).
+  StopOnSignals signals(std::chrono::milliseconds(1500));
   std::vector<fs::NamedPath> inputs;
   if (!f.options.logs.empty()) inputs.push_back({"--logs", f.options.logs});
   if (!f.options.docs.empty()) inputs.push_back({"--docs", f.options.docs});
@@ -78,12 +81,9 @@ int RunTestset(TestsetFlags f) {
   }
   std::optional<Result<Testset>> result;
   int stop_code = 130;
-  {
-    StopOnSignals signals;
-    f.options.stop = signals.flag();
-    result.emplace(BuildTestset(f.options));
-    stop_code = signals.exit_code();
-  }
+  f.options.stop = signals.flag();
+  result.emplace(BuildTestset(f.options));
+  stop_code = signals.exit_code();
   line.Finish();
   Result<Testset>& built = *result;
   if (!built) {

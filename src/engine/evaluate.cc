@@ -467,6 +467,7 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   if (!options.dry_run) {
     std::vector<fs::NamedPath> outputs = {{"-o", options.out}};
     if (options.shard.active()) {
+      TALA_RETURN_IF_ERROR(fs::CheckRenamedIntoPlace({"-o", options.out}));
       outputs.push_back({"the shard state", ShardStatePath(options.out)});
       outputs.push_back({"the shard's rows", ShardRowsPath(options.out)});
     }

@@ -544,6 +544,7 @@ Result<RunSummary> Merge(const MergeOptions& o) {
     inputs.push_back({"shard rows", ShardRowsPath(ResultsPathOf(shard))});
   }
   TALA_RETURN_IF_ERROR(fs::CheckOutputsDistinct(inputs, {{"-o", o.out}}));
+  TALA_RETURN_IF_ERROR(fs::CheckRenamedIntoPlace({"-o", o.out}));
   TALA_ASSIGN_OR_RETURN(std::vector<Shard> shards, ReadStates(o));
   std::string scratch = o.out + ".partial-" + std::to_string(getpid());
   RunSummary summary;

@@ -10,6 +10,16 @@
 namespace tala::fs {
 
 Result<AtomicFile> AtomicFile::Create(const std::string& path) {
+  // A device, pipe or terminal (/dev/null, /dev/stdout, a FIFO) is written as it is: a scratch
+  // file renamed onto it would replace the device itself with a regular file (as root, /dev/null
+  // for the whole machine, after which every run writing there locked it).
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return IoError("cannot write " + path + ": it is a folder");
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr) return IoError("cannot write " + path + ": " + std::strerror(errno));
+    return AtomicFile(f, path, "");
+  }
   std::filesystem::path target(path);
   std::filesystem::path dir = target.parent_path();
   std::string scratch = (dir / ("." + target.filename().string() + ".tala-XXXXXX")).string();
@@ -54,13 +64,15 @@ Status AtomicFile::Flush() {
 Status AtomicFile::Commit() {
   std::FILE* f = file_;
   file_ = nullptr;
-  bool ok = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+  const bool direct = scratch_.empty();  // a device or pipe, written in place
+  bool ok = std::fflush(f) == 0 && (direct || ::fsync(::fileno(f)) == 0);
   int err = errno;
   if (std::fclose(f) != 0 && ok) {
     ok = false;
     err = errno;
   }
   if (!ok) return IoError("writing " + path_ + ": " + std::strerror(err));
+  if (direct) return OkStatus();
   if (std::rename(scratch_.c_str(), path_.c_str()) != 0) {
     return IoError("cannot move the finished file to " + path_ + ": " + std::strerror(errno));
   }

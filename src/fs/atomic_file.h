@@ -14,7 +14,9 @@ namespace tala::fs {
 
 class AtomicFile {
  public:
-  // Creates a unique scratch file (".NAME.tala-XXXXXX") in the target's folder.
+  // Creates a unique scratch file (".NAME.tala-XXXXXX") in the target's folder; a target that is
+  // a device, pipe or terminal is written in place instead (never replaced by a file), and its
+  // scratch_path() is empty.
   static Result<AtomicFile> Create(const std::string& path);
   AtomicFile(AtomicFile&& o) noexcept;
   AtomicFile& operator=(AtomicFile&&) = delete;

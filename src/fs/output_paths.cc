@@ -9,11 +9,14 @@ namespace tala::fs {
 
 namespace {
 
-// What a path names: "dev:ino" when the file exists, else its resolved absolute path.
+// What a path names: "dev:ino" when the file exists, else its resolved absolute path; nothing
+// for a character device (/dev/null, a terminal), which any number of outputs may share and no
+// output can destroy.
 std::optional<std::string> Identity(const std::string& path) {
   if (path.empty() || path == "-") return std::nullopt;
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISCHR(st.st_mode)) return std::nullopt;
     return "inode " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
   }
   std::error_code ec;
@@ -46,6 +49,18 @@ Status CheckOutputsDistinct(const std::vector<NamedPath>& inputs,
     seen.emplace_back(*id, &out);
   }
   return OkStatus();
+}
+
+Status CheckRenamedIntoPlace(const NamedPath& out) {
+  struct stat st;
+  if (out.path.empty() || out.path == "-" || ::stat(out.path.c_str(), &st) != 0 ||
+      S_ISREG(st.st_mode)) {
+    return OkStatus();
+  }
+  return InvalidArgument(out.flag + " " + out.path +
+                         " is not a regular file (a device, pipe or folder): this output is "
+                         "written beside it and renamed into place, which would replace it; "
+                         "give a file's path");
 }
 
 }  // namespace tala::fs

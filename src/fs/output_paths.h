@@ -23,4 +23,9 @@ struct NamedPath {
 Status CheckOutputsDistinct(const std::vector<NamedPath>& inputs,
                             const std::vector<NamedPath>& outputs);
 
+// kInvalidArgument when `out.path` exists and is not a regular file (a device such as /dev/null,
+// a pipe, a folder): an output that is written beside its target and renamed into place would
+// replace the device itself (as root, /dev/null for the whole machine).
+Status CheckRenamedIntoPlace(const NamedPath& out);
+
 }  // namespace tala::fs

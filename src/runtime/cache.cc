@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "fs/output_paths.h"
 #include "runtime/sql_statement.h"
 
 namespace tala::runtime {
@@ -121,6 +122,8 @@ Result<std::unique_ptr<Cache>> Cache::Open(const std::string& path, std::string*
     return NotFound("cache " + path + " does not exist");
   }
   TALA_RETURN_IF_ERROR(CheckIsCache(path));
+  // A damaged cache is moved aside: never a device or pipe given as --cache.
+  TALA_RETURN_IF_ERROR(fs::CheckRenamedIntoPlace({"--cache", path}));
   auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   auto db = OpenFile(path);

@@ -79,7 +79,12 @@ std::string AlertEvent::Payload() const {
   out += ",\"event\":";
   io::AppendJsonString(out, event);
   out += ",\"mean\":";
-  io::AppendJsonNumber(out, mean);
+  // A clear for want of data has no mean (serve finding 6: "mean": 0 read as a score of 0).
+  if (n > 0) {
+    io::AppendJsonNumber(out, mean);
+  } else {
+    out += "null";
+  }
   out += ",\"n\":" + std::to_string(n) + ",\"threshold\":";
   io::AppendJsonNumber(out, threshold);
   out += ",\"at\":\"" + Iso(at) + "\"}";

@@ -85,14 +85,19 @@ function draw(name){range=name;series=ranges[name];B=series.buckets;n=B.length;
  document.getElementById('charts-title').textContent='Metrics over the '+(name==='day'?'last 24 hours, per '+span(series.seconds):'last 7 days, per '+span(series.seconds))+' (window mean, 95% band)';
  metrics.forEach(function(m){var card=el('div',{'class':'card'});card.appendChild(el('h3',{},m));
   var svg=sv('svg',{'class':'series','viewBox':'0 0 '+W+' 150','preserveAspectRatio':'none','data-metric':m});
-  [0,0.5,1].forEach(function(v){svg.appendChild(sv('line',{'class':'axis',x1:0,x2:W,y1:y(v),y2:y(v)}));var t=sv('text',{x:2,y:y(v)-2});t.textContent=v;svg.appendChild(t);});
+  [0,0.5,1].forEach(function(v){svg.appendChild(sv('line',{'class':'axis',x1:0,x2:W,y1:y(v),y2:y(v)}));var t=sv('text',{x:2,y:v===1?y(v)+11:y(v)-2});t.textContent=v;svg.appendChild(t);});
   ticks(svg,0);
   var pts=[];B.forEach(function(b,i){var s=b.metrics[m];if(s)pts.push([i,s]);});
   if(pts.length){var up=pts.map(function(p){return x(p[0])+','+y(p[1].ci[1]);}),down=pts.slice().reverse().map(function(p){return x(p[0])+','+y(p[1].ci[0]);});
    svg.appendChild(sv('polygon',{'class':'band',points:up.concat(down).join(' ')}));
    svg.appendChild(sv('polyline',{'class':'line',points:pts.map(function(p){return x(p[0])+','+y(p[1].mean);}).join(' ')}));
    pts.forEach(function(p){var c=sv('circle',{cx:x(p[0]),cy:y(p[1].mean),r:3,fill:'#3a5bd9'});var t=sv('title');t.textContent=when(B[p[0]].t)+': '+p[1].mean.toFixed(3)+' ('+p[1].n+' rows)';c.appendChild(t);svg.appendChild(c);});
-   var last=pts[pts.length-1][1];card.appendChild(el('div',{},'latest '+span(series.seconds)+' with rows: '+last.mean.toFixed(3)+' ['+last.ci[0].toFixed(3)+', '+last.ci[1].toFixed(3)+'], '+last.n+' rows'));}
+   // The headline is the range's mean over all its rows (serve finding 7: the newest bucket, 3
+   // rows, stood for a day of a million); the newest bucket follows it.
+   var rows=0,sum=0;pts.forEach(function(p){rows+=p[1].n;sum+=p[1].mean*p[1].n;});
+   var last=pts[pts.length-1][1];
+   card.appendChild(el('div',{'class':'headline'},(name==='day'?'last 24 hours':'last 7 days')+': '+(sum/rows).toFixed(3)+' over '+rows.toLocaleString('en')+' rows'));
+   card.appendChild(el('div',{},'latest '+span(series.seconds)+' with rows: '+last.mean.toFixed(3)+' ['+last.ci[0].toFixed(3)+', '+last.ci[1].toFixed(3)+'], '+last.n+' rows'));}
   else card.appendChild(el('div',{},'no scored rows in this range'));
   card.appendChild(svg);charts.appendChild(card);});
  // Rows ingested per bucket (bars) and rows scored (dots): whether scoring keeps up; the
@@ -115,10 +120,12 @@ function draw(name){range=name;series=ranges[name];B=series.buckets;n=B.length;
 document.getElementById('range-day').addEventListener('click',function(){draw('day');});
 document.getElementById('range-week').addEventListener('click',function(){draw('week');});
 draw('day');
-var ab=document.querySelector('#alerts tbody');alerts.rules.forEach(function(r){var tr=el('tr');tr.appendChild(el('td',{},r.rule));
+var ab=document.querySelector('#alerts tbody');
+if(!alerts.rules.length){var none=el('tr');var td=el('td',{},'no alert rules: add [[serve.alerts]] to tala.toml (docs/production.md)');td.colSpan=3;none.appendChild(td);ab.appendChild(none);}
+alerts.rules.forEach(function(r){var tr=el('tr');tr.appendChild(el('td',{},r.rule));
  tr.appendChild(el('td',{'class':r.firing?'fired':'cleared'},r.firing?'firing':'ok'));tr.appendChild(el('td',{},r.since||'–'));ab.appendChild(tr);});
 var hb=document.querySelector('#history tbody');alerts.history.forEach(function(e){var tr=el('tr');tr.appendChild(el('td',{},e.at));tr.appendChild(el('td',{},e.rule));
- tr.appendChild(el('td',{'class':e.event},e.event));tr.appendChild(el('td',{},e.mean.toFixed(3)));tr.appendChild(el('td',{},String(e.n)));hb.appendChild(tr);});
+ tr.appendChild(el('td',{'class':e.event},e.event));tr.appendChild(el('td',{},e.mean===null?'no data':e.mean.toFixed(3)));tr.appendChild(el('td',{},String(e.n)));hb.appendChild(tr);});
 // The Runs tab: the history page (tala history report) of this database, production's window
 // means drawn under the runs.
 function tab(name){['production','runs'].forEach(function(t){document.getElementById(t).hidden=t!==name;document.getElementById('tab-'+t).className=t===name?'on':'';});}

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -176,6 +177,40 @@ std::string IndexedMessage(const std::map<int, std::map<std::string, json>>& mes
   return found;
 }
 
+// OpenInference's input.value / output.value as text. With mime type application/json (what its
+// LangChain instrumentation records for a chain called with a dict: {"question": "..."}) the text
+// is found inside: a JSON string, the first of `keys` that holds a string, or an object's one
+// string member; else none, and the LLM span's messages are read instead (serve finding 3).
+std::string ValueText(std::map<std::string, json>& attrs, const std::string& prefix,
+                      std::initializer_list<const char*> keys) {
+  std::string value = StringAt(attrs, prefix + ".value");
+  if (StringAt(attrs, prefix + ".mime_type").rfind("application/json", 0) != 0) return value;
+  json parsed = json::parse(value, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_string()) return parsed.get<std::string>();
+  if (!parsed.is_object()) return "";
+  for (const char* key : keys) {
+    auto it = parsed.find(key);
+    if (it != parsed.end() && it->is_string()) return it->get<std::string>();
+  }
+  std::string only;
+  int strings = 0;
+  for (const auto& [key, member] : parsed.items()) {
+    if (member.is_string()) {
+      ++strings;
+      only = member.get<std::string>();
+    }
+  }
+  return strings == 1 && parsed.size() == 1 ? only : "";
+}
+
+std::string InputText(std::map<std::string, json>& attrs) {
+  return ValueText(attrs, "input", {"question", "input", "query", "user_input", "prompt"});
+}
+
+std::string OutputText(std::map<std::string, json>& attrs) {
+  return ValueText(attrs, "output", {"answer", "output", "result", "response", "text"});
+}
+
 void ReadEnd(const json& span, Trace& t) {
   const json& end = Member(span, "endTimeUnixNano");
   if (end.is_string()) t.ts = std::strtod(end.get_ref<const std::string&>().c_str(), nullptr) / 1e9;
@@ -189,7 +224,7 @@ bool ReadOpenInference(const json& span, std::map<std::string, json>& attrs, Tra
   const std::string kind = StringAt(attrs, "openinference.span.kind");
   if (kind.empty()) return false;
   if (kind == "RETRIEVER") {
-    if (t.query.empty()) t.query = StringAt(attrs, "input.value");
+    if (t.query.empty()) t.query = InputText(attrs);
     for (const auto& [n, doc] : Indexed(attrs, "retrieval.documents.")) {
       auto content = doc.find("document.content");
       if (content == doc.end() || !content->second.is_string()) continue;
@@ -206,8 +241,8 @@ bool ReadOpenInference(const json& span, std::map<std::string, json>& attrs, Tra
   const bool root = !parent.is_string() || parent.get<std::string>().empty();
   if (kind == "CHAIN" || kind == "AGENT") {
     if (root) {
-      t.chain_input = StringAt(attrs, "input.value");
-      t.chain_output = StringAt(attrs, "output.value");
+      t.chain_input = InputText(attrs);
+      t.chain_output = OutputText(attrs);
       if (t.ts == 0) ReadEnd(span, t);
     }
     return true;
@@ -217,8 +252,8 @@ bool ReadOpenInference(const json& span, std::map<std::string, json>& attrs, Tra
     auto out = Indexed(attrs, "llm.output_messages.");
     std::string question = IndexedMessage(in, "user", "message.role", "message.content", true);
     std::string answer = IndexedMessage(out, "assistant", "message.role", "message.content", false);
-    if (question.empty()) question = StringAt(attrs, "input.value");
-    if (answer.empty()) answer = StringAt(attrs, "output.value");
+    if (question.empty()) question = InputText(attrs);
+    if (answer.empty()) answer = OutputText(attrs);
     if (!question.empty()) t.user_input = question;
     if (!answer.empty()) t.response = answer;
     ReadEnd(span, t);
@@ -226,9 +261,33 @@ bool ReadOpenInference(const json& span, std::map<std::string, json>& attrs, Tra
   return true;
 }
 
+// A vector database's query span as OpenLLMetry's instrumentations (Chroma, Pinecone, ...) record
+// it: db.system, and one db.query.result event per document found, its text in
+// db.query.result.document (serve finding 4: these rows had no contexts). True when it was one.
+bool ReadVectorQuery(const json& span, std::map<std::string, json>& attrs, Trace& t) {
+  if (!attrs.count("db.system")) return false;
+  const json& events = Member(span, "events");
+  bool found = false;
+  for (const json& e : events.is_array() ? events : Empty()) {
+    const json& name = Member(e, "name");
+    if (!name.is_string() || name.get<std::string>() != "db.query.result") continue;
+    auto ea = Attributes(e);
+    std::string document = StringAt(ea, "db.query.result.document");
+    if (document.empty()) continue;
+    found = true;
+    t.contexts.push_back(document);
+    const json& id = ea.count("db.query.result.id") ? ea["db.query.result.id"] : Empty();
+    t.context_ids.push_back(id.is_string()   ? id.get<std::string>()
+                            : id.is_number() ? id.dump()
+                                             : "");
+  }
+  return found;
+}
+
 void ReadSpan(const json& span, Trace& t) {
   auto attrs = Attributes(span);
   if (ReadOpenInference(span, attrs, t)) return;
+  if (ReadVectorQuery(span, attrs, t)) return;
   // OpenLLMetry (Traceloop): gen_ai.prompt.N.{role,content} and gen_ai.completion.N.{...} on
   // the LLM span, with llm.request.type instead of gen_ai.operation.name.
   auto prompts = Indexed(attrs, "gen_ai.prompt.");

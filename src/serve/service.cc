@@ -203,6 +203,16 @@ Result<Incoming> ParseIncoming(simdjson::dom::element row, std::string_view line
       return DataError({kRequest, line_no, 0, "timestamp"},
                        "expected an ISO 8601 text or seconds since the epoch");
     }
+    // A row stamped far ahead would sit outside every window and alert, and no retention would
+    // ever reach it (R5: Date.now()'s milliseconds put rows in the year 58,900).
+    constexpr double kDay = 86400;
+    if (!std::isfinite(in.ts) || in.ts > now + kDay || in.ts < 0) {
+      return DataError(
+          {kRequest, line_no, 0, "timestamp"},
+          in.ts > now + kDay && in.ts / 1000 <= now + kDay
+              ? "more than a day in the future: epoch milliseconds? send seconds since the epoch"
+              : "expected a time no later than a day from now and not before 1970");
+    }
   }
   if (!row["tags"].get(e)) {
     simdjson::dom::object tags;

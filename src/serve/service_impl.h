@@ -96,7 +96,8 @@ Status OpenTraceBuffer(Service::Impl& impl);
 
 // A named window of the options, or "90m", "1h", "7d", "3600".
 Result<int64_t> WindowSeconds(const ServeOptions& o, const std::string& window);
-// A metric's count and sum over the rows stamped in [since, until]. REQUIRES: impl.mu held.
+// A metric's count and sum over the rows stamped in the minutes of [since, until], as
+// /v1/summary?window= counts them (the whole minute `since` falls in, from the aggregates).
 Result<std::pair<int64_t, double>> MetricTotals(Service::Impl& impl, const std::string& metric,
                                                 double since, double until);
 // Creates the alert tables. REQUIRES: impl.db open.

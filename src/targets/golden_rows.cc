@@ -5,6 +5,8 @@
 #include <fstream>
 #include <map>
 
+#include "fs/output_paths.h"
+
 namespace tala::targets {
 
 namespace {
@@ -59,6 +61,7 @@ Result<std::set<std::string>> KeepAnsweredRows(const std::string& path,
                                                const std::vector<GoldenRow>& golden) {
   std::set<std::string> wanted, kept;
   for (const GoldenRow& g : golden) wanted.insert(g.id);
+  TALA_RETURN_IF_ERROR(fs::CheckRenamedIntoPlace({"--out", path}));
   std::ifstream in(path, std::ios::binary);
   if (!in) return kept;  // nothing to resume from
   std::string keep, text;

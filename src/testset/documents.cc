@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/text/tokenize.h"
+#include "io/readers/buffered_input.h"
 #include "testset/document_text.h"
 #include "testset/minhash.h"
 
@@ -65,18 +66,30 @@ Status BadChunk(const std::string& path, int64_t line, const std::string& field,
   return DataError({path, line, 0, field}, why);
 }
 
+// The longest line of a chunks file (a chunk is a passage, not a book).
+constexpr size_t kMaxChunkLineBytes = 64u << 20;
+
 Result<std::vector<Chunk>> ReadChunkLines(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError("cannot read " + path);
+  // Read line by line, each bounded: a file that never ends (/dev/zero) is an error, not a hang.
+  TALA_ASSIGN_OR_RETURN(io::BufferedInput in, io::BufferedInput::Open(path));
   std::vector<Chunk> out;
   simdjson::dom::parser parser;
-  std::string line;
+  std::string_view line;
   int64_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
+  for (;;) {
+    const auto status = in.NextLine(&line, kMaxChunkLineBytes);
+    if (status == io::BufferedInput::LineStatus::kEnd) break;
+    line_no = in.line_number();
+    if (status == io::BufferedInput::LineStatus::kError) {
+      return IoError("reading " + path + ": " + in.error());
+    }
+    if (status == io::BufferedInput::LineStatus::kTooLong) {
+      return BadChunk(path, line_no, "",
+                      "line longer than " + std::to_string(kMaxChunkLineBytes >> 20) + " MiB");
+    }
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     simdjson::dom::element row;
-    if (parser.parse(line).get(row) || !row.is_object()) {
+    if (parser.parse(line.data(), line.size()).get(row) || !row.is_object()) {
       return BadChunk(path, line_no, "",
                       "not a JSON object; expected {\"id\", \"text\", \"source\"}");
     }

@@ -44,13 +44,18 @@ std::unordered_map<std::string, std::string> Corrections(
     for (size_t i = 0; i < t.size(); ++i) out.push_back(t.substr(0, i) + t.substr(i + 1));
     return out;
   };
+  // A term of 4 to 30 letters may be a typo: shorter ones are too near each other, and longer
+  // ones are no word (a URL, a token, base64); each term's keys cost its length squared.
+  auto spelled = [](const std::string& t) {
+    return t.size() >= 4 && t.size() <= 30 && !HasDigit(t);
+  };
   for (const auto& [term, n] : counts) {
-    if (term.size() < 4 || HasDigit(term)) continue;
+    if (!spelled(term)) continue;
     for (std::string& k : keys(term)) by_key[std::move(k)].push_back(&term);
   }
   std::unordered_map<std::string, std::string> out;
   for (const auto& [term, n] : counts) {
-    if (term.size() < 4 || HasDigit(term)) continue;
+    if (!spelled(term)) continue;
     const std::string* best = nullptr;
     int64_t best_n = 0;
     for (const std::string& k : keys(term)) {

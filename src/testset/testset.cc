@@ -19,6 +19,7 @@
 #include "core/hash.h"
 #include "core/text/tokenize.h"
 #include "engine/llm_setup.h"
+#include "io/readers/buffered_input.h"
 #include "io/readers/dataset_reader.h"
 #include "io/readers/results_reader.h"
 #include "judges/offline/sentence_encoder.h"
@@ -41,9 +42,17 @@ using testset::Grouping;
 
 constexpr const char* kOfflineVersion = "offline-extractive-1";
 
+// A logged "question" longer than this is a pasted document, a stack trace or a blob, not a
+// question users ask again: it is left out (R1: one 5 MB word took the grouping's memory to
+// 23.6 GB).
+constexpr size_t kMaxQuestionBytes = 2000;
+// The longest line of a results file read as a log.
+constexpr size_t kMaxLogLineBytes = 64u << 20;
+
 struct Logged {
   std::vector<LoggedQuestion> rows;
   int64_t skipped = 0;
+  int64_t too_long = 0;
 };
 
 // A thumbs-down the row's own fields record: "feedback" (or "user_feedback", "thumbs") saying
@@ -70,14 +79,17 @@ bool ThumbsDown(const Sample& s) {
   return false;
 }
 
-// A results file's first row line: it has scores and inputs.
+// A results file's first row line: it has scores and inputs. Lines are read bounded (a file that
+// never ends, such as /dev/zero, is the dataset reader's error, R2).
 bool LooksLikeResults(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  auto in = io::BufferedInput::Open(path);
+  if (!in) return false;
   simdjson::dom::parser parser;
-  for (std::string line; std::getline(in, line);) {
+  std::string_view line;
+  while (in->NextLine(&line, kMaxLogLineBytes) == io::BufferedInput::LineStatus::kLine) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     simdjson::dom::element e;
-    if (parser.parse(line).get(e) || !e.is_object()) return false;
+    if (parser.parse(line.data(), line.size()).get(e) || !e.is_object()) return false;
     if (!e["scores"].error() && !e["inputs"].error()) return true;
     if (e["tala_manifest"].error() && e["manifest"].error()) return false;  // a dataset row
   }
@@ -89,9 +101,21 @@ bool LooksLikeResults(const std::string& path) {
 Result<Logged> ReadQuestions(const std::string& path, const char* flag) {
   Logged out;
   if (LooksLikeResults(path)) {
-    std::ifstream in(path, std::ios::binary);
+    TALA_ASSIGN_OR_RETURN(io::BufferedInput in, io::BufferedInput::Open(path));
     std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
+    std::string_view line;
+    for (;;) {
+      auto status = in.NextLine(&line, kMaxLogLineBytes);
+      if (status == io::BufferedInput::LineStatus::kEnd) break;
+      if (status == io::BufferedInput::LineStatus::kError) {
+        return IoError("reading " + path + ": " + in.error());
+      }
+      if (status == io::BufferedInput::LineStatus::kTooLong) {
+        return DataError({path, in.line_number(), 0, ""},
+                         "line longer than " + std::to_string(kMaxLogLineBytes >> 20) + " MiB");
+      }
+      lines.emplace_back(line);
+    }
     TALA_ASSIGN_OR_RETURN(out.rows, QuestionsOfResultLines(lines, path));
     return out;
   }
@@ -109,6 +133,10 @@ Result<Logged> ReadQuestions(const std::string& path, const char* flag) {
     }
     if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
       ++out.skipped;
+      continue;
+    }
+    if (question.size() > kMaxQuestionBytes) {
+      ++out.too_long;
       continue;
     }
     out.rows.push_back({s.id, std::move(question), ThumbsDown(s)});
@@ -370,6 +398,12 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   }
   r.questions = static_cast<int64_t>(questions.size());
   r.questions_skipped = logged.skipped;
+  if (logged.too_long > 0) {
+    r.notes.push_back(std::to_string(logged.too_long) + " logged questions over " +
+                      std::to_string(kMaxQuestionBytes) +
+                      " bytes were left out (a pasted document or a blob, not a question users "
+                      "ask again)");
+  }
   testset::Documents docs;
   if (!o.docs.empty()) {
     TALA_ASSIGN_OR_RETURN(docs, testset::ReadDocuments(o.docs));

@@ -44,6 +44,7 @@ class ChildProcess {
     Kill(SIGTERM);
     if (out_) std::fclose(out_);
   }
+  pid_t pid() const { return pid_; }
   std::string FirstLine() {
     char buf[512] = {};
     if (out_ == nullptr || std::fgets(buf, sizeof buf, out_) == nullptr) return "";

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -80,6 +82,46 @@ TEST(ResultsFileTest, F9_DevNullIsNotLocked) {
   EXPECT_EQ(r.out.find("in use by another tala process"), std::string::npos) << r.out;
   ::flock(fd, LOCK_UN);
   ::close(fd);
+}
+
+// Issue 58 item 7: a report, an export or a merged file aimed at a device was written beside it
+// and renamed onto it, replacing the device with a regular file (as root, /dev/null for the whole
+// machine, after which runs writing there locked each other out). A device node of the test's
+// own stands in for /dev/null: every output is written into it, and it stays a device.
+TEST(ResultsFileTest, Item7_OutputsToADeviceAreWrittenInPlaceNeverReplaceIt) {
+  TempDir dir;
+  const std::string dev = dir.path() + "/null";
+  if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    GTEST_SKIP() << "mknod needs root";
+  }
+  const std::string data = dir.Write("d.jsonl", Demo());
+  auto is_device = [&] {
+    struct stat st;
+    return ::stat(dev.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+  };
+  // Two runs at once of the default metrics, each writing its results to the device.
+  const std::string cmd =
+      kTala + " eval " + data + " -q --no-progress -o " + dev + " > /dev/null 2>&1; echo $?";
+  ChildProcess first({"/bin/sh", "-c", cmd});
+  auto second = RunTala("eval " + data + " -q --no-progress -o " + dev + " 2>&1");
+  EXPECT_EQ(second.exit_code, 0) << second.out;
+  EXPECT_EQ(first.FirstLine(), "0");
+  EXPECT_TRUE(is_device());
+  // Reports are read back from the results file: with a device there, eval says so first.
+  auto r = RunTala("eval " + data + " -q --no-progress -o " + dev + " --html " + dev + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("give -o a file"), std::string::npos) << r.out;
+  const std::string results = dir.path() + "/r.jsonl";
+  ASSERT_EQ(RunTala("eval " + data + " -m bleu --no-progress -q -o " + results).exit_code, 0);
+  r = RunTala("report " + results + " --html " + dev + " --markdown " + dev + " --csv " + dev +
+              " --junit " + dev + " 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(is_device());
+  // Outputs that are renamed into place whole (a shard, a merge) refuse a device and say why.
+  r = RunTala("eval " + data + " -m bleu --no-progress -q --shard 0/2 -o " + dev + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("is not a regular file"), std::string::npos) << r.out;
+  EXPECT_TRUE(is_device());
 }
 
 TEST(ResultsFileTest, F9_TwoEvalsAtOnceNeverInterleave) {

@@ -509,6 +509,8 @@ bool MockJudgeServer::Start() {
     impl->Embeddings(q, r);
   });
   const std::string& host = impl->options.host;
+  // Replies in one go on kept-alive connections, as tala's own servers do (no Nagle delay).
+  impl->server.set_tcp_nodelay(true);
   if (impl->options.port > 0) {
     if (!impl->server.bind_to_port(host.c_str(), impl->options.port)) return false;
     port_ = impl->options.port;

@@ -89,6 +89,7 @@ bool BufferedInput::Fill(size_t min_free) {
 BufferedInput::LineStatus BufferedInput::NextLine(std::string_view* line, size_t max_bytes) {
   size_t scanned = 0;  // bytes after begin_ known to hold no newline
   bool too_long = false;
+  uint64_t dropped = 0;  // bytes of an over-long line skipped so far
   for (;;) {
     const char* start = buffer_.data() + begin_;
     size_t avail = end_ - begin_;
@@ -99,8 +100,17 @@ BufferedInput::LineStatus BufferedInput::NextLine(std::string_view* line, size_t
       if (scanned > max_bytes) {
         // Drop what we have of an over-long line and keep scanning for its end.
         too_long = true;
+        dropped += scanned;
         begin_ = end_;
         scanned = 0;
+        if (dropped > kMaxSkippedLine) {
+          // A line with no end in sight (/dev/zero, a binary stream): not a dataset, and
+          // reading on would never finish.
+          error_ = "line " + std::to_string(line_number_ + 1) + " runs past " +
+                   std::to_string(kMaxSkippedLine >> 30) +
+                   " GiB without a newline: this is not a line-based file";
+          return LineStatus::kError;
+        }
       }
       if (Fill(kChunk)) continue;
       if (end_ == begin_ && !too_long) {

@@ -24,7 +24,8 @@ class BufferedInput {
 
   enum class LineStatus { kLine, kTooLong, kEnd, kError };
   // Next line without its "\n" (and "\r"); the view stays valid until the next call, and at
-  // least kPadding readable bytes follow it. A line over `max_bytes` is skipped whole: kTooLong.
+  // least kPadding readable bytes follow it. A line over `max_bytes` is skipped whole: kTooLong;
+  // one that runs on past kMaxSkippedLine is an error (kError, error() says why).
   LineStatus NextLine(std::string_view* line, size_t max_bytes);
   // One byte, or EOF. For the character-level readers (CSV, JSON array).
   int Get();
@@ -36,6 +37,8 @@ class BufferedInput {
   uint64_t offset() const { return start_ + bytes_read_ + bom_ - (end_ - begin_); }
   const std::string& error() const { return error_; }
   static constexpr size_t kPadding = 64;
+  // An over-long line is skipped up to this many bytes; past it NextLine gives kError.
+  static constexpr uint64_t kMaxSkippedLine = uint64_t{1} << 30;
 
  private:
   explicit BufferedInput(std::FILE* file, bool owned);

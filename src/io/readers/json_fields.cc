@@ -1,5 +1,6 @@
 #include "io/readers/json_fields.h"
 
+#include "io/readers/list_text.h"
 #include "io/readers/row_parser.h"
 
 namespace tala::io {
@@ -21,6 +22,18 @@ Result<std::string> ReadString(const FieldContext& ctx, const std::string& field
 
 Result<std::vector<std::string>> ReadStringArray(const FieldContext& ctx, const std::string& field,
                                                  element v) {
+  std::string_view text;
+  if (!v.get_string().get(text)) {
+    // A list written as text (a DataFrame read back from pandas' CSV export): the list it says.
+    auto list = ListWrittenAsText(text);
+    if (!list) {
+      return DataError({ctx.file, ctx.line, 0, field},
+                       "expected an array of strings, got a string that is not a list written as "
+                       "text (a JSON array or a Python list of strings)");
+    }
+    simdjson::dom::parser parser;
+    return ReadStringArray(ctx, field, parser.parse(*list).value());
+  }
   simdjson::dom::array arr;
   if (v.get_array().get(arr)) return Expected(ctx, field, "an array of strings", v);
   std::vector<std::string> out;

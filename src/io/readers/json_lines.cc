@@ -18,7 +18,9 @@ Status ForEachJsonLine(const std::string& path,
     const uint64_t before = input.offset();
     auto st = input.NextLine(&line, 64u << 20);
     if (st == BufferedInput::LineStatus::kEnd) return OkStatus();
-    if (st == BufferedInput::LineStatus::kError) return IoError("reading " + path);
+    if (st == BufferedInput::LineStatus::kError) {
+      return IoError("reading " + path + (input.error().empty() ? "" : ": " + input.error()));
+    }
     const int64_t line_no = input.line_number();
     // Only the last line of a file can lack its newline.
     const bool unterminated = input.offset() - before == line.size();

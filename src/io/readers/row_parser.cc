@@ -319,6 +319,27 @@ Status FillSlot(const FieldContext& ctx, Slot slot, std::string_view name, eleme
   return Internal("unhandled field slot");
 }
 
+// A row's own "metadata" object is its metadata (N10: it came back as metadata.metadata, so
+// `--human metadata.label` found nothing): its members join the row's other unread fields. A
+// member named like a top-level field is the object's (the row said so explicitly).
+void KeepAsMetadata(std::string_view key, element value,
+                    std::vector<std::pair<std::string, std::string>>& metadata) {
+  auto put = [&](std::string_view name, element v, bool replace) {
+    for (auto& [have, raw] : metadata) {
+      if (have != name) continue;
+      if (replace) raw = simdjson::minify(v);
+      return;
+    }
+    metadata.emplace_back(std::string(name), simdjson::minify(v));
+  };
+  simdjson::dom::object members;
+  if (key == "metadata" && !value.get_object().get(members)) {
+    for (auto [name, v] : members) put(name, v, true);
+    return;
+  }
+  put(key, value, false);
+}
+
 }  // namespace
 
 Result<Sample> ParseRow(element row, const RowContext& rc) {
@@ -331,7 +352,7 @@ Result<Sample> ParseRow(element row, const RowContext& rc) {
   for (auto [key, value] : obj) {
     int slot = FindSlot(key);
     if (slot < 0) {
-      s.metadata.emplace_back(std::string(key), simdjson::minify(value));
+      KeepAsMetadata(key, value, s.metadata);
       continue;
     }
     if (!seen[slot].empty()) {
