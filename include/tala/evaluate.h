@@ -31,6 +31,7 @@ struct LlmOptions {
   std::string embeddings = "auto";  // auto | offline | openai:MODEL (auto: openai judges use
                                     // text-embedding-3-small on the same server, others offline)
   std::string embeddings_base_url;  // empty: the judge's base URL
+  bool estimate_only = false;       // --dry-run: nothing is sent, so no API key is asked for
   double temperature = 0;
   bool send_temperature = true;      // some models reject a temperature
   std::optional<int64_t> seed = 42;  // nullopt: not sent

@@ -11,9 +11,17 @@
 
 namespace tala {
 
-// Where each report goes; empty: not written; "-": standard output.
+// A gate's verdict, for reports that lead with the CI verdict (tala ci).
+struct ReportGate {
+  bool pass = true;
+  std::string detail;  // "faithfulness >= 0.7000: mean 0.5512 [0.41, 0.69]"
+};
+
+// Where each report goes; empty: not written; "-": standard output. With `gates`, the HTML report
+// opens with each gate's PASS or FAIL (tala ci writes them above its Markdown summary itself).
 struct ReportPaths {
   std::string markdown, csv, junit, html;
+  std::vector<ReportGate> gates;
   bool empty() const { return markdown.empty() && csv.empty() && junit.empty() && html.empty(); }
 };
 

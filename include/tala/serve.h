@@ -125,6 +125,10 @@ struct IngestAnswer {
   int64_t skipped = 0;
   std::string why_skipped;
   int64_t duplicates = 0;  // of the accepted, rows whose id was already stored (not stored again)
+  // Of the duplicates, rows whose id was stored with other content (the first is kept), and the
+  // first few such ids.
+  int64_t conflicts = 0;
+  std::vector<std::string> conflict_ids;
   std::vector<std::string> ids;
 };
 

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 
 #include "analysis_bindings.h"
 #include "convert.h"
@@ -19,6 +20,7 @@
 #include "tala/evaluate.h"
 #include "tala/merge.h"
 #include "tala/metric.h"
+#include "tala/run.h"
 #include "tala/sample.h"
 #include "tala/shard.h"
 
@@ -139,6 +141,84 @@ py::dict Merge(const std::vector<std::string>& shards, const std::string& out,
   return answer;
 }
 
+// Calls the system under test for every golden row (include/tala/run.h), as `tala run` does.
+// `options`: golden, out, target, and RunOptions' and TargetSpec's fields by name.
+// {"ok": True, "report": {...}} or {"ok": False, "error": {...}, "report": {...}} (the rows
+// written so far stay in `out`).
+py::dict Run(const py::dict& options, const py::object& progress) {
+  RunOptions o;
+  auto text = [&](const char* key, std::string& field) {
+    if (options.contains(key) && !options[key].is_none()) field = options[key].cast<std::string>();
+  };
+  auto number = [&](const char* key, auto& field) {
+    using T = std::remove_reference_t<decltype(field)>;
+    if (options.contains(key) && !options[key].is_none()) field = options[key].cast<T>();
+  };
+  text("golden", o.golden);
+  text("out", o.out);
+  text("cache", o.cache);
+  number("max_in_flight", o.max_in_flight);
+  number("timeout_ms", o.timeout_ms);
+  number("max_retries", o.max_retries);
+  number("requests_per_minute", o.requests_per_minute);
+  number("max_restarts", o.max_restarts);
+  number("resume", o.resume);
+  TargetSpec& t = o.target;
+  text("target", t.target);
+  text("method", t.method);
+  text("body", t.body);
+  text("response", t.response);
+  text("contexts", t.contexts);
+  text("context_ids", t.context_ids);
+  text("context_text", t.context_text);
+  text("context_id", t.context_id);
+  if (options.contains("headers") && !options["headers"].is_none()) {
+    t.headers = options["headers"].cast<std::vector<std::string>>();
+  }
+  o.stop = &g_stop;
+  std::optional<py::error_already_set> raised;
+  if (!progress.is_none()) {
+    o.progress = [&progress, &raised](const Progress& p) {
+      py::gil_scoped_acquire acquire;
+      if (raised) return;
+      try {
+        progress(p.rows_done, p.rows_total);
+      } catch (py::error_already_set& e) {
+        raised.emplace(std::move(e));
+        g_stop = true;
+      }
+    };
+  }
+  RunReport partial;
+  Result<RunReport> result = Status(ErrorCode::kInternal, "not run");
+  {
+    py::gil_scoped_release release;
+    BeginRun();
+    result = tala::RunTarget(o, &partial);
+    EndRun();
+  }
+  if (raised) throw std::move(*raised);
+  const RunReport& r = result ? *result : partial;
+  py::dict report;
+  report["out"] = o.out;
+  report["rows_read"] = r.rows_read;
+  report["rows_answered"] = r.rows_answered;
+  report["rows_failed"] = r.rows_failed;
+  report["rows_resumed"] = r.rows_resumed;
+  report["calls"] = r.calls;
+  report["retries"] = r.retries;
+  report["latency_mean_ms"] = r.latency_mean_ms;
+  report["latency_p95_ms"] = r.latency_p95_ms;
+  report["seconds"] = r.seconds;
+  report["error_reasons"] = r.error_reasons;
+  report["text"] = FormatRunReport(r);
+  py::dict out;
+  out["ok"] = result.has_value();
+  out["report"] = report;
+  if (!result) out["error"] = ErrorDict(result.error());
+  return out;
+}
+
 // The metric registry, as `tala metrics --json` lists it.
 py::list Metrics() {
   py::list out;
@@ -173,6 +253,7 @@ PYBIND11_MODULE(_tala, m) {
   m.def("evaluate", &tala::python::Evaluate, py::arg("options"), py::arg("progress") = py::none(),
         py::arg("custom_judge") = py::none());
   m.def("metrics", &tala::python::Metrics);
+  m.def("run", &tala::python::Run, py::arg("options"), py::arg("progress") = py::none());
   m.def("merge", &tala::python::Merge, py::arg("shards"), py::arg("out"),
         py::arg("dataset_label") = "");
   m.attr("__version__") = TALA_VERSION;  // the engine's, as results manifests record it

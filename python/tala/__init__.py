@@ -14,6 +14,8 @@ your rows and options and shapes its answer::
     tala.compare(baseline_result, result)
     tala.history().add(result, label="nightly")   # then .trend("faithfulness"): drops flagged
     tala.testset(logs="logs.jsonl", docs="docs/", size=50).save("candidates.jsonl")
+    answered = tala.run("golden.jsonl", target="http://127.0.0.1:8000/ask")  # as `tala run`
+    tala.evaluate(answered, on_error="skip")      # the app's answers to the golden set, scored
 
 Past one process: ``tala.evaluate(path, shard=(i, n), out=...)`` per part and ``tala.merge``,
 or ``tala.dask.evaluate`` on a Dask cluster (docs/scale.md).
@@ -25,6 +27,7 @@ from ._analysis import Comparison, calibrate, compare, power
 from ._evaluate import Result, evaluate, merge
 from ._gate import GateVerdict, gate
 from ._history import History, history
+from ._run import RunResult, run
 from ._testset import Testset, accept_testset, testset
 from ._judge import Judge
 from ._tala import __version__
@@ -38,7 +41,7 @@ def metrics():
 
 
 __all__ = [
-    "evaluate", "merge", "Result", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate",
+    "evaluate", "merge", "Result", "run", "RunResult", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate",
     "power", "history", "History", "testset", "Testset", "accept_testset", "metrics", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
     "NotFoundError", "IoError", "__version__",
 ]

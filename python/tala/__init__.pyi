@@ -67,6 +67,8 @@ class Result(Mapping[str, float | None]):
     def notes(self) -> list[str]: ...
     @property
     def rows(self) -> list[dict[str, Any]]: ...
+    @property
+    def scores(self) -> list[dict[str, float | None]]: ...
     def to_pandas(self) -> Any: ...
     def save(self, path: PathLike) -> PathLike: ...
     def report_html(self, path: PathLike) -> str: ...
@@ -114,6 +116,37 @@ def evaluate(
 
 def merge(shards: Sequence[PathLike], out: PathLike | None = ...,
           dataset_name: str | None = ...) -> Result: ...
+
+class RunResult(os.PathLike[str]):
+    dataset: str
+    report: dict[str, Any]
+    def __fspath__(self) -> str: ...
+    @property
+    def failed(self) -> int: ...
+    def save(self, path: PathLike) -> PathLike: ...
+
+def run(
+    golden: PathLike,
+    target: str,
+    out: PathLike | None = ...,
+    progress: Union[bool, Literal["auto"], Callable[[int, int], None]] = ...,
+    *,
+    max_in_flight: int = ...,
+    timeout_ms: int = ...,
+    max_retries: int = ...,
+    requests_per_minute: float = ...,
+    max_restarts: int = ...,
+    resume: bool = ...,
+    cache: str = ...,
+    method: str = ...,
+    headers: Sequence[str] = ...,
+    body: str = ...,
+    response: str = ...,
+    contexts: str = ...,
+    context_ids: str = ...,
+    context_text: str = ...,
+    context_id: str = ...,
+) -> RunResult: ...
 
 class GateVerdict:
     checks: list[dict[str, Any]]

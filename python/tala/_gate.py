@@ -2,7 +2,7 @@
 
 import os
 
-from . import _tala
+from . import _names, _tala
 from ._errors import error_for
 
 
@@ -46,4 +46,15 @@ def gate(result, min=None, baseline=None, max_drop=None):  # noqa: A002 (the CLI
                         dict(max_drop or {}))
     if not answer["ok"]:
         raise error_for(answer["error"])
-    return GateVerdict(answer["value"])
+    # Each gate is named as the caller named its metric (P7: a gate on answer_relevancy failed
+    # as "response_relevancy >= 0.9").
+    asked = {_names.canonical(k): k for k in [*(min or {}), *(max_drop or {})]
+             if _names.canonical(k) != k}
+    checks = []
+    for check in answer["value"]:
+        check = dict(check)
+        for key, name in asked.items():  # the line printed; "name" stays the results key
+            if isinstance(check.get("detail"), str) and check["detail"].startswith(key + " "):
+                check["detail"] = name + check["detail"][len(key):]
+        checks.append(check)
+    return GateVerdict(checks)

@@ -144,3 +144,37 @@ def test_p5_an_llm_keyword_points_at_judge():
     with pytest.raises(TypeError) as caught:
         tala.evaluate([GOOD], llm=object())
     assert "judge=" in str(caught.value)
+
+
+def test_p6_a_golden_set_as_tala_writes_it_is_answered_by_the_app_then_gated(tmp_path):
+    golden = os.path.join(SOURCE, "examples", "data", "golden.jsonl")
+    app = ("exec:/usr/bin/python3 " + os.path.join(SOURCE, "examples", "rag_app", "rag_app.py")
+           + " jsonl")
+    with pytest.raises(tala.InvalidArgumentError, match="no metric can be computed"):
+        tala.evaluate(golden, progress=False)  # questions and references only
+    answered = tala.run(golden, target=app, out=tmp_path / "answered.jsonl", progress=False)
+    assert answered.report["rows_answered"] == 22 and answered.failed == 0
+    assert os.fspath(answered) == str(tmp_path / "answered.jsonl")
+    result = tala.evaluate(answered, metrics=["faithfulness"], on_error="skip", progress=False)
+    assert result["faithfulness"] > 0.8
+    with pytest.raises(TypeError, match="unknown options"):
+        tala.run(golden, target=app, retries=3)
+    with pytest.raises(tala.TalaError):
+        tala.run(golden, target="exec:/nonexistent/app", progress=False)
+
+
+def test_n5_a_dry_run_needs_no_key():
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    done = subprocess.run([os.path.join(BINARY, "tala"), "eval",
+                           os.path.join(SOURCE, "examples", "data", "interactions.jsonl"),
+                           "--judge", "openai:gpt-4o-mini", "--dry-run"],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "OPENAI_API_KEY" not in done.stderr
+
+
+def test_p7_a_gate_is_named_as_its_metric_was_asked_for():
+    result = tala.evaluate([GOOD, BAD], metrics=["answer_relevancy"], progress=False)
+    verdict = tala.gate(result, min={"answer_relevancy": 0.99})
+    assert not verdict.passed
+    assert str(verdict).startswith("FAIL  answer_relevancy >= 0.99"), str(verdict)

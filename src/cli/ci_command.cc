@@ -36,11 +36,14 @@ struct CiFlags {
 // The metric's worst rows (lowest, or highest for lower-is-better metrics), as Markdown items.
 std::string WorstRows(const io::ResultsFile& results, const std::string& metric, int count) {
   std::vector<std::pair<double, const io::ResultRow*>> scored;
+  const bool lower = io::DirectionIn(results, metric) == Direction::kLowerIsBetter;
   for (const io::ResultRow& row : results.rows) {
     auto it = row.scores.find(metric);
-    if (it != row.scores.end() && it->second) scored.emplace_back(*it->second, &row);
+    // A row at the best value is no example of the failure (P7: perfect rows padded the list).
+    if (it != row.scores.end() && it->second && *it->second != (lower ? 0.0 : 1.0)) {
+      scored.emplace_back(*it->second, &row);
+    }
   }
-  const bool lower = io::DirectionIn(results, metric) == Direction::kLowerIsBetter;
   std::stable_sort(scored.begin(), scored.end(), [lower](const auto& a, const auto& b) {
     return lower ? a.first > b.first : a.first < b.first;
   });
@@ -49,8 +52,12 @@ std::string WorstRows(const io::ResultsFile& results, const std::string& metric,
     const io::ResultRow& r = *scored[i].second;
     char line[64];
     std::snprintf(line, sizeof line, "%.4f", scored[i].first);
-    out += "  - `" + r.id + "`: " + line + (r.diagnosis.empty() ? "" : " (" + r.diagnosis + ")") +
-           "\n";
+    // The question and the metric's reason, as the CLI summary shows them (N3, N8).
+    const io::QuestionAndReason why = io::QuestionAndReasonOf(r, metric);
+    out += "  - `" + r.id + "`: " + line + (r.diagnosis.empty() ? "" : " (" + r.diagnosis + ")");
+    if (!why.question.empty()) out += ": \"" + why.question + "\"";
+    if (!why.reason.empty()) out += " — " + why.reason;
+    out += "\n";
   }
   return out;
 }
@@ -152,7 +159,8 @@ int RunCi(CiFlags& f) {
     std::fprintf(stderr, "tala ci: wrote %s and %s\n", summary_md.c_str(), junit_xml.c_str());
     return target_check.pass ? 3 : 1;
   }
-  std::string table = FormatSummary(*summary);
+  // -q: the verdict and the metric lines, as tala eval -q prints them (N2).
+  std::string table = FormatSummary(*summary, /*brief=*/f.run.quiet);
   std::fwrite(table.data(), 1, table.size(), stdout);
   // 3. Gate.
   std::vector<GateCheck> checks;
@@ -166,13 +174,16 @@ int RunCi(CiFlags& f) {
     checks = std::move(*gated);
   }
   checks.push_back(target_check);
-  // 4. Reports: the job summary leads with the verdict, then the usual Markdown report.
-  auto written = WriteReports(eval.out, {.markdown = summary_md, .junit = "", .html = report_html});
+  // 4. Reports: the job summary and the page lead with the verdict, then the usual report.
+  std::vector<ReportGate> verdict;
+  for (const GateCheck& c : checks) verdict.push_back({c.pass, c.detail});
+  auto written = WriteReports(
+      eval.out, {.markdown = summary_md, .junit = "", .html = report_html, .gates = verdict});
   if (!written) {
     std::fprintf(stderr, "tala ci: %s\n", written.error().ToString().c_str());
     return 2;
   }
-  auto results = io::ReadResults(eval.out);
+  auto results = io::ReadResults(eval.out, io::EmptyResults::kError, io::RawLines::kKeep);
   int failed = 0;
   std::string md = "# tala ci\n\n";
   // 5. History ([history] store): the run is remembered whatever the gates say. A store that

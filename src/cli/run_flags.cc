@@ -63,7 +63,8 @@ void AddTargetFlags(CLI::App& cmd, RunFlags& f) {
                  "cache replies in this SQLite file, keyed on target and request (off by "
                  "default: a pipeline under test should be called)")
       ->capture_default_str();
-  cmd.add_flag("--quiet,-q", f.quiet, "no progress line");
+  cmd.add_flag("--quiet,-q", f.quiet,
+               "no progress line (tala ci: and only the summary's verdict and metric lines)");
   cmd.add_option("--config", f.config,
                  "settings file with [target] (and [ci]) tables; default $TALA_CONFIG, else "
                  "./tala.toml when present");

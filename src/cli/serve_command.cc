@@ -375,6 +375,7 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
     }
     std::string body = "{\"accepted\":" + std::to_string(answer->accepted) +
                        ",\"duplicates\":" + std::to_string(answer->duplicates) +
+                       ",\"conflicts\":" + std::to_string(answer->conflicts) +
                        ",\"sampled\":" + std::to_string(answer->sampled) +
                        ",\"skipped\":" + std::to_string(answer->skipped) + ",\"ids\":[";
     for (size_t i = 0; i < answer->ids.size(); ++i) {
@@ -382,6 +383,14 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
       io::AppendJsonString(body, answer->ids[i]);
     }
     body += "]";
+    if (answer->conflicts > 0) {
+      std::string ids;
+      for (const std::string& id : answer->conflict_ids) ids += (ids.empty() ? "" : ", ") + id;
+      std::fprintf(stderr,
+                   "tala serve: %lld rows reused an id already stored with other content (%s); "
+                   "the first was kept: give each interaction an id of its own\n",
+                   static_cast<long long>(answer->conflicts), ids.c_str());
+    }
     if (protobuf) {
       res.status = 200;
       res.set_content(serve::OtlpProtobufAnswer(answer->skipped, answer->why_skipped),

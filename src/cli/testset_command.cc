@@ -140,11 +140,22 @@ int RunAccept(const TestsetFlags& f) {
     PrintError("tala testset accept", accepted.error());
     return ExitCodeFor(accepted.error());
   }
+  const int64_t kept = accepted->accepted + accepted->edited + accepted->unanswerable;
+  if (kept == 0) {
+    // An empty golden set would pass every later tala ci run (R10): say so, write nothing.
+    PrintError("tala testset accept",
+               InvalidArgument("no item was accepted, edited or marked unanswerable in " +
+                               f.labels + " (" + std::to_string(accepted->rejected) +
+                               " rejected, " + std::to_string(accepted->needs_expert) +
+                               " need an expert, " + std::to_string(accepted->unlabelled) +
+                               " not reviewed): " + f.golden + " was not written"));
+    return 2;
+  }
   if (Status s = fs::WriteFileAtomically(f.golden, accepted->golden_jsonl); !s.ok()) {
     PrintError("tala testset accept", s);
     return 2;
   }
-  const int64_t written = accepted->accepted + accepted->edited + accepted->unanswerable;
+  const int64_t written = kept;
   std::printf(
       "%lld golden rows written to %s: %lld accepted, %lld edited, %lld unanswerable "
       "(should refuse); left out: %lld rejected, %lld need an expert, %lld not "

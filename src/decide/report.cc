@@ -45,10 +45,13 @@ Result<std::vector<std::string>> WriteReports(const std::string& results_path,
     if (path != "-") written.push_back(path);
     return OkStatus();
   };
+  std::vector<io::GateLine> gates;
+  for (const ReportGate& g : paths.gates) gates.push_back({g.pass, g.detail});
   TALA_RETURN_IF_ERROR(
       render(paths.markdown, [&] { return io::RenderMarkdown(results, results_path); }));
   TALA_RETURN_IF_ERROR(render(paths.csv, [&] { return io::RenderCsv(results); }));
-  TALA_RETURN_IF_ERROR(render(paths.html, [&] { return io::RenderHtml(results, results_path); }));
+  TALA_RETURN_IF_ERROR(
+      render(paths.html, [&] { return io::RenderHtml(results, results_path, gates); }));
   TALA_RETURN_IF_ERROR(render(paths.junit, [&] {
     return io::RenderJunit("tala metrics: " + results_path, io::MetricCases(results));
   }));

@@ -514,7 +514,10 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
     run.judge = options.custom_judge;
     summary.judge = run.judge->name();
   } else if (IsLlmJudge(options.judge)) {
-    TALA_ASSIGN_OR_RETURN(run.llm, SetUpLlm(options.judge, options.llm, &summary.warnings));
+    // A dry run estimates the cost before anyone has a key (N5): nothing is sent.
+    LlmOptions llm = options.llm;
+    llm.estimate_only = options.dry_run;
+    TALA_ASSIGN_OR_RETURN(run.llm, SetUpLlm(options.judge, llm, &summary.warnings));
     summary.judge = run.llm->judge_name;
   } else {
     TALA_ASSIGN_OR_RETURN(run.judge, judges::CreateJudge(options.judge));

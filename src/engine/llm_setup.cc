@@ -49,7 +49,7 @@ Result<std::optional<judges::http::ModelSettings>> EmbeddingSettings(
     e.base_url = Env("OPENAI_BASE_URL").empty() ? kOpenAiUrl : Env("OPENAI_BASE_URL");
   }
   e.api_key = chat.provider == "openai" ? chat.api_key : Env("OPENAI_API_KEY");
-  if (e.base_url == kOpenAiUrl && e.api_key.empty()) {
+  if (e.base_url == kOpenAiUrl && e.api_key.empty() && !o.estimate_only) {
     return InvalidArgument(
         "--embeddings " + spec +
         ": OPENAI_API_KEY is not set (or pass --embeddings offline for offline embeddings)");
@@ -88,7 +88,8 @@ Result<LlmSetup> SetUpLlm(const std::string& spec, const LlmOptions& o,
   if (chat.base_url.empty()) chat.base_url = openai ? kOpenAiUrl : kAnthropicUrl;
   chat.api_key =
       o.api_key.empty() ? Env(openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY") : o.api_key;
-  if (chat.api_key.empty() && (chat.base_url == kOpenAiUrl || chat.base_url == kAnthropicUrl)) {
+  if (chat.api_key.empty() && !o.estimate_only &&
+      (chat.base_url == kOpenAiUrl || chat.base_url == kAnthropicUrl)) {
     return InvalidArgument(std::string(openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY") +
                            " is not set: the hosted API needs a key (a local server given by "
                            "--base-url does not)");

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/text/normalize.h"
 #include "metrics/levenshtein_avx512.h"
 
 namespace tala::metrics {
@@ -393,8 +394,11 @@ class StringMetric : public MetricBase {
   StringMetric(const MetricInfo& info, MetricOptions options, Kind kind, Distance d)
       : MetricBase(info, std::move(options)), kind_(kind), distance_(d) {}
   MetricValue Score(const Sample& s, const Verdicts&) const override {
-    const std::string& response = *s.response;
-    const std::string& reference = *s.reference;
+    // Compared in canonical form (F6): the same text typed with a precomposed "é" and with "e"
+    // plus a combining accent is equal, as any reader sees it. ASCII text is unchanged, and so
+    // is every value Ragas' own test cases give.
+    const std::string response = text::Canonical(*s.response);
+    const std::string reference = text::Canonical(*s.reference);
     switch (kind_) {
       case Kind::kSimilarity:
         // Reference first, as Ragas passes them: Jaro's greedy matching reads from its first
@@ -421,20 +425,23 @@ const MetricInfo& StringSimilarityInfo() {
                                 .summary =
                                     "1 - normalised string distance between response and "
                                     "reference (levenshtein, hamming, jaro, jaro_winkler)",
-                                // 2: Jaro and Jaro-Winkler as rapidfuzz computes them
-                                .version = "2"};
+                                // 2: Jaro and Jaro-Winkler as rapidfuzz computes them;
+                                // 3: texts compared in canonical form (NFC)
+                                .version = "3"};
   return kInfo;
 }
 const MetricInfo& ExactMatchInfo() {
   static const MetricInfo kInfo{.name = "exact_match",
                                 .required_fields = kFields,
-                                .summary = "1 when the response equals the reference"};
+                                .summary = "1 when the response equals the reference",
+                                .version = "2"};  // 2: canonical form (NFC)
   return kInfo;
 }
 const MetricInfo& StringPresenceInfo() {
   static const MetricInfo kInfo{.name = "string_presence",
                                 .required_fields = kFields,
-                                .summary = "1 when the reference occurs in the response"};
+                                .summary = "1 when the reference occurs in the response",
+                                .version = "2"};  // 2: canonical form (NFC)
   return kInfo;
 }
 

@@ -297,6 +297,9 @@ Result<IngestAnswer> StoreRows(Service::Impl& s, const std::vector<Incoming>& ro
   Stmt insert(s.db,
               "INSERT INTO rows (id, ts, tags, body, sampled, state) SELECT ?1, ?2, ?3, ?4, ?5, "
               "?6 WHERE NOT EXISTS (SELECT 1 FROM rows WHERE id = ?1)");
+  // A repeated id whose row differs is a conflict (R7: a client reusing a conversation id for
+  // each turn lost its turns silently): still stored once, but counted and logged.
+  Stmt stored_body(s.db, "SELECT body FROM rows WHERE id = ?1 LIMIT 1");
   IngestAnswer answer;
   serve::AggDelta delta;
   for (const Incoming& in : rows) {
@@ -316,6 +319,12 @@ Result<IngestAnswer> StoreRows(Service::Impl& s, const std::vector<Incoming>& ro
     answer.ids.push_back(in.id);
     if (sqlite3_changes(s.db) == 0) {
       ++answer.duplicates;
+      stored_body.Text(1, in.id);
+      if (stored_body.Step() && stored_body.Column(0) != in.body) {
+        ++answer.conflicts;
+        if (answer.conflict_ids.size() < 5) answer.conflict_ids.push_back(in.id);
+      }
+      stored_body.Reset();
       if (in.sampled) --sampled;
       serve::Aggregates::Duplicate(delta, now);
     } else {

@@ -175,6 +175,7 @@ Result<LlmJudge> OpenLlmJudge(const TestsetOptions& options) {
   // The judge's sampling seed is the pick's: the same seed asks the same questions.
   LlmOptions llm = options.llm;
   llm.seed = static_cast<int64_t>(options.seed);
+  llm.estimate_only = options.dry_run;
   TALA_ASSIGN_OR_RETURN(judge.setup, SetUpLlm(options.judge, llm, &judge.warnings));
   TALA_ASSIGN_OR_RETURN(
       judge.runner, runtime::JudgeRunner::Create(judge.setup.backends, judge.setup.runtime,

@@ -390,6 +390,7 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
     std::optional<std::string> user_input, reference;
   };
   std::map<std::string, Label> by_id;
+  std::map<std::string, int64_t> decided_on;  // id -> the line that decided it
   for (size_t i = 0; i < labels.size(); ++i) {
     const int64_t n = static_cast<int64_t>(i + 1);
     if (labels[i].find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -414,6 +415,13 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
     if (decision == "edit" && !label.user_input && !label.reference) {
       return DataError({labels_path, n, 0, "reference"},
                        "an edit gives the new user_input or reference");
+    }
+    // Two decisions for one item: which one a person meant is not tala's to guess (R10: the
+    // last won silently).
+    if (auto [at, first] = decided_on.emplace(std::string(id), n); !first) {
+      return DataError({labels_path, n, 0, "id"},
+                       "\"" + std::string(id) + "\" was decided on line " +
+                           std::to_string(at->second) + " already; keep one decision per item");
     }
     by_id[std::string(id)] = std::move(label);
   }

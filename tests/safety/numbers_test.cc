@@ -104,6 +104,26 @@ TEST(NumbersTest, F5_TextWithoutSpacesIsReadByItsWords) {
   EXPECT_EQ(text.find("retriever miss"), std::string::npos) << text;
 }
 
+// F6: the same text with a precomposed "é" and with "e" + a combining accent is equal to the
+// string metrics, as any reader sees it.
+TEST(NumbersTest, F6_CanonicallyEqualTextIsEqual) {
+  TempDir dir;
+  const std::string data =
+      dir.Write("nfd.jsonl",
+                "{\"id\":\"a\",\"user_input\":\"q\",\"response\":\"Caf\u00e9 cr\u00e8me\","
+                "\"reference\":\"Cafe\u0301 cre\u0300me\"}\n");
+  const std::string out = dir.path() + "/r.jsonl";
+  auto r =
+      RunTala("eval " + data +
+              " -m exact_match,string_presence,non_llm_string_similarity --no-progress -q -o " +
+              out + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string results = Slurp(out);
+  EXPECT_NE(results.find("\"exact_match\":1"), std::string::npos) << results;
+  EXPECT_NE(results.find("\"string_presence\":1"), std::string::npos) << results;
+  EXPECT_NE(results.find("\"non_llm_string_similarity\":1"), std::string::npos) << results;
+}
+
 TEST(NumbersTest, F8_ReportTellsFailedFromUndefined) {
   TempDir dir;
   std::string url;

@@ -232,6 +232,26 @@ TEST(ServeRound4Test, R5_AFutureTimestampIsRefusedWithTheLikelyCause) {
   EXPECT_EQ(res->status, 202) << res->body;
 }
 
+// R7: an id reused for another interaction is a conflict: the first row is kept, and the answer
+// and the log say so; an identical retry is a plain duplicate.
+TEST(ServeRound4Test, R7_AReusedIdWithOtherContentIsCountedAsAConflict) {
+  TempDir dir;
+  Server s(dir.path() + "/c.sqlite");
+  httplib::Client c(s.url);
+  const std::string first = "{\"id\":\"idem-1\",\"user_input\":\"q\",\"response\":\"r\"}";
+  auto res = c.Post("/v1/interactions", first, "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_NE(res->body.find("\"duplicates\":0,\"conflicts\":0"), std::string::npos) << res->body;
+  res = c.Post("/v1/interactions", first, "application/json");  // a retry
+  ASSERT_TRUE(res);
+  EXPECT_NE(res->body.find("\"duplicates\":1,\"conflicts\":0"), std::string::npos) << res->body;
+  res = c.Post("/v1/interactions",
+               "{\"id\":\"idem-1\",\"user_input\":\"DIFFERENT q\",\"response\":\"r\"}",
+               "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_NE(res->body.find("\"duplicates\":1,\"conflicts\":1"), std::string::npos) << res->body;
+}
+
 // R6: history queries and the prune body are read strictly.
 TEST(ServeRound4Test, R6_NanInfinityAndTrailingTextAreRefused) {
   TempDir dir;

@@ -95,5 +95,33 @@ TEST(TestsetRound4Test, R2_SigtermEndsARunThatIsReadingWithin2Seconds) {
   EXPECT_EQ(code, 143);
 }
 
+// R10: two decisions for one item are refused naming both lines; a labels file that accepts
+// nothing writes no (empty) golden set.
+TEST(TestsetRound4Test, R10_ConflictingDecisionsAndAnEmptyAcceptAreRefused) {
+  TempDir dir;
+  const std::string candidates = dir.path() + "/c.jsonl";
+  auto r = RunTala("testset --logs " + std::string(TALA_SOURCE_DIR) +
+                   "/examples/data/interactions.jsonl --docs " + kDocs +
+                   " --size 3 --seed 1 --no-progress -o " + candidates);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string first = Lines(Slurp(candidates)).front();
+  const std::string id =
+      first.substr(first.find("\"id\":\"") + 6,
+                   first.find('"', first.find("\"id\":\"") + 6) - first.find("\"id\":\"") - 6);
+  const std::string twice =
+      dir.Write("twice.jsonl", "{\"id\":\"" + id + "\",\"decision\":\"accept\"}\n{\"id\":\"" + id +
+                                   "\",\"decision\":\"reject\"}\n");
+  const std::string golden = dir.path() + "/g.jsonl";
+  r = RunTala("testset accept " + candidates + " --labels " + twice + " -o " + golden + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("twice.jsonl:2: field \"id\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("was decided on line 1 already"), std::string::npos) << r.out;
+  const std::string empty = dir.Write("empty.jsonl", "");
+  r = RunTala("testset accept " + candidates + " --labels " + empty + " -o " + golden + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("no item was accepted"), std::string::npos) << r.out;
+  EXPECT_FALSE(Exists(golden));
+}
+
 }  // namespace
 }  // namespace tala::safety

@@ -34,6 +34,20 @@ std::string FoldForMatching(std::string_view s) {
   return out;
 }
 
+std::string Canonical(std::string_view s) {
+  bool ascii = true;
+  for (unsigned char c : s) ascii = ascii && c < 0x80;
+  if (ascii) return std::string(s);
+  utf8proc_uint8_t* mapped = nullptr;
+  utf8proc_ssize_t n = utf8proc_map(
+      reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()),
+      &mapped, static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  if (n < 0) return std::string(s);
+  std::string out(reinterpret_cast<char*>(mapped), static_cast<size_t>(n));
+  std::free(mapped);
+  return out;
+}
+
 bool StartsUpper(std::string_view s) {
   if (s.empty()) return false;
   unsigned char c = static_cast<unsigned char>(s[0]);

@@ -11,6 +11,10 @@ namespace tala::text {
 // Invalid UTF-8 bytes are dropped rather than failing (input was validated at the edge).
 std::string FoldForMatching(std::string_view s);
 
+// Canonical composition (NFC) only: "e" + combining acute and "é" become the same bytes; case,
+// width and accents are kept. ASCII and invalid UTF-8 come back as they are.
+std::string Canonical(std::string_view s);
+
 // True when the first code point of `s` is an upper-case letter (ASCII or Unicode).
 bool StartsUpper(std::string_view s);
 

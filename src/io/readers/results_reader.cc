@@ -9,6 +9,8 @@
 #include "io/readers/json_fields.h"
 #include "io/readers/json_lines.h"
 #include "io/readers/row_parser.h"
+#include "metrics/context_recall.h"
+#include "metrics/faithfulness.h"
 #include "metrics/registry.h"
 
 namespace tala::io {
@@ -225,6 +227,63 @@ RunAccounting ParseRunRecord(simdjson::dom::element run) {
   return out;
 }
 
+namespace {
+
+QuestionAndReason ReadQuestionAndReason(simdjson::dom::element root, const std::string& metric) {
+  QuestionAndReason out;
+  simdjson::dom::element question, reasons;
+  std::string_view text;
+  if (!root["inputs"]["user_input"].get(question)) {
+    simdjson::dom::array turns;
+    if (!question.get_string().get(text)) {
+      out.question = std::string(text);
+    } else if (!question.get_array().get(turns)) {
+      for (simdjson::dom::element turn : turns) {
+        std::string_view type;
+        if (!turn["type"].get_string().get(type) && type == "human" &&
+            !turn["content"].get_string().get(text)) {
+          out.question = std::string(text);
+        }
+      }
+    }
+  }
+  if (!root["reasons"].get(reasons) && !reasons[metric].get_string().get(text)) {
+    out.reason = std::string(text);
+  }
+  // What to look at first: the first claim the context does not support (faithfulness), or the
+  // first reference claim no chunk holds (context recall).
+  const bool grounding = metric == metrics::FaithfulnessInfo().name;
+  const bool recall = metric == metrics::ContextRecallInfo().name;
+  if (grounding || recall) {
+    simdjson::dom::array claims;
+    const char* list = grounding ? "response_claims" : "reference_claims";
+    const char* flag = grounding ? "supported" : "attributed";
+    if (!root["verdicts"][list].get_array().get(claims)) {
+      for (simdjson::dom::element claim : claims) {
+        bool held = true;
+        if (claim[flag].get_bool().get(held) || held || claim["text"].get_string().get(text)) {
+          continue;
+        }
+        out.reason += std::string(out.reason.empty() ? "" : "; ") +
+                      (grounding ? "unsupported: \"" : "no chunk holds: \"") + std::string(text) +
+                      "\"";
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+QuestionAndReason QuestionAndReasonOf(const ResultRow& row, const std::string& metric) {
+  if (row.json.empty()) return {};
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(row.json).get(root)) return {};
+  return ReadQuestionAndReason(root, metric);
+}
+
 Result<ResultRow> ParseResultRow(simdjson::dom::element root, const std::string& path,
                                  int64_t line_no, RawLines raw) {
   FieldContext ctx{path, line_no};
@@ -250,25 +309,9 @@ Result<ResultRow> ParseResultRow(simdjson::dom::element root, const std::string&
   }
 
   if (std::string metric = analysis::DecidingMetricOf(row.diagnosis); !metric.empty()) {
-    simdjson::dom::element question, reasons;
-    std::string_view text;
-    if (!root["inputs"]["user_input"].get(question)) {
-      simdjson::dom::array turns;
-      if (!question.get_string().get(text)) {
-        row.question = std::string(text);
-      } else if (!question.get_array().get(turns)) {
-        for (simdjson::dom::element turn : turns) {
-          std::string_view type;
-          if (!turn["type"].get_string().get(type) && type == "human" &&
-              !turn["content"].get_string().get(text)) {
-            row.question = std::string(text);
-          }
-        }
-      }
-    }
-    if (!root["reasons"].get(reasons) && !reasons[metric].get_string().get(text)) {
-      row.diagnosis_reason = std::string(text);
-    }
+    QuestionAndReason read = ReadQuestionAndReason(root, metric);
+    row.question = std::move(read.question);
+    row.diagnosis_reason = std::move(read.reason);
   }
   row.error = StringAt(root, "error");
   row.failed = StringsAt(root, "failed");

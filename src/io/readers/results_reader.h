@@ -102,6 +102,13 @@ enum class RawLines { kDrop, kKeep };  // kKeep: each row's JSON too (for the HT
 // the field for a row without an id or scores.
 Result<ResultRow> ParseResultRow(simdjson::dom::element root, const std::string& path, int64_t line,
                                  RawLines raw = RawLines::kDrop);
+// A row's question (a conversation's last human turn) and `metric`'s reason, read from its raw
+// line (RawLines::kKeep; empty strings without it): what a worst-rows list shows beside the id.
+struct QuestionAndReason {
+  std::string question, reason;
+};
+QuestionAndReason QuestionAndReasonOf(const ResultRow& row, const std::string& metric);
+
 // The records around the rows.
 RunManifest ParseManifest(simdjson::dom::element manifest);
 RunAccounting ParseRunRecord(simdjson::dom::element run_record);

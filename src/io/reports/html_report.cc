@@ -167,10 +167,18 @@ std::string Diagnoses(const ResultsFile& r) {
         o.stage, EscapeMarkup(o.principal), o.principal_rows, o.diagnosed,
         100.0 * o.principal_rows / o.diagnosed);
     out += "<ol class=worst>";
+    // Each with its question and why it failed, as the CLI summary shows them (N8).
     for (const auto& [value, row] : o.worst) {
       out +=
-          fmt::format("<li><a href=\"#\" data-row=\"{}\">{}</a> {} {:.3f}</li>",
-                      EscapeMarkup(row->id), EscapeMarkup(row->id), EscapeMarkup(o.metric), value);
+          fmt::format("<li><a href=\"#\" data-row=\"{}\">{}</a> {} {:.3f}", EscapeMarkup(row->id),
+                      EscapeMarkup(row->id), EscapeMarkup(o.metric), value);
+      if (!row->question.empty()) {
+        out += " <q>" + EscapeMarkup(row->question) + "</q>";
+      }
+      if (!row->diagnosis_reason.empty()) {
+        out += " <span class=why>" + EscapeMarkup(row->diagnosis_reason) + "</span>";
+      }
+      out += "</li>";
     }
     out += "</ol>";
   }
@@ -196,6 +204,9 @@ details.more{margin-top:12px}details.more summary{cursor:pointer;color:var(--acc
 .stage{flex:1;border:1px solid var(--line);border-radius:10px;padding:10px 12px;background:var(--card);display:flex;flex-direction:column;gap:2px}
 .stage.end{flex:.6;background:#fafbfc}.stage small{color:var(--muted)}.stage .share{font-size:15px;font-weight:650}
 .stage.ok{border-color:#a6e3c4;background:#ecfdf3}.stage.warn{border-color:#fec84b;background:#fffaeb}.stage.bad{border-color:#fda29b;background:#fef3f2}
+#gates{border-radius:10px;padding:10px 16px;margin:4px 0 8px;border:1px solid}#gates h2{margin:0 0 4px}#gates ul{margin:0;padding-left:18px}
+#gates.fail{background:#fef3f2;border-color:#fda29b}#gates.pass{background:#ecfdf3;border-color:#a6e3c4}#gates li.fail b{color:var(--bad)}#gates li.pass b{color:var(--ok)}
+.worst .why{display:block;font-size:12px}
 .verdict{font-size:16px;margin:0 0 6px}.worst{margin:0 0 10px;padding-left:22px;color:var(--muted)}.worst a{color:var(--accent)}
 .mean{font-size:28px;font-weight:650}.ci,.counts{color:var(--muted);font-size:12px}
 .bar{position:relative;height:6px;background:var(--line);border-radius:3px;margin:8px 0}.bar span{position:absolute;top:0;height:6px;background:#a9b8f0;border-radius:3px}.bar i{position:absolute;top:-3px;width:2px;height:12px;background:var(--accent)}
@@ -299,9 +310,24 @@ if(location.hash==='#foldtest'){var f=[];var main=document.querySelector('main')
 })();
 )JS";
 
+// The CI verdict first: each gate, passed or failed (N3: report.html never said FAIL).
+std::string Gates(const std::vector<GateLine>& gates) {
+  if (gates.empty()) return "";
+  bool failed = false;
+  for (const GateLine& g : gates) failed = failed || !g.pass;
+  std::string out = fmt::format("<section id=gates class=\"{}\"><h2>{}</h2><ul>",
+                                failed ? "fail" : "pass", EscapeMarkup(GateHeadline(gates)));
+  for (const GateLine& g : gates) {
+    out += fmt::format("<li class={}><b>{}</b> {}</li>", g.pass ? "pass" : "fail",
+                       g.pass ? "PASS" : "FAIL", EscapeMarkup(g.detail));
+  }
+  return out + "</ul></section>";
+}
+
 }  // namespace
 
-std::string RenderHtml(const ResultsFile& r, const std::string& source) {
+std::string RenderHtml(const ResultsFile& r, const std::string& source,
+                       const std::vector<GateLine>& gates) {
   std::string rows = "[";
   for (size_t i = 0; i < r.rows.size(); ++i) {
     if (i) rows += ',';
@@ -330,7 +356,7 @@ std::string RenderHtml(const ResultsFile& r, const std::string& source) {
       "<title>tala report: " +
       EscapeMarkup(source) + "</title><style>" + kStyle + "</style></head><body>";
   out += Header(r, source);
-  out += "<main>" + Diagnoses(r) + "<h2>Metrics</h2>" + Cards(r) + OfflineNotes(r);
+  out += "<main>" + Gates(gates) + Diagnoses(r) + "<h2>Metrics</h2>" + Cards(r) + OfflineNotes(r);
   out +=
       "<section><h2>Rows</h2><div class=tools><input id=filter type=search placeholder=\"filter by "
       "id, "

@@ -10,12 +10,16 @@
 // Pure; thread-safe.
 
 #include <string>
+#include <vector>
 
 #include "io/readers/results_reader.h"
+#include "io/reports/gate_lines.h"
 
 namespace tala::io {
 
+// With `gates` (tala ci), the page opens with each gate's PASS or FAIL.
 // REQUIRES: `results` was read with RawLines::kKeep.
-std::string RenderHtml(const ResultsFile& results, const std::string& source);
+std::string RenderHtml(const ResultsFile& results, const std::string& source,
+                       const std::vector<GateLine>& gates = {});
 
 }  // namespace tala::io

@@ -25,6 +25,16 @@ std::string CsvField(std::string s) {
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+// A text on one line, cut to a readable length, for a Markdown list item.
+std::string OneLine(std::string s) {
+  for (char& c : s) c = c == '\n' || c == '\r' || c == '|' ? ' ' : c;
+  if (s.size() > 160) {
+    size_t cut = 157;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    s = s.substr(0, cut) + "...";
+  }
+  return s;
+}
 }  // namespace
 
 std::string RenderMarkdown(const ResultsFile& results, const std::string& title) {
@@ -35,8 +45,12 @@ std::string RenderMarkdown(const ResultsFile& results, const std::string& title)
     out += "**Diagnosis: " + verdict + ".**\n\n" + PipelineText(overview) + "\n\n";
     if (!overview.worst.empty()) {
       out += fmt::format("Worst rows ({}):\n", overview.metric);
+      // The question and why the row failed, as the CLI summary shows them (N8).
       for (const auto& [value, row] : overview.worst) {
-        out += fmt::format("- `{}` {:.3f}\n", row->id, value);
+        out += fmt::format("- `{}` {:.3f}", row->id, value);
+        if (!row->question.empty()) out += fmt::format(": \"{}\"", OneLine(row->question));
+        if (!row->diagnosis_reason.empty()) out += " — " + OneLine(row->diagnosis_reason);
+        out += "\n";
       }
       out += "\n";
     }

@@ -8,7 +8,8 @@
 
 namespace tala::io {
 
-// Metrics table (mean, 95% interval, scored, undefined), diagnosis counts, and the worst rows.
+// The diagnosis with its worst rows (question and reason), the metrics table (mean, 95%
+// interval, scored, undefined) and the diagnosis counts. (tala ci puts its gates above it.)
 std::string RenderMarkdown(const ResultsFile& results, const std::string& title);
 // id, one column per metric key (empty when null), diagnosis; RFC 4180 quoting.
 std::string RenderCsv(const ResultsFile& results);
