@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <type_traits>
@@ -53,6 +54,22 @@ void EndRun() {
   if (--g_runs == 0) std::signal(SIGINT, g_python_handler);
 }
 
+// The engine's progress callback calling Python's `progress(rows_done, rows_total)`. An exception
+// it raises stops the run cleanly (in `raised`), to be raised once the engine has returned.
+std::function<void(const Progress&)> ProgressCallback(
+    const py::object& progress, std::optional<py::error_already_set>& raised) {
+  return [&progress, &raised](const Progress& p) {
+    py::gil_scoped_acquire acquire;
+    if (raised) return;
+    try {
+      progress(p.rows_done, p.rows_total);
+    } catch (py::error_already_set& e) {
+      raised.emplace(std::move(e));
+      g_stop = true;
+    }
+  };
+}
+
 // Runs one evaluation. Returns {"ok": True, "summary": {...}} or {"ok": False, "error": {...},
 // "partial": {...}}: the Python layer raises the matching exception, keeping the partial summary
 // (rows already written stay in the results file). `custom_judge` is None or a (name, answer)
@@ -79,18 +96,7 @@ py::dict Evaluate(const py::dict& options, const py::object& progress,
   // An exception from a Python callback (progress or judge) stops the run cleanly and is raised
   // once the engine has returned.
   std::optional<py::error_already_set> raised;
-  if (!progress.is_none()) {
-    o.progress = [&progress, &raised](const Progress& p) {
-      py::gil_scoped_acquire acquire;
-      if (raised) return;
-      try {
-        progress(p.rows_done, p.rows_total);
-      } catch (py::error_already_set& e) {
-        raised.emplace(std::move(e));
-        g_stop = true;
-      }
-    };
-  }
+  if (!progress.is_none()) o.progress = ProgressCallback(progress, raised);
   if (!custom_judge.is_none()) {
     auto pair = custom_judge.cast<py::tuple>();
     o.custom_judge =
@@ -177,18 +183,7 @@ py::dict Run(const py::dict& options, const py::object& progress) {
   }
   o.stop = &g_stop;
   std::optional<py::error_already_set> raised;
-  if (!progress.is_none()) {
-    o.progress = [&progress, &raised](const Progress& p) {
-      py::gil_scoped_acquire acquire;
-      if (raised) return;
-      try {
-        progress(p.rows_done, p.rows_total);
-      } catch (py::error_already_set& e) {
-        raised.emplace(std::move(e));
-        g_stop = true;
-      }
-    };
-  }
+  if (!progress.is_none()) o.progress = ProgressCallback(progress, raised);
   RunReport partial;
   Result<RunReport> result = Status(ErrorCode::kInternal, "not run");
   {

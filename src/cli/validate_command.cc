@@ -1,9 +1,11 @@
 // tala validate DATA: checks a dataset without scoring it.
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/commands.h"
 #include "io/dataset_validation.h"
+#include "metrics/registry.h"
 
 namespace tala::cli {
 
@@ -43,9 +45,15 @@ int RunValidate(const ValidateFlags& flags) {
     std::printf("  %-24s %lld  (metadata, passed through)\n", name.c_str(),
                 static_cast<long long>(count));
   }
-  std::printf("\nmetrics (rows with the fields each needs):\n");
+  // Each metric with its family: the fields allow sql_equivalence on a FAQ log, and the family
+  // says what data it is for (N6). Columns fit the longest name.
+  size_t width = 0;
+  for (const auto& [name, count] : report->metric_rows) width = std::max(width, name.size());
+  std::printf("\nmetrics (rows with the fields each needs, and what the metric is for):\n");
   for (const auto& [name, count] : report->metric_rows) {
-    std::printf("  %-38s %lld\n", name.c_str(), static_cast<long long>(count));
+    const metrics::RegistryEntry* entry = metrics::FindMetric(name);
+    std::printf("  %-*s %6lld  %s\n", static_cast<int>(width), name.c_str(),
+                static_cast<long long>(count), entry != nullptr ? entry->family : "");
   }
   return report->ok() ? 0 : 2;
 }

@@ -28,6 +28,7 @@ tbody tr.runrow{cursor:pointer}tbody tr.runrow:hover{background:#eef2ff}.drop{co
 select,button{font:inherit;padding:4px 8px}code{background:#eef0f4;padding:1px 4px;border-radius:4px}
 </style></head><body><header><h1>tala history</h1><p id=stamp></p></header><main>
 <div class=legend><span><i style="background:var(--accent)"></i>run mean, 95% interval</span><span><i style="background:var(--bad)"></i>drop: the paired interval against the previous comparable run excludes 0 and the change exceeds the minimum effect</span><span id=prod-legend hidden><i style="background:var(--prod)"></i>production window mean</span><span><i style="background:#98a2b3"></i>new segment: another dataset, judge or metric version (never compared across)</span></div>
+<p id=headline></p>
 <h2>Metrics across runs</h2><div class=charts id=charts></div>
 <h2>Runs</h2><p class=muted>Click a run for its report.</p>
 <table id=runs><thead><tr><th>run</th><th>when (UTC)</th><th>label</th><th>tags</th><th>judge</th><th>rows</th><th>drops</th></tr></thead><tbody></tbody></table>
@@ -62,6 +63,10 @@ if(prod&&prod.buckets&&prod.buckets.length){t0=Math.min(t0,prod.start*1000);t1=M
 if(!(t1>t0)){t0-=3600e3;t1+=3600e3;}
 function x(t){return L+(t-t0)/(t1-t0)*(W-L-10);}
 var drops=0,dropsOf={};
+// The headline: what the newest run changed, named (N9: a reader had to find the red dot).
+function headline(){var last=runs.length?runs[runs.length-1]:null;if(!last)return 'no run yet';
+ var said=[];trends.forEach(function(tr){tr.points.forEach(function(p){if(p.run.id===last.id&&p.drop)said.push(tr.metric+' dropped by '+f(Math.abs(p.change),3)+' (to '+f(p.mean,3)+')');});});
+ return 'newest run '+last.id+(last.label?' ('+last.label+')':'')+', '+when(last.time)+' UTC: '+(said.length?said.join('; '):'no drop against the run before it');}
 var charts=document.getElementById('charts');
 trends.forEach(function(tr){
  var lo=0,hi=1;tr.points.forEach(function(p){if(p.ci_low!==null)lo=Math.min(lo,p.ci_low);if(p.ci_high!==null)hi=Math.max(hi,p.ci_high);});
@@ -69,7 +74,10 @@ trends.forEach(function(tr){
  var card=el('div',{'class':'card','data-metric':tr.metric});card.appendChild(el('h3',{},tr.metric));
  var flagged=tr.points.filter(function(p){return p.drop;});
  card.appendChild(el('p',{},tr.points.length+' runs · '+(tr.direction==='lower'?'lower':'higher')+' is better · '+(flagged.length?flagged.length+' drop'+(flagged.length>1?'s':''):'no drop')+' (minimum effect '+tr.min_effect+')'));
- var svg=sv('svg',{'class':'trend','viewBox':'0 0 '+W+' '+(H+14),'data-metric':tr.metric});
+ var svg=sv('svg',{'class':'trend','viewBox':'0 0 '+W+' '+(H+30),'data-metric':tr.metric});
+ // The time axis: when the first, the middle and the last moment of the span were (UTC).
+ [t0,(t0+t1)/2,t1].forEach(function(t,i){var label=sv('text',{x:i===0?L:i===1?x(t)-30:W-72,y:H+27,'class':'tick-label'});
+  label.textContent=new Date(t).toISOString().replace('T',' ').slice(5,16);svg.appendChild(label);});
  [lo,(lo+hi)/2,hi].forEach(function(v){svg.appendChild(sv('line',{'class':'axis',x1:L,x2:W,y1:y(v),y2:y(v)}));var t=sv('text',{x:2,y:y(v)+3});t.textContent=Number(v).toFixed(2);svg.appendChild(t);});
  var seg=null,pts=[];
  function flush(){if(pts.length>1)svg.appendChild(sv('polyline',{'class':'line',points:pts.join(' ')}));pts=[];}
@@ -89,6 +97,7 @@ trends.forEach(function(tr){
    svg.appendChild(sv('path',{'class':'dropmark',d:'M'+(px-5)+' '+(H+2)+' L'+(px+5)+' '+(H+2)+' L'+px+' '+(H+11)+' Z','data-run':p.run.id}));}
  });
  card.appendChild(svg);charts.appendChild(card);});
+var head=document.getElementById('headline');head.textContent=headline();if(drops)head.className='drop';
 var tbody=document.querySelector('#runs tbody');
 runs.slice().reverse().forEach(function(r){var tr=el('tr',{'class':'runrow','data-run':r.id});
  tr.appendChild(el('td',{},String(r.id)));tr.appendChild(el('td',{},when(r.time)));tr.appendChild(el('td',{},r.label));

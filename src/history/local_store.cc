@@ -209,8 +209,10 @@ Result<HistoryAdded> LocalHistory::AddCapture(RunCapture c) {
   HistoryAdded out;
   TALA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
   auto fail = [this](const std::string& what) {
+    // The reason first: the rollback clears it (R8: "cannot store the run: not an error").
+    const std::string why = sqlite3_errmsg(db_);
     Exec("ROLLBACK");
-    return IoError(path_ + ": " + what + ": " + sqlite3_errmsg(db_));
+    return IoError(path_ + ": " + what + ": " + why);
   };
   {
     Stmt find(db_, "SELECT id, run FROM history_runs WHERE results_sha256 = ?");

@@ -29,7 +29,7 @@ header{background:#1d2433;color:#fff;padding:16px 28px}header h1{margin:0;font-s
 main{padding:18px 28px;max-width:1400px}h2{font-size:16px;margin:22px 0 10px}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:12px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 14px}.card h3{margin:0 0 4px;font-size:13px;color:var(--muted)}
-svg.series{width:100%;height:150px}svg.mix{width:100%;height:165px}svg .band{fill:#a9b8f0;opacity:.45}svg .line{fill:none;stroke:var(--accent);stroke-width:2}svg .axis{stroke:var(--line)}svg text{font-size:10px;fill:var(--muted)}
+svg.series{width:100%;height:auto}svg.series text{font-size:14px}svg.mix{width:100%;height:165px}svg .band{fill:#a9b8f0;opacity:.45}svg .line{fill:none;stroke:var(--accent);stroke-width:2}svg .axis{stroke:var(--line)}svg text{font-size:10px;fill:var(--muted)}
 table{width:100%;border-collapse:collapse;background:#fff;border:1px solid var(--line)}th,td{padding:6px 9px;border-bottom:1px solid var(--line);text-align:left}
 .fired{color:var(--bad);font-weight:600}.cleared{color:var(--ok);font-weight:600}.legend span{display:inline-block;margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 iframe{width:100%;height:760px;border:1px solid var(--line);border-radius:10px;background:#fff}
@@ -84,7 +84,9 @@ function draw(name){range=name;series=ranges[name];B=series.buckets;n=B.length;
  document.getElementById('stamp').textContent='as of '+when(series.start+series.seconds*n)+' UTC · refreshes every minute';
  document.getElementById('charts-title').textContent='Metrics over the '+(name==='day'?'last 24 hours, per '+span(series.seconds):'last 7 days, per '+span(series.seconds))+' (window mean, 95% band)';
  metrics.forEach(function(m){var card=el('div',{'class':'card'});card.appendChild(el('h3',{},m));
-  var svg=sv('svg',{'class':'series','viewBox':'0 0 '+W+' 150','preserveAspectRatio':'none','data-metric':m});
+  // Drawn at the viewBox's own proportions (height follows the width): stretched to a fixed
+  // height, its tick labels were squeezed sideways (serve finding 7).
+  var svg=sv('svg',{'class':'series','viewBox':'0 0 '+W+' 150','data-metric':m});
   [0,0.5,1].forEach(function(v){svg.appendChild(sv('line',{'class':'axis',x1:0,x2:W,y1:y(v),y2:y(v)}));var t=sv('text',{x:2,y:v===1?y(v)+11:y(v)-2});t.textContent=v;svg.appendChild(t);});
   ticks(svg,0);
   var pts=[];B.forEach(function(b,i){var s=b.metrics[m];if(s)pts.push([i,s]);});

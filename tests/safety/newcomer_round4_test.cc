@@ -85,5 +85,23 @@ TEST(NewcomerRound4Test, N10_ARowsMetadataObjectIsItsMetadata) {
   EXPECT_NE(r.out.find("failures: 6 logged rows failed"), std::string::npos) << r.out;
 }
 
+// N11: pandas' to_csv() writes the index as an unnamed first column; those labels are the rows'
+// ids (not metadata named ""), so tala's row "7" is pandas' df.loc[7].
+TEST(NewcomerRound4Test, N11_APandasIndexColumnGivesTheIds) {
+  TempDir dir;
+  const std::string csv =
+      dir.Write("export.csv",
+                ",user_input,response,retrieved_contexts\n"
+                "5,Where is it?,It is in Paris.,\"['It is in Paris.']\"\n"
+                "7,When was it built?,In 1889.,\"['It was completed in 1889.']\"\n");
+  const std::string out = dir.path() + "/r.jsonl";
+  auto r = RunTala("eval " + csv + " -m faithfulness -q --no-progress -o " + out + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string results = Slurp(out);
+  EXPECT_NE(results.find("{\"id\":\"5\""), std::string::npos) << results;
+  EXPECT_NE(results.find("{\"id\":\"7\""), std::string::npos) << results;
+  EXPECT_EQ(results.find("\"\":"), std::string::npos) << "no metadata named \"\"";
+}
+
 }  // namespace
 }  // namespace tala::safety

@@ -132,6 +132,16 @@ std::optional<Result<Sample>> CsvReader::Next() {
       return std::nullopt;
     }
     std::set<std::string> unique(header_.begin(), header_.end());
+    // pandas' to_csv() writes the frame's index as a first column with no name ("Unnamed: 0"
+    // once read back and written again): the rows' labels, so their ids when the file has no
+    // id column (N11: tala's row 23 was pandas' index 22, and the column came back as metadata
+    // named "").
+    if (st != RecordStatus::kError && !header_.empty() &&
+        (header_[0].empty() || header_[0] == "Unnamed: 0") && !unique.count("id")) {
+      unique.erase(header_[0]);
+      header_[0] = "id";
+      unique.insert("id");
+    }
     if (st == RecordStatus::kError || unique.size() != header_.size()) {
       done_ = true;
       return Result<Sample>(DataError(
