@@ -84,11 +84,10 @@ class _Origin:
     """Where a run's rows came from, for to_pandas: the DataFrame's index (each row's label,
     found by the id it was given) and the names the caller gave the fields ("question")."""
 
-    def __init__(self, index=None, position_of_id=None, names=None, id_column=None):
+    def __init__(self, index=None, position_of_id=None, names=None):
         self.index = index
         self.position_of_id = position_of_id or {}
         self.names = names or {}
-        self.id_column = id_column
 
     def index_of(self, ids):
         positions = [self.position_of_id.get(str(i)) for i in ids]
@@ -127,7 +126,7 @@ def _frame_rows(frame):
     position_of_id = {}
     for position, i in enumerate(ids):
         position_of_id.setdefault(i, position)
-    return rows, _Origin(frame.index, position_of_id, names, id_column=None)
+    return rows, _Origin(frame.index, position_of_id, names)
 
 
 def _caller_names(rows):
@@ -299,8 +298,7 @@ class Result(collections.abc.Mapping):
         shown = {f: origin.names.get(f, f) for f in inputs}
         taken = {"id", *shown.values(), *names, *(n + "_reason" for n in names), "diagnosis"}
         # The row's metadata: its own columns, each named as given unless that name is taken.
-        extra = list(dict.fromkeys(m for r in self.rows for m in r.get("metadata") or {}
-                                   if m != origin.id_column))
+        extra = list(dict.fromkeys(m for r in self.rows for m in r.get("metadata") or {}))
         extra_names = {m: m if m not in taken else "metadata." + m for m in extra}
         records = []
         for r in self.rows:
