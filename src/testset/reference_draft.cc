@@ -14,6 +14,19 @@ namespace {
 
 constexpr double kK1 = 1.2, kB = 0.75;  // BM25's usual constants
 
+// A sentence without the Markdown heading lines it opens with ("## Eiffel Tower\nThe Eiffel
+// Tower was..."): a heading is the section's context, never part of a quote (T1: references
+// began "## Eiffel Tower"). Empty when the sentence is only headings. Still verbatim: a suffix.
+std::string_view WithoutHeadings(std::string_view sentence) {
+  for (;;) {
+    const size_t start = sentence.find_first_not_of(" \t\r\n");
+    if (start == std::string_view::npos || sentence[start] != '#') return sentence;
+    const size_t end = sentence.find('\n', start);
+    if (end == std::string_view::npos) return {};
+    sentence.remove_prefix(end + 1);
+  }
+}
+
 }  // namespace
 
 ChunkIndex::ChunkIndex(const std::vector<Chunk>& chunks) {
@@ -140,10 +153,12 @@ ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex
   std::vector<Candidate> candidates;
   for (const auto& [c, score] : top) {
     if (score < 0.5 * top.front().second) break;
-    for (std::string& s : text::SplitSentences(chunks[c].text)) {
+    for (const std::string& sentence : text::SplitSentences(chunks[c].text)) {
+      const std::string s(WithoutHeadings(sentence));
+      if (s.find_first_not_of(" \t\r\n") == std::string::npos) continue;
       if (chunks[c].text.find(s) == std::string::npos) continue;  // quotes stay verbatim
       std::vector<std::string> terms = TermsOf(s);
-      candidates.push_back({c, std::move(s), std::move(terms)});
+      candidates.push_back({c, s, std::move(terms)});
     }
   }
   // Greedy cover of the question's weight, a sentence at a time (at most three).

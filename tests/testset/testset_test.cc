@@ -22,6 +22,7 @@
 #include "testset/intent_log.h"
 #include "testset/question_groups.h"
 #include "testset/realism.h"
+#include "testset/reference_draft.h"
 
 namespace tala {
 namespace {
@@ -488,6 +489,29 @@ TEST(TestsetRealismTest, AClassifierTellsOtherStylesApartButNotTheSameUsers) {
   ASSERT_TRUE(other.has_value());
   EXPECT_GT(*other, 0.9);
   EXPECT_FALSE(testset::RealismAuroc(first, {"a", "b"}, 1).has_value());
+}
+
+// newcomer-round4 T1: a Markdown heading is the section's context, never quoted, never glued to
+// the sentence after it.
+TEST(ReferenceDraftTest, T1_AHeadingIsNeverPartOfAQuote) {
+  std::vector<testset::Chunk> chunks(2);
+  chunks[0].id = "landmarks.md#0";
+  chunks[0].text =
+      "## Eiffel Tower\nThe Eiffel Tower was completed in 1889 for the World's Fair. It is 330 "
+      "metres tall.";
+  chunks[1].id = "landmarks.md#1";
+  chunks[1].text = "## Great Wall\nThe Great Wall of China is about 21,196 km long in total.";
+  testset::ChunkIndex index(chunks);
+  const std::vector<std::string> terms = testset::TermsOf("When was the Eiffel Tower completed?");
+  testset::ReferenceDraft draft =
+      testset::DraftReference(chunks, index, terms, index.Search(terms, 3));
+  ASSERT_FALSE(draft.quotes.empty());
+  for (const testset::Quote& q : draft.quotes) {
+    EXPECT_EQ(q.text.find('#'), std::string::npos) << q.text;
+    EXPECT_NE(chunks[q.chunk].text.find(q.text), std::string::npos) << "verbatim";
+  }
+  EXPECT_EQ(draft.quotes.front().text.rfind("The Eiffel Tower was completed in 1889", 0), 0u)
+      << draft.quotes.front().text;
 }
 
 }  // namespace
