@@ -5,7 +5,6 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cctype>
 
 #include "io/writers/json_text.h"
@@ -24,10 +23,6 @@ void Refuse(httplib::Response& res, int code, const std::string& why) {
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-bool IsLoopback(const std::string& host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]";
 }
 
 // The machine's own names: its host name and every interface's address.
@@ -57,6 +52,10 @@ void AddMachineNames(std::set<std::string>& names) {
 }
 
 }  // namespace
+
+bool IsLoopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]";
+}
 
 ServerNames NamesOfServer(const std::string& bound, int port,
                           const std::vector<std::string>& allowed) {
@@ -92,9 +91,10 @@ bool RefuseForeignRequest(const httplib::Request& req, httplib::Response& res,
   }
   std::string origin = req.get_header_value("Origin");
   if (!origin.empty()) {
+    const std::string asked = Lower(origin);
     bool same = false;
     for (const std::string& name : names.names) {
-      same = same || Lower(origin) == "http://" + name + ":" + names.port;
+      same = same || asked == "http://" + name + ":" + names.port;
     }
     if (!same) {
       Refuse(res, 403, "cross-origin requests are refused (Origin " + origin + ")");

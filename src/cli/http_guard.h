@@ -15,6 +15,9 @@
 
 namespace tala::cli {
 
+// An address that only this machine reaches: 127.0.0.1, localhost, ::1 (or [::1]).
+bool IsLoopback(const std::string& host);
+
 // The names a request may call this server by (its Host header, and a browser's Origin).
 struct ServerNames {
   std::set<std::string> names;  // lower case; "[v6]" in brackets, as a Host writes it

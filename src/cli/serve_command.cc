@@ -105,10 +105,6 @@ void Error(httplib::Response& res, int code, const Status& s) {
   res.set_content(body, "application/json");
 }
 
-bool Loopback(const std::string& host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1";
-}
-
 // The values of query parameter `name` as sent, each split on the first '=' only and
 // percent-decoded (so ?tag=route=faq means the tag route=faq).
 std::vector<std::string> QueryParams(const httplib::Request& req, const std::string& name) {
@@ -483,7 +479,7 @@ int RunServe(ServeFlags& f) {
   if (f.token.empty()) {
     if (const char* env = std::getenv("TALA_SERVE_TOKEN")) f.token = env;
   }
-  if (!Loopback(f.host) && f.token.empty()) {
+  if (!IsLoopback(f.host) && f.token.empty()) {
     PrintError("tala serve", InvalidArgument("binding " + f.host +
                                              " needs --token (or TALA_SERVE_TOKEN): every "
                                              "request but /healthz must then carry it"));

@@ -81,7 +81,7 @@ struct Window {
   std::vector<std::pair<std::string, int64_t>> diagnoses;
 };
 
-// REQUIRES: the caller holds impl.mu.
+// The window's rows as `db` holds them (a connection of the caller's own).
 Result<Window> Query(sqlite3* db, double since, double until, const std::optional<Tag>& tag) {
   std::string where = " WHERE r.ts >= ?1 AND r.ts <= ?2";
   if (tag) where += " AND json_extract(r.tags, ?3) = ?4";

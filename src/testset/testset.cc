@@ -332,22 +332,7 @@ Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(const std::vector<std
       if (e["id"].get_int64().get(id)) return DataError({where, n, 0, "id"}, "missing");
       q.id = std::to_string(id);
     }
-    simdjson::dom::element input;
-    if (!e["inputs"]["user_input"].get(input)) {
-      simdjson::dom::array turns;
-      if (!input.get_string().get(text)) {
-        q.question = std::string(text);
-      } else if (!input.get_array().get(turns)) {
-        // A conversation: its last human turn.
-        for (simdjson::dom::element turn : turns) {
-          std::string_view type, content;
-          if (!turn["type"].get_string().get(type) && type == "human" &&
-              !turn["content"].get_string().get(content)) {
-            q.question = std::string(content);
-          }
-        }
-      }
-    }
+    q.question = io::QuestionOfResultLine(e);
     if (q.question.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     std::string_view diagnosis;
     if (!e["diagnosis"].get_string().get(diagnosis) && !diagnosis.empty() &&

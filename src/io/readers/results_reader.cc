@@ -227,26 +227,33 @@ RunAccounting ParseRunRecord(simdjson::dom::element run) {
   return out;
 }
 
+std::string QuestionOfResultLine(simdjson::dom::element root) {
+  simdjson::dom::element question;
+  std::string_view text;
+  std::string out;
+  if (root["inputs"]["user_input"].get(question)) return out;
+  simdjson::dom::array turns;
+  if (!question.get_string().get(text)) {
+    out = std::string(text);
+  } else if (!question.get_array().get(turns)) {
+    for (simdjson::dom::element turn : turns) {
+      std::string_view type;
+      if (!turn["type"].get_string().get(type) && type == "human" &&
+          !turn["content"].get_string().get(text)) {
+        out = std::string(text);
+      }
+    }
+  }
+  return out;
+}
+
 namespace {
 
 QuestionAndReason ReadQuestionAndReason(simdjson::dom::element root, const std::string& metric) {
   QuestionAndReason out;
-  simdjson::dom::element question, reasons;
+  out.question = QuestionOfResultLine(root);
+  simdjson::dom::element reasons;
   std::string_view text;
-  if (!root["inputs"]["user_input"].get(question)) {
-    simdjson::dom::array turns;
-    if (!question.get_string().get(text)) {
-      out.question = std::string(text);
-    } else if (!question.get_array().get(turns)) {
-      for (simdjson::dom::element turn : turns) {
-        std::string_view type;
-        if (!turn["type"].get_string().get(type) && type == "human" &&
-            !turn["content"].get_string().get(text)) {
-          out.question = std::string(text);
-        }
-      }
-    }
-  }
   if (!root["reasons"].get(reasons) && !reasons[metric].get_string().get(text)) {
     out.reason = std::string(text);
   }
