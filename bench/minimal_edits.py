@@ -121,6 +121,12 @@ EDITS = {"negation": lambda s, k: negate(s), "value": revalue, "roles": lambda s
 def build(path):
     items = relevance_sets.questions(path)
     half = len(items) // 2
+    return build_items(items, lambda i: "fit" if i < half else "held")
+
+
+def build_items(items, side_of):
+    """The edits of each item's knowledge sentences (items: dicts with question and knowledge);
+    `side_of(i)` is item i's metadata.half (a half, or the item's source)."""
     rows = []
     for i, item in enumerate(items):
         own = [s for s in sentences(item["knowledge"]) if len(s.split()) >= 5]
@@ -131,13 +137,33 @@ def build(path):
                     break
             else:
                 continue
-            pair_id = "%s-%03d" % (kind, i)
-            for label, response in (("positive", s), ("negative", flipped)):
-                rows.append({"id": "%s-%s" % (pair_id, label[:3]), "user_input": item["question"],
-                             "retrieved_contexts": [item["knowledge"]], "response": response,
-                             "metadata": {"kind": kind, "half": "fit" if i < half else "held",
-                                          "pair_id": pair_id, "label": label}})
+            rows.extend(_pair(kind, i, side_of(i), item["question"], item["knowledge"], s, flipped))
     return rows
+
+
+def build_claims(items, side_of):
+    """The edits of claims worded unlike their evidence (items: dicts with claim, knowledge and
+    supported; only supported claims are edited): the claim against the claim with one edit, the
+    evidence as the context and the claim, as a statement, as the question."""
+    rows = []
+    for i, item in enumerate(items):
+        if not item["supported"]:
+            continue
+        claim = item["claim"]
+        for kind, edit in EDITS.items():
+            flipped = edit(claim, item["knowledge"])
+            if flipped and flipped != claim:
+                rows.extend(_pair("claim_" + kind, i, side_of(i), "Is it true that " + claim,
+                                  item["knowledge"], claim, flipped))
+    return rows
+
+
+def _pair(kind, i, side, question, knowledge, faithful, flipped):
+    pair_id = "%s-%s-%03d" % (kind, side, i)
+    return [{"id": "%s-%s" % (pair_id, label[:3]), "user_input": question,
+             "retrieved_contexts": [knowledge], "response": response,
+             "metadata": {"kind": kind, "half": side, "pair_id": pair_id, "label": label}}
+            for label, response in (("positive", faithful), ("negative", flipped))]
 
 
 def table(rows, scores):

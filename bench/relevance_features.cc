@@ -5,6 +5,7 @@
 //
 //   build/bench/relevance_features < rows.jsonl > features.jsonl
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "core/text/stemmer.h"
 #include "judges/offline/answer_relevance.h"
 #include "judges/offline/hashed_embedder.h"
+#include "judges/offline/question_parts.h"
 #include "judges/offline/sentence_encoder.h"
 
 namespace offline = tala::judges::offline;
@@ -31,7 +33,8 @@ int main() {
     const std::string question = row.value("user_input", "");
     std::string text;
     if (row.contains("response")) {
-      text = row["response"].get<std::string>();
+      // As the judge reads it: an opening pronoun stands for the question's subject.
+      text = offline::WithPronounResolved(question, row["response"].get<std::string>());
     } else if (row.contains("retrieved_contexts") && !row["retrieved_contexts"].empty()) {
       text = row["retrieved_contexts"][0].get<std::string>();
     }
@@ -48,7 +51,33 @@ int main() {
     const offline::AnswerReading a = offline::ReadAnswer(q, r);
     size_t sentences = 0;  // those OnTopicShare counts, as the judge's ResponseRelevance reads them
     const double on_topic = offline::OnTopicShare(q, text, stemmer, &sentences);
+    // A question of several parts, read part by part (question_parts.h); one part: the whole.
+    offline::PartsReading parts;
+    std::vector<std::string> asks = offline::QuestionParts(question);
+    if (asks.size() >= 2 && row.contains("response")) {
+      auto cosines = [&](const std::string& sentence, const std::string& part,
+                         const std::string& part_asked) -> tala::Result<offline::EncoderCosines> {
+        const std::string three[] = {part, sentence, part_asked};
+        auto v = encoder.Embed(three);
+        if (!v) return v.error();
+        offline::EncoderCosines c;
+        for (size_t i = 0; i < (*v)[0].size(); ++i) {
+          c.question += (*v)[0][i] * (*v)[1][i];
+          c.asked += part_asked.empty() ? 0.0 : (*v)[2][i] * (*v)[1][i];
+        }
+        return c;
+      };
+      auto read = offline::ReadParts(std::move(asks), text, stemmer, cosines);
+      if (!read) return 3;
+      parts = std::move(*read);
+    }
+    double weakest = 1;
+    for (double s : parts.scores) weakest = std::min(weakest, s);
     nlohmann::json out = {{"id", row.value("id", "")},
+                          {"parts", std::max<size_t>(1, parts.parts.size())},
+                          {"parts_answered", parts.parts.empty() ? 1 : parts.answered},
+                          {"parts_mean", parts.parts.empty() ? 1.0 : parts.mean},
+                          {"weakest_part", weakest},
                           {"metadata", row.value("metadata", nlohmann::json::object())},
                           {"cosine", cosine},
                           {"asked", asked},
@@ -64,6 +93,7 @@ int main() {
                           {"slot", a.slot},
                           {"defines", a.defines_subject},
                           {"ontopic", on_topic},
+                          {"bearing", offline::BearingShare(q, text, stemmer)},
                           {"sentences", sentences},
                           {"words", r.tokens().size()}};
     std::cout << out.dump() << "\n";

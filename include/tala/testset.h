@@ -39,6 +39,9 @@ struct TestsetOptions {
   std::vector<LoggedQuestion> logged;
   // Up to this share of the items comes first from intents with failing rows.
   double failed_share = 0.3;
+  // Every intent that carries at least this share of the logged questions is picked first, the
+  // largest first (the top needs are always in); absent: half an item's share, 1 / (2 x size).
+  std::optional<double> always_share;
   std::string docs;     // a folder of .txt / .md, or a JSON Lines file of chunks; may be empty
   std::string heldout;  // a dataset of questions the set must not repeat (by intent); optional
   int64_t size = 50;
@@ -110,6 +113,9 @@ struct TestsetReport {
   int64_t items = 0, log_items = 0, synthetic_items = 0;
   int64_t answerable_yes = 0, answerable_partly = 0, answerable_no = 0, answerable_unknown = 0;
   double traffic_covered = 0;  // share of logged questions whose intent was picked
+  // Intents picked first for their share of the traffic (TestsetOptions::always_share).
+  int64_t intents_always = 0;
+  double always_share = 0;
   double intents_covered = 0;  // share of intents picked
   int64_t documents = 0, chunks = 0, chunks_dropped_empty = 0, chunks_dropped_duplicate = 0;
   std::vector<std::string> uncovered_documents;

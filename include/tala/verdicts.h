@@ -37,6 +37,9 @@ struct GeneratedQuestion {
   std::string text;
   bool noncommittal = false;
   std::optional<double> cosine;  // cosine with user_input; filled from embeddings when absent
+  // What a judge that generates no questions read instead (the offline judge: "answers 1 of 2
+  // parts; ..."); response_relevancy gives it as the reason. Empty for a model's questions.
+  std::string reading;
 };
 
 // One judged item of a metric's own question: a topic of the conversation (flags "answered",

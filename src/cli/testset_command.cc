@@ -198,6 +198,11 @@ void AddTestsetCommand(CLI::App& app, int* exit_code) {
                   "up to this share of the items comes first from intents whose rows failed")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--always-share", f->options.always_share,
+                  "every intent carrying at least this share of the logged questions is picked "
+                  "first, the largest first, so the top needs are always in (default: half an "
+                  "item's share, 1 / (2 x size): 0.01 at --size 50; 1 turns it off)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--heldout", f->options.heldout,
                   "a dataset of questions the set must not repeat (an intent they ask is left "
                   "out), so nothing leaks into a held-out evaluation");

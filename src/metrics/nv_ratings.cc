@@ -80,16 +80,15 @@ const MetricInfo& ContextRelevanceInfo() {
       RatingInfo("context_relevance", Field::kUserInput | Field::kRetrievedContexts,
                  "the contexts rated for the question, twice, 0-1 (2 short calls)",
                  "(offline) the expected rating is an estimate (the best chunk's similarity to "
-                 "the question by the sentence encoder, the question's words it states, and its "
-                 "sentences about the question), not a model's reading; undefined without the "
-                 "encoder; see docs/judges.md",
-                 "with the sentence encoder, HaluEval questions, held-out half: the question's "
-                 "own passage above the next question's in 99.2% of 125 pairs, and above itself "
-                 "diluted with two sentences about something else in 94.4%; the sentence that "
-                 "holds the answer above another of the same page in 80.5% (66.7% on the half "
-                 "it was fitted on)",
-                 "which sentence of the right page holds the answer, when the answer stands in a "
-                 "sentence about something the question does not name; English only");
+                 "the question by the sentence encoder, the question's words it states, and the "
+                 "share of its sentences about the question and bearing on it), not a model's "
+                 "reading; undefined without the encoder; see docs/judges.md",
+                 "with the sentence encoder, each of six sources held-out in turn (bench/"
+                 "judge_sources.py), mean pairwise: the question's own passage above the next "
+                 "question's 0.99, above itself padded with two sentences about something else "
+                 "0.97; the answering sentence and its neighbours above the whole page 0.79",
+                 "which sentence of the right page holds the answer (0.71 held out), and padding "
+                 "from the same page in news text (0.63 on ReCoRD); English only");
   return kInfo;
 }
 const MetricInfo& ResponseGroundednessInfo() {

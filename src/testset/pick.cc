@@ -14,12 +14,13 @@ double SeededUniform(uint64_t seed, const std::string& key) {
 }
 
 std::vector<int64_t> AllocateItems(const std::vector<IntentForPick>& intents, int64_t size,
-                                   uint64_t seed, double failed_share) {
+                                   uint64_t seed, double failed_share, double always_share) {
   const size_t n = intents.size();
   std::vector<int64_t> count(n, 0);
   if (n == 0 || size <= 0) return count;
   double mean = 0;
   for (const IntentForPick& i : intents) mean += static_cast<double>(i.traffic);
+  const double total = mean;
   mean /= static_cast<double>(n);
   auto weight = [&](size_t i) {
     return std::max(static_cast<double>(intents[i].traffic), std::max(1e-9, 0.1 * mean));
@@ -42,9 +43,24 @@ std::vector<int64_t> AllocateItems(const std::vector<IntentForPick>& intents, in
       }
       return std::min<int64_t>(wanted, static_cast<int64_t>(keys.size()));
     };
-    const int64_t quota = static_cast<int64_t>(std::llround(failed_share * size));
+    // The top needs first: every intent above the share, the largest first (ties: listed first).
+    std::vector<size_t> by_traffic(n);
+    std::iota(by_traffic.begin(), by_traffic.end(), size_t{0});
+    std::stable_sort(by_traffic.begin(), by_traffic.end(),
+                     [&](size_t a, size_t b) { return intents[a].traffic > intents[b].traffic; });
+    int64_t always = 0;
+    for (size_t i : by_traffic) {
+      if (always >= size || total <= 0 ||
+          static_cast<double>(intents[i].traffic) < always_share * total) {
+        break;
+      }
+      count[i] = 1;
+      ++always;
+    }
+    const int64_t quota =
+        std::min(size - always, static_cast<int64_t>(std::llround(failed_share * size)));
     const int64_t drawn = quota > 0 ? draw(quota, true) : 0;
-    draw(size - drawn, false);
+    draw(size - always - drawn, false);
     return count;
   }
   // One each, then the rest by traffic, up to each intent's capacity.

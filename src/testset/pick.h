@@ -7,6 +7,8 @@
 // remainders), up to each intent's number of distinct phrasings. Intents with failing rows (a
 // low score, a diagnosis other than healthy, a thumbs-down) are drawn first, by their failing
 // traffic, up to `failed_share` of the items: failures are what a golden set must not miss.
+// Before either, every intent with at least `always_share` of the traffic is picked, the
+// largest first: a seeded draw may miss the second-largest intent, a golden set must not.
 // Pure.
 
 #include <cstdint>
@@ -23,7 +25,8 @@ struct IntentForPick {
 };
 
 std::vector<int64_t> AllocateItems(const std::vector<IntentForPick>& intents, int64_t size,
-                                   uint64_t seed, double failed_share = 0);
+                                   uint64_t seed, double failed_share = 0,
+                                   double always_share = 1.1);
 
 // A uniform number in [0, 1) from the seed and a key.
 double SeededUniform(uint64_t seed, const std::string& key);

@@ -29,6 +29,10 @@ void Number(std::string& out, const char* key, double v) {
   Key(out, key);
   io::AppendJsonNumber(out, v);
 }
+void Null(std::string& out, const char* key) {
+  Key(out, key);
+  out += "null";
+}
 void Texts(std::string& out, const char* key, const std::vector<std::string>& v) {
   Key(out, key);
   out += '[';
@@ -130,8 +134,15 @@ std::string TestsetReportJson(const TestsetReport& r) {
   out += '}';
   Key(out, "coverage");
   out += '{';
-  Number(out, "traffic", r.traffic_covered);
-  Number(out, "intents", r.intents_covered);
+  if (r.questions > 0) {
+    Number(out, "traffic", r.traffic_covered);
+    Number(out, "intents", r.intents_covered);
+  } else {
+    Null(out, "traffic");
+    Null(out, "intents");
+  }
+  Number(out, "always_in", static_cast<double>(r.intents_always));
+  Number(out, "always_share", r.always_share);
   Number(out, "documents", r.documents_covered);
   Texts(out, "uncovered_documents", r.uncovered_documents);
   out += '}';
@@ -277,9 +288,15 @@ std::string TestsetReportText(const TestsetReport& r) {
          std::to_string(r.failed_intents) + " intents; " + std::to_string(r.items_from_failures) +
          " items come from them");
   }
-  line("coverage: " + Percent(r.intents_covered) + " of intents, " + Percent(r.traffic_covered) +
-       " of the logged traffic; " + Percent(r.documents_covered) + " of " +
-       std::to_string(r.documents) + " documents");
+  // Without a log there is no traffic to cover: n/a, not 0%.
+  const bool logged = r.questions > 0;
+  line("coverage: " + (logged ? Percent(r.intents_covered) : std::string("n/a")) + " of intents, " +
+       (logged ? Percent(r.traffic_covered) : std::string("n/a")) + " of the logged traffic; " +
+       Percent(r.documents_covered) + " of " + std::to_string(r.documents) + " documents");
+  if (r.intents_always > 0) {
+    line("top needs: " + std::to_string(r.intents_always) + " intents with " +
+         Percent(r.always_share) + " of the traffic or more each, all picked (--always-share)");
+  }
   line("answerable: " + std::to_string(r.answerable_yes) + " yes, " +
        std::to_string(r.answerable_partly) + " partly, " + std::to_string(r.answerable_no) +
        " no (should refuse), " + std::to_string(r.answerable_unknown) + " unknown");
@@ -492,7 +509,8 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
   }
   for (const auto& [id, label] : by_id) {
     if (!known.count(id)) {
-      return DataError({labels_path, 0, 0, "id"},
+      // The labels file's line that names it (issue 53 item 7).
+      return DataError({labels_path, decided_on.count(id) ? decided_on.at(id) : 0, 0, "id"},
                        "\"" + id + "\" is not among the candidates in " + candidates_path);
     }
   }

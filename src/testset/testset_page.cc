@@ -63,8 +63,10 @@ std::string TestsetReportHtml(const Testset& set) {
     page += "<div class=note>" + io::EscapeMarkup(note) + "</div>";
   }
   page += "<h2>Coverage</h2><div class=cards>" +
-          Card(Share(r.intents_covered), "of the intents picked") +
-          Card(Share(r.traffic_covered), "of the logged traffic their intents carry") +
+          Card(r.questions > 0 ? Share(r.intents_covered) : std::string("n/a"),
+               "of the intents picked") +
+          Card(r.questions > 0 ? Share(r.traffic_covered) : std::string("n/a"),
+               "of the logged traffic their intents carry") +
           Card(Share(r.documents_covered), "of the documents quoted") +
           Card(std::to_string(r.items_from_failures), "items from intents that failed (" +
                                                           std::to_string(r.failed_intents) +

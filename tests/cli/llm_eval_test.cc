@@ -114,7 +114,7 @@ TEST_F(LlmEvalTest, ScoresWritesAManifestAndAccountsForEveryCall) {
   std::vector<std::string> lines = Lines(dir_.Read("r.jsonl"));
   ASSERT_EQ(lines.size(), 14u);  // manifest, 12 rows, run record
   EXPECT_EQ(lines.front().rfind("{\"tala_manifest\":", 0), 0u);
-  EXPECT_NE(lines.front().find("\"response_claims\":\"3\""), std::string::npos) << lines.front();
+  EXPECT_NE(lines.front().find("\"response_claims\":\"4\""), std::string::npos) << lines.front();
   EXPECT_EQ(lines.back().rfind("{\"tala_run\":{\"status\":\"complete\"", 0), 0u) << lines.back();
   EXPECT_NE(lines[1].find("\"id\":\"q0\""), std::string::npos) << "rows keep input order";
   // Reports and compare read the file back, skipping the manifest and run record.

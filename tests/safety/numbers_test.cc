@@ -361,7 +361,10 @@ TEST(NumbersTest, F34_ResponseRelevancyReasonEndsWithItsValue) {
   ASSERT_EQ(RunTala("eval " + kDemoPath + " -m response_relevancy -q -o " + out).exit_code, 0);
   const std::string text = Slurp(out);
   EXPECT_EQ(text.find("mean cosine\""), std::string::npos);
-  EXPECT_NE(text.find("committal; mean cosine 0."), std::string::npos);
+  // The offline judge's reason opens with its value and says what it read (issue 52), never
+  // the wording of generated questions it does not generate.
+  EXPECT_NE(text.find("offline reading 0."), std::string::npos);
+  EXPECT_EQ(text.find("generated questions committal"), std::string::npos);
 }
 
 TEST(NumbersTest, F36_CsvCellsThatLookLikeFormulasAreNeutralised) {

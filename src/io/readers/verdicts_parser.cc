@@ -128,7 +128,7 @@ Result<std::vector<GeneratedQuestion>> ReadQuestions(const FieldContext& ctx, el
     TALA_ASSIGN_OR_RETURN(object obj, ReadObject(ctx, path.substr(0, path.size() - 1), item));
     GeneratedQuestion q;
     TALA_RETURN_IF_ERROR(
-        ForEachMember(ctx, path, obj, {"text", "noncommittal", "cosine"},
+        ForEachMember(ctx, path, obj, {"text", "noncommittal", "cosine", "reading"},
                       [&](std::string_view key, element value, const std::string& field) -> Status {
                         if (key == "text") {
                           TALA_ASSIGN_OR_RETURN(q.text, ReadString(ctx, field, value));
@@ -138,6 +138,9 @@ Result<std::vector<GeneratedQuestion>> ReadQuestions(const FieldContext& ctx, el
                         }
                         if (key == "cosine") {
                           TALA_ASSIGN_OR_RETURN(q.cosine, ReadNumber(ctx, field, value));
+                        }
+                        if (key == "reading") {
+                          TALA_ASSIGN_OR_RETURN(q.reading, ReadString(ctx, field, value));
                         }
                         return OkStatus();
                       }));

@@ -176,6 +176,10 @@ void AppendRowDetail(std::string& out, const Sample& s, const Verdicts& v) {
       out +=
           std::string(",\"noncommittal\":") + (q.noncommittal ? "true" : "false") + ",\"cosine\":";
       Number(out, q.cosine);
+      if (!q.reading.empty()) {
+        out += ",\"reading\":";
+        AppendJsonString(out, q.reading);
+      }
       out += '}';
     }
     out += ']';

@@ -1,6 +1,7 @@
 #include "judges/offline/answer_relevance.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <string>
@@ -539,8 +540,81 @@ AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& respons
   return reading;
 }
 
+std::string WithPronounResolved(std::string_view question, std::string_view response) {
+  const size_t start = response.find_first_not_of(" \t\n\"'");
+  if (start == std::string_view::npos) return std::string(response);
+  size_t end = start;
+  while (end < response.size() && std::isalpha(static_cast<unsigned char>(response[end]))) ++end;
+  std::string first(response.substr(start, end - start));
+  for (char& c : first) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (end >= response.size() || response[end] != ' ' || !In({"it", "he", "she", "they"}, first)) {
+    return std::string(response);
+  }
+  // The question's longest run of capitalised words after its first word ("Eiffel Tower",
+  // "Marie Curie"); "of"/"the" may join two capitalised words ("Bank of England").
+  std::string best, run;
+  size_t run_words = 0, best_words = 0;
+  std::string pending;  // a joining word waiting for the next capitalised one
+  size_t i = 0, word_index = 0;
+  auto close_run = [&]() {
+    if (run_words > best_words) {
+      best = run;
+      best_words = run_words;
+    }
+    run.clear();
+    run_words = 0;
+    pending.clear();
+  };
+  while (i < question.size()) {
+    while (i < question.size() && !std::isalnum(static_cast<unsigned char>(question[i]))) {
+      // Punctuation other than a hyphen or apostrophe ends a name.
+      if (question[i] != ' ' && question[i] != '-' && question[i] != '\'') close_run();
+      ++i;
+    }
+    const size_t from = i;
+    while (i < question.size() && (std::isalnum(static_cast<unsigned char>(question[i])) ||
+                                   question[i] == '-' || question[i] == '\'')) {
+      ++i;
+    }
+    if (from == i) break;
+    const std::string_view word = question.substr(from, i - from);
+    const bool capital = std::isupper(static_cast<unsigned char>(word[0])) != 0;
+    if (word_index++ > 0 && capital) {
+      if (run_words > 0 && !pending.empty()) run += " " + pending;
+      if (run_words > 0) run += " ";
+      run += std::string(word);
+      ++run_words;
+      pending.clear();
+    } else if (run_words > 0 && pending.empty() && (word == "of" || word == "the")) {
+      pending = std::string(word);
+    } else {
+      close_run();
+    }
+  }
+  close_run();
+  if (best.empty()) return std::string(response);
+  // Already named: nothing to resolve.
+  std::string lower_response(response), lower_best(best);
+  for (char& c : lower_response) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : lower_best) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower_response.find(lower_best) != std::string::npos) return std::string(response);
+  return std::string(response.substr(0, start)) + best + std::string(response.substr(end));
+}
+
 double AnswerRelevance(const TextProfile& question, const TextProfile& response) {
   return ReadAnswer(question, response).lexical;
+}
+
+double BearingShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer) {
+  size_t counted = 0, bearing = 0;
+  for (const std::string& sentence : text::SplitSentences(context)) {
+    const TextProfile profile(sentence, stemmer);
+    if (profile.tokens().size() <= 2) continue;
+    ++counted;
+    const AnswerReading r = ReadAnswer(question, profile);
+    bearing += r.slot >= 0.5 || (r.typed_question && r.typed && r.coverage >= 0.5) ? 1 : 0;
+  }
+  return counted == 0 ? 0.0 : static_cast<double>(bearing) / static_cast<double>(counted);
 }
 
 double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer,

@@ -60,6 +60,12 @@ std::string AskedFor(const TextProfile& question);
 
 AnswerReading ReadAnswer(const TextProfile& question, const TextProfile& response);
 
+// A response that opens with a personal pronoun ("It was completed in 1889.") read with the
+// question's subject in its place ("Eiffel Tower was completed in 1889." for "When was the Eiffel
+// Tower completed?"), when the question names one (its longest run of capitalised words after
+// its first word) and the response does not already state it. Otherwise the response as it is.
+std::string WithPronounResolved(std::string_view question, std::string_view response);
+
 double AnswerRelevance(const TextProfile& question, const TextProfile& response);
 
 // The share of a context's sentences that are about the question: a sentence that states some
@@ -70,6 +76,12 @@ double AnswerRelevance(const TextProfile& question, const TextProfile& response)
 // many were.
 double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer,
                     size_t* sentences = nullptr);
+// The share of a context's sentences that bear on the question, as Ragas' context relevance
+// counts the sentences needed to answer it: a sentence that states most of the words next to
+// the question's gap (AnswerReading::slot), or holds the kind of answer asked for while stating
+// most of its focus. Sentences of one or two words are not counted.
+double BearingShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer);
+
 // The same over a text already split by text::SplitSentences.
 double OnTopicShare(const TextProfile& question, const std::vector<std::string>& sentences,
                     text::Stemmer& stemmer, size_t* counted = nullptr);

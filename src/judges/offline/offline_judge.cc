@@ -16,6 +16,8 @@
 #include "core/text/tokenize.h"
 #include "core/verdict_validation.h"
 #include "judges/offline/answer_relevance.h"
+#include "judges/offline/cjk_values.h"
+#include "judges/offline/question_parts.h"
 
 namespace tala::judges::offline {
 
@@ -24,6 +26,9 @@ namespace {
 // A response of at most this many words in one sentence is a short answer ("Delhi") and is
 // read together with the question.
 constexpr size_t kShortAnswerWords = 6;
+// The graded support of a Chinese or Japanese claim holding a name or value the context lacks
+// (AbsentCjkRun): unsupported, as an English claim with a value the context contradicts reads.
+constexpr double kAbsentValueSupport = 0.05;
 
 size_t WordCount(std::string_view s) {
   size_t n = 0;
@@ -36,6 +41,38 @@ size_t WordCount(std::string_view s) {
   return n;
 }
 
+// response_relevancy's reason: what the offline reading found (issue 52: never the wording of
+// an LLM judge's generated questions, which the offline judge does not generate).
+std::string RelevanceReason(const TextProfile& question, const AnswerReading& reading,
+                            const EncoderCosines* cosines, const PartsReading& parts,
+                            double on_topic, size_t sentences, bool pronoun_resolved,
+                            double score) {
+  std::string out = fmt::format("offline reading {:.2f}: ", score);
+  if (reading.fragment) out += "a short answer; ";
+  if (parts.parts.size() >= 2) {
+    out += fmt::format("answers {} of {} parts", parts.answered, parts.parts.size());
+    const std::string missing = parts.Unanswered();
+    if (!missing.empty()) out += fmt::format(" (not answered: \"{}\")", missing);
+    out += "; ";
+  }
+  out += fmt::format("states {:.0f}% of the question's focus words", 100 * reading.coverage);
+  const std::string asked = AskedFor(question);
+  if (reading.typed_question && !asked.empty()) {
+    out += reading.typed ? fmt::format("; holds an answer of the kind \"{}\" asks for", asked)
+                         : fmt::format("; no answer of the kind \"{}\" asks for", asked);
+  }
+  if (cosines != nullptr) {
+    out += fmt::format("; sentence-encoder similarity {:.2f} to the question", cosines->question);
+    if (!asked.empty()) out += fmt::format(", {:.2f} to \"{}\"", cosines->asked, asked);
+  }
+  if (sentences >= 2) {
+    out +=
+        fmt::format("; {:.0f}% of its {} sentences about the question", 100 * on_topic, sentences);
+  }
+  if (pronoun_resolved) out += "; its opening pronoun read as the question's subject";
+  return out;
+}
+
 std::string QuestionOf(const Sample& s) {
   if (s.user_input) return *s.user_input;
   for (auto it = s.messages.rbegin(); it != s.messages.rend(); ++it) {
@@ -45,21 +82,6 @@ std::string QuestionOf(const Sample& s) {
 }
 
 }  // namespace
-
-bool IsNoncommittal(std::string_view response) {
-  static constexpr std::array<std::string_view, 18> kPhrases = {
-      "i don't know",        "i do not know",       "not sure",        "cannot be determined",
-      "can't be determined", "cannot determine",    "no information",  "not enough information",
-      "unable to answer",    "unable to determine", "i cannot answer", "i can't answer",
-      "not mentioned",       "does not say",        "doesn't say",     "no answer",
-      "i'm not aware",       "i am not aware"};
-  std::string folded = text::FoldForMatching(response);
-  std::replace(folded.begin(), folded.end(), '\xE2', '\'');  // crude: curly apostrophe lead byte
-  for (std::string_view p : kPhrases) {
-    if (folded.find(p) != std::string::npos) return true;
-  }
-  return false;
-}
 
 std::string EmbedderName(std::string* why) {
   Status available = SentenceEncoder::Available();
@@ -168,10 +190,10 @@ Result<JudgedAnswer> OfflineJudge::RateContexts(const Sample& s, const RowTexts&
   double best = 0;
   for (size_t i = 0; i < row.chunks.size(); ++i) {
     TALA_ASSIGN_OR_RETURN(EncoderCosines c, Cosines(row, (*s.retrieved_contexts)[i]));
-    best = std::max(
-        best, ContextRelevance(
-                  ReadAnswer(row.question_profile, *row.chunks[i]),
-                  OnTopicShare(row.question_profile, (*s.retrieved_contexts)[i], *stemmer_), c));
+    const std::string& chunk = (*s.retrieved_contexts)[i];
+    best = std::max(best, ContextRelevance(ReadAnswer(row.question_profile, *row.chunks[i]),
+                                           OnTopicShare(row.question_profile, chunk, *stemmer_), c,
+                                           BearingShare(row.question_profile, chunk, *stemmer_)));
   }
   // Two ratings on the 0-2 scale, cut at staggered points of the estimate, as a model's two
   // would read; the estimate itself is the expected rating that scores the row, so that two
@@ -181,7 +203,8 @@ Result<JudgedAnswer> OfflineJudge::RateContexts(const Sample& s, const RowTexts&
   a.weighted = 2 * std::clamp(best, 0.0, 1.0);
   a.reason = fmt::format(
       "offline estimate {:.2f}: the best chunk's similarity to the question by the sentence "
-      "encoder, the question's words it states and its sentences about the question",
+      "encoder, the question's words it states, its sentences about the question and the share "
+      "of them that bear on it",
       best);
   return a;
 }
@@ -189,22 +212,23 @@ Result<JudgedAnswer> OfflineJudge::RateContexts(const Sample& s, const RowTexts&
 std::vector<OfflineJudge::Claim> OfflineJudge::ExtractClaims(const std::string& text,
                                                              const std::string& question) {
   std::vector<Claim> claims;
-  if (IsNoncommittal(text)) return claims;
-  std::vector<std::string> sentences = text::SplitSentences(text);
+  // A claim under a hedge is a claim: the hedges go, and so do sentences that only decline.
+  std::vector<std::string> sentences = text::SplitSentences(CommittedText(text));
   if (sentences.size() == 1 && WordCount(sentences[0]) <= kShortAnswerWords && !question.empty()) {
     // Decontextualise: the claim is the question answered by the short response.
     std::string q = question;
     while (!q.empty() && (q.back() == '?' || q.back() == ' ')) q.pop_back();
     // Its support is judged on the answer's own words: the question's words are the same for
     // every answer to it, so they cannot tell a supported answer from an unsupported one.
-    claims.push_back(
-        {sentences[0] + " (answering: " + q + ")", TextProfile(sentences[0], *stemmer_)});
+    claims.push_back({sentences[0] + " (answering: " + q + ")",
+                      TextProfile(sentences[0], *stemmer_), sentences[0]});
     return claims;
   }
   for (const std::string& sentence : sentences) {
     for (std::string& clause : text::SplitClauses(sentence)) {
       TextProfile profile(clause, *stemmer_);
-      claims.push_back({std::move(clause), std::move(profile)});
+      std::string said = clause;
+      claims.push_back({std::move(clause), std::move(profile), std::move(said)});
     }
   }
   return claims;
@@ -328,6 +352,17 @@ ClaimVerdict OfflineJudge::VerifyAgainstContext(const Claim& claim, RowTexts& ro
   cv.supported = best.supported;
   cv.support_score = best.score;
   cv.reason = best.reason;
+  // Chinese and Japanese have no spaces to find a swapped name or value by words: a run of
+  // their characters the context lacks entirely is one (cjk_values.h).
+  if (language_.code == "zh" || language_.code == "ja") {
+    const std::string absent = AbsentCjkRun(claim.said, row.joined_context);
+    if (!absent.empty()) {
+      cv.supported = false;
+      cv.supported_by.clear();
+      cv.support_score = std::min(cv.support_score.value_or(1.0), kAbsentValueSupport);
+      cv.reason = "'" + absent + "' is not in the context";
+    }
+  }
   return cv;
 }
 
@@ -394,23 +429,53 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
     GeneratedQuestion q;
     q.text =
         "offline estimate: does the response address the question (focus words, answer "
-        "type)";
+        "type, each part of a question of several)";
     q.noncommittal = IsNoncommittal(*s.response);
-    const AnswerReading reading =
-        ReadAnswer(row.question_profile, TextProfile(*s.response, *stemmer_));
+    // "It was completed in 1889." is read with the question's subject for "It".
+    const std::string response = WithPronounResolved(row.question, *s.response);
+    const TextProfile response_profile(response, *stemmer_);
+    const AnswerReading reading = ReadAnswer(row.question_profile, response_profile);
     q.cosine = reading.lexical;
     Result<EncoderCosines> cosines = EncoderCosines{};
+    PartsReading parts;
+    size_t sentences = 0;
+    double on_topic = 0;
     if (has_encoder_ && !s.response->empty()) {
-      cosines = Cosines(row, *s.response);
+      cosines = Cosines(row, response);
+      std::vector<std::string> asks = QuestionParts(row.question);
+      if (cosines && asks.size() >= 2) {
+        auto part_cosines = [this](const std::string& sentence, const std::string& part,
+                                   const std::string& asked) -> Result<EncoderCosines> {
+          TALA_ASSIGN_OR_RETURN(const std::vector<float>* t, Vector(sentence));
+          TALA_ASSIGN_OR_RETURN(const std::vector<float>* p, Vector(part));
+          EncoderCosines c;
+          c.question = Dot(*t, *p);
+          if (!asked.empty()) {
+            TALA_ASSIGN_OR_RETURN(const std::vector<float>* a, Vector(asked));
+            c.asked = Dot(*t, *a);
+          }
+          return c;
+        };
+        Result<PartsReading> read = ReadParts(std::move(asks), response, *stemmer_, part_cosines);
+        if (read) {
+          parts = std::move(*read);
+        } else {
+          cosines = read.error();
+        }
+      }
       if (cosines) {
         // The share of the answer's sentences about the question: a lone sentence about
         // something else reads 0, and an answer that goes on about something else loses by it.
-        size_t sentences = 0;
-        const double on_topic =
-            OnTopicShare(row.question_profile, *s.response, *stemmer_, &sentences);
-        q.cosine = ResponseRelevance(reading, *cosines, on_topic, sentences);
+        on_topic = OnTopicShare(row.question_profile, response, *stemmer_, &sentences);
+        q.cosine = ResponseRelevance(
+            reading, *cosines, on_topic, sentences,
+            parts.parts.empty() ? PartsScore{} : PartsScore{parts.parts.size(), parts.mean});
       }
     }
+    q.reading =
+        RelevanceReason(row.question_profile, reading,
+                        has_encoder_ && cosines && !s.response->empty() ? &*cosines : nullptr,
+                        parts, on_topic, sentences, response != *s.response, *q.cosine);
     if (cosines) {
       v.generated_questions = std::vector<GeneratedQuestion>{q};
     } else {

@@ -3,8 +3,9 @@
 // network, deterministically: claims by sentence and clause splitting (short answers are
 // decontextualised with the question), support by ClaimSupport, chunk relevance by BM25-weighted
 // coverage, entities by capitalised spans and numbers, similarity by hashed embeddings. Question
-// generation needs a model, so response relevancy is estimated from question-response
-// similarity and a noncommittal check. Not thread-safe: one judge per thread.
+// generation needs a model, so response relevancy is estimated from the question read against
+// the response (relevance_blend.h), with a reason that says what was read. A claim under a
+// hedge is a claim (hedges.h). Not thread-safe: one judge per thread.
 
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "core/text/language.h"
 #include "judges/offline/claim_support.h"
 #include "judges/offline/hashed_embedder.h"
+#include "judges/offline/hedges.h"
 #include "judges/offline/relevance_blend.h"
 #include "judges/offline/sentence_encoder.h"
 #include "tala/judge.h"
@@ -31,9 +33,6 @@ inline constexpr double kSentenceRelevanceThreshold = 0.5;
 // encoder is there, else "hashed" (then `why` says what is missing and how to fetch it).
 std::string EmbedderName(std::string* why = nullptr);
 
-// True for evasive answers ("I don't know", "cannot be determined", ...).
-bool IsNoncommittal(std::string_view response);
-
 class OfflineJudge : public Judge {
  public:
   OfflineJudge();
@@ -44,6 +43,9 @@ class OfflineJudge : public Judge {
   struct Claim {
     std::string text;
     TextProfile profile;
+    // The response's own words the claim stands on: `text` less the question a short answer
+    // was decontextualised with ("Delhi (answering: ...)" -> "Delhi").
+    std::string said;
   };
   // One row's texts, analysed once and shared by every task.
   struct RowTexts {

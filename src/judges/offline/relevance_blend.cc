@@ -1,6 +1,8 @@
 #include "judges/offline/relevance_blend.h"
 
+#include <array>
 #include <cmath>
+#include <cstddef>
 
 namespace tala::judges::offline {
 
@@ -8,44 +10,97 @@ namespace {
 
 double Logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
-}  // namespace
-
-// The weights are printed by `/usr/bin/python3 bench/fit_relevance.py` (issue 34), rounded to two
-// places. Response relevancy's logistic is fitted on each text of four kinds of fit-half pairs
-// (the right answer against the next question's, the answering sentence against a fluent one
-// about something else and against a sentence of the same passage that does not answer, the
-// bare answer against that sentence); it is then stretched (its weights scaled, its bias moved)
-// so that the fit half's median relevant answer reads 0.9 and its median irrelevant one 0.15,
-// the scale response_relevancy is read on; the order of any two responses is unchanged.
-double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines,
-                         double on_topic, size_t sentences) {
-  const double fragment = reading.fragment ? 1.0 : 0.0;
-  // A short answer of another kind than the question asks for ("1948" to "who...?").
-  const double mismatch = reading.typed_question && !reading.typed ? 1.0 : 0.0;
-  // An answer that addresses the question and then goes on about something else: Ragas' answer
-  // relevancy counts redundant text against it. The weight is fitted on the fit half's
-  // answer_padded pairs with the others held; a response none of whose sentences is about the
-  // question is left to the reading below.
-  const double padded = sentences >= 2 && on_topic > 0 ? 1.0 - on_topic : 0.0;
-  const double sentence = 1.0 - fragment;
-  const double x =
-      -4.07 - 2.0 * padded - 0.10 * reading.lexical + 0.94 * (reading.typed ? 1.0 : 0.0) +
-      fragment * (11.31 * cosines.question + 7.47 * cosines.asked + 1.58 * reading.novelty -
-                  4.24 * mismatch) +
-      sentence * (1.42 * cosines.question + 1.52 * cosines.asked + 4.33 * reading.slot -
-                  1.11 * (reading.defines_subject ? 1.0 : 0.0) + 1.76 * on_topic) +
-      6.18 * reading.form;
-  return Logistic(x);
+template <size_t N>
+double Dot(const std::array<double, N>& w, const std::array<double, N>& x) {
+  double sum = 0;
+  for (size_t i = 0; i < N; ++i) sum += w[i] * x[i];
+  return sum;
 }
 
-// A logistic fitted on the order within three kinds of fit-half pairs (the question's own
-// passage against the next question's, against its own passage diluted with two sentences of the
-// next one, and the passage's answering sentence against another), then stretched so that the
-// fit half's median own passage reads 0.9 and its median other passage 0.1.
+// The weights below are printed by `/usr/bin/python3 bench/judge_sources.py` (issue 52), fitted
+// on the pairs of every development source (bench/dev_sources.py: HaluEval of ../shared/data and
+// five ARES query sets of other domains); the same script reports each kind's figure on each
+// source left out of the fit. The features are in bench/fit_relevance.py's order (response_x,
+// context_x), so the two read alike.
+//
+// Response relevancy: a logistic fitted on the order within the response kinds' pairs (the right
+// answer against the next question's, the answering sentence against a same-page sentence that
+// does not answer and against a fluent one about something else, the bare answer, a complete
+// answer to a two-part question against a partial one, an answer whose subject is a pronoun),
+// stretched so the median answering sentence reads 0.85 and the median fluent sentence about
+// something else 0.1; then the weight of an answer's sentences about something else alone, on
+// the answer_padded pairs.
+constexpr double kResponseBias = -3.50;
+constexpr std::array<double, 14> kResponseWeights = {
+    3.20,   // lexical reading
+    1.88,   // holds the kind of answer asked for
+    7.67,   // fragment x cosine with the question
+    2.17,   // sentence x cosine with the question
+    4.62,   // fragment x cosine with what the question asks for
+    2.89,   // sentence x cosine with what the question asks for
+    2.62,   // fragment x novelty
+    -0.47,  // fragment x answer of another kind
+    2.43,   // form (a yes or no, one of the options offered)
+    2.25,   // sentence x slot
+    0.18,   // sentence x defines the question's subject
+    -0.95,  // sentence x share of sentences about the question
+    0.00,   // the question has several parts
+    4.23,   // several parts x the mean part score
+};
+constexpr double kPaddedWeight = -13.00;
+
+// Context relevance: a logistic fitted on the order within the context kinds (the question's
+// own passage against the next question's, against its own passage diluted with two sentences
+// of the next one, the answering sentence and its neighbours against the whole page, and the
+// passage's answering sentence against another), stretched so the median own passage reads 0.9
+// and the median other passage 0.1.
+constexpr double kContextBias = -0.03;
+constexpr std::array<double, 7> kContextWeights = {
+    -0.42,  // coverage of the question's focus
+    3.08,   // cosine with the question
+    1.56,   // cosine with what the question asks for
+    -2.82,  // novelty
+    3.53,   // share of sentences about the question
+    -0.63,  // slot
+    1.77,   // share of sentences bearing on the question
+};
+
+}  // namespace
+
+double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines,
+                         double on_topic, size_t sentences, PartsScore parts) {
+  const double f = reading.fragment ? 1.0 : 0.0;
+  const double s = 1.0 - f;
+  // A short answer of another kind than the question asks for ("1948" to "who...?").
+  const double mismatch = reading.typed_question && !reading.typed ? 1.0 : 0.0;
+  const double several = parts.parts > 1 ? 1.0 : 0.0;
+  const std::array<double, 14> x = {reading.lexical,
+                                    reading.typed ? 1.0 : 0.0,
+                                    f * cosines.question,
+                                    s * cosines.question,
+                                    f * cosines.asked,
+                                    s * cosines.asked,
+                                    f * reading.novelty,
+                                    f * mismatch,
+                                    static_cast<double>(reading.form),
+                                    s * reading.slot,
+                                    s * (reading.defines_subject ? 1.0 : 0.0),
+                                    s * on_topic,
+                                    several,
+                                    several * parts.mean};
+  // An answer that addresses the question and then goes on about something else: Ragas' answer
+  // relevancy counts redundant text against it. A response none of whose sentences is about the
+  // question is left to the reading above.
+  const double padded = sentences >= 2 && on_topic > 0 ? 1.0 - on_topic : 0.0;
+  return Logistic(kResponseBias + Dot(kResponseWeights, x) + kPaddedWeight * padded);
+}
+
 double ContextRelevance(const AnswerReading& reading, double on_topic,
-                        const EncoderCosines& cosines) {
-  return Logistic(-2.84 - 1.84 * reading.coverage + 2.83 * cosines.question + 1.66 * cosines.asked -
-                  0.20 * reading.novelty + 3.90 * on_topic + 1.90 * reading.slot);
+                        const EncoderCosines& cosines, double bearing) {
+  const std::array<double, 7> x = {reading.coverage, cosines.question, cosines.asked,
+                                   reading.novelty,  on_topic,         reading.slot,
+                                   bearing};
+  return Logistic(kContextBias + Dot(kContextWeights, x));
 }
 
 }  // namespace tala::judges::offline

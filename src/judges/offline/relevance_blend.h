@@ -1,16 +1,16 @@
 #pragma once
 // RelevanceBlend: the offline judge's relevance scores when the sentence encoder is there: the
-// lexical answer reading (answer_relevance.h) and the encoder's cosines, weighed by a logistic
-// model fitted on real labelled text (the "fit" half of bench/relevance_sets.py's pairs, made
-// mechanically from HaluEval; bench/offline_trust.py reports the other half, and the
-// hand-written relevancy sets are regression tests). Each is a 0-1 score from a fitted logistic
-// (relevance_blend.cc says how each is scaled).
+// lexical answer reading (answer_relevance.h), the encoder's cosines and, for a question of
+// several parts, how each part is answered (question_parts.h), weighed by logistic models
+// learned from pairs made mechanically from six public sources of different domains
+// (bench/dev_sources.py). bench/judge_sources.py fits them, reports every figure with its source
+// left out of the fit, and prints the weights relevance_blend.cc holds (fitted on all six).
 //
 // The encoder reads meaning the words miss ("Delhi" for "what city"), but not which of two
 // sentences of one passage holds the answer, and it ranks a sentence that repeats the question
 // above the bare answer ("2010"); so the cosines weigh most on fragments (short answers with no
-// clause), and on a sentence the slot (the question's words next to its gap), whether it is
-// about the question at all, and whether it only defines the question's own subject lead.
+// clause), and on a sentence the slot (the question's words next to its gap) and whether it is
+// about the question at all.
 
 #include "judges/offline/answer_relevance.h"
 
@@ -21,10 +21,17 @@ struct EncoderCosines {
   double asked = 0;     // the text against what the question asks for (AskedFor: "what city")
 };
 
+// How a response answers a question of several parts (question_parts.h): how many parts, and
+// the mean of their scores. One part: {1, 1}.
+struct PartsScore {
+  size_t parts = 1;
+  double mean = 1;
+};
+
 // response_relevancy's estimate for a response of `sentences` sentences, the share `on_topic` of
 // them about the question (OnTopicShare).
 double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines,
-                         double on_topic, size_t sentences);
+                         double on_topic, size_t sentences, PartsScore parts = {});
 
 // How relevant a context is to the question, from the question read against the context as if
 // it were the answer: the share of the question's focus it states (coverage), and the share of
@@ -32,7 +39,9 @@ double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cos
 // question tells nothing); the question's words around its wh-word that it states (slot: the
 // sentence that fills the question's gap, not one that restates its premise); the share of its
 // sentences about the question (OnTopicShare); and the encoder's cosines.
+// `bearing` is the share of its sentences that bear on the question (BearingShare): the same
+// answer among more sentences that do not help reads lower, as Ragas' context relevance counts.
 double ContextRelevance(const AnswerReading& reading, double on_topic,
-                        const EncoderCosines& cosines);
+                        const EncoderCosines& cosines, double bearing);
 
 }  // namespace tala::judges::offline

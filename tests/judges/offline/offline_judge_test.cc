@@ -162,7 +162,9 @@ double Relevancy(const Sample& s) {
 TEST(OfflineJudgeTest, TheEncoderReadsABareAnswerForWhatItIs) {
   if (EmbedderName() == "hashed") GTEST_SKIP() << "no sentence encoder";
   EXPECT_GT(Relevancy(Row("Delhi")), 0.6);
-  EXPECT_LT(Relevancy(Row("Arthur's Magazine")), 0.5);
+  // Below the answer of the kind asked for by a clear margin (issue 52's blend, fitted across
+  // six sources, weighs the kind mismatch less than issue 34's did: 0.64 against Delhi's 0.97).
+  EXPECT_GT(Relevancy(Row("Delhi")), Relevancy(Row("Arthur's Magazine")) + 0.2);
   EXPECT_GT(Relevancy(Row("Delhi")), Relevancy(Row("It was founded in 1934.")));
 }
 
@@ -180,29 +182,16 @@ TEST(OfflineJudgeTest, ASentenceThatPicksAnOptionAnswersTheQuestion) {
             Relevancy(row("Ada Lovelace (born 1815) was a mathematician.")));
 }
 
-// The sentence that answers outranks the one that only says what the question's subject is, and
-// a sentence about something else reads low (issue 34: HaluEval's answering vs non-answering
-// sentences of one passage).
-TEST(OfflineJudgeTest, TheSentenceThatAnswersOutranksTheOneThatDefinesTheSubject) {
+// A sentence about something else reads low. (Issue 34 also ordered two hand-picked pairs of
+// an answering sentence and one that defines the question's subject; the blend fitted across six
+// sources gives that reading almost no weight, as leaving it out costs 0.001 of pairwise accuracy
+// on left-out sources, and those two pairs no longer order right: bench/judge_sources.py has
+// the answering-sentence figure per source.)
+TEST(OfflineJudgeTest, ASentenceAboutSomethingElseReadsLow) {
   if (EmbedderName() == "hashed") GTEST_SKIP() << "no sentence encoder";
-  auto row = [](const std::string& question, const std::string& response) {
-    Sample s = Row(response);
-    s.user_input = question;
-    return s;
-  };
-  const std::string bought = "In what year did the company that bought Aixo Motors go public?";
-  EXPECT_GT(Relevancy(row(bought,
-                          "Polar Industries went public on the New York Stock Exchange "
-                          "in 1987.")),
-            Relevancy(row(bought,
-                          "Aixo Motors is a French maker of small cars, bought by Polar "
-                          "Industries in 2013.")));
-  const std::string river =
-      "Which river flows through the town where the Tollund Brewery was founded?";
-  EXPECT_GT(
-      Relevancy(row(river, "The Gudena flows through Silkeborg on its way to the sea.")),
-      Relevancy(row(river, "The Tollund Brewery is a brewery founded in Silkeborg in 1911.")));
-  EXPECT_LT(Relevancy(row(river, "The harbour ferry sails every 20 minutes from Pier 3.")), 0.25);
+  Sample s = Row("The harbour ferry sails every 20 minutes from Pier 3.");
+  s.user_input = "Which river flows through the town where the Tollund Brewery was founded?";
+  EXPECT_LT(Relevancy(s), 0.25);
 }
 
 JudgedAnswer ContextRelevance(const std::vector<std::string>& contexts) {
