@@ -134,9 +134,10 @@ Result<std::vector<std::pair<size_t, double>>> RankChunks(const ChunkIndex& inde
   return top;
 }
 
-ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
-                              const std::vector<std::string>& question_terms,
-                              const std::vector<std::pair<size_t, double>>& ranked) {
+Result<ReferenceDraft> DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
+                                      const std::vector<std::string>& question_terms,
+                                      const std::vector<std::pair<size_t, double>>& ranked,
+                                      const AnswerScorer& answers) {
   ReferenceDraft draft;
   draft.answerable = "no";
   double total = 0;
@@ -161,9 +162,32 @@ ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex
       candidates.push_back({c, s, std::move(terms)});
     }
   }
-  // Greedy cover of the question's weight, a sentence at a time (at most three).
+  // The sentence that answers best opens the reference, when one answers (issue 53: the
+  // sentence sharing most words often restates the question's premise).
   std::set<std::string> covered;
-  for (int round = 0; round < 3; ++round) {
+  double best_answer = -1;
+  if (answers && !candidates.empty()) {
+    std::vector<std::string> texts;
+    for (const Candidate& c : candidates) texts.push_back(c.text);
+    TALA_ASSIGN_OR_RETURN(std::vector<double> scores, answers(texts));
+    size_t at = 0;
+    for (size_t i = 0; i < scores.size(); ++i) {
+      if (scores[i] > best_answer) {
+        best_answer = scores[i];
+        at = i;
+      }
+    }
+    {  // the best reading opens the reference; whether it answers decides "yes" below
+      const Candidate& best = candidates[at];
+      for (const std::string& t : question_terms) {
+        if (std::binary_search(best.terms.begin(), best.terms.end(), t)) covered.insert(t);
+      }
+      draft.quotes.push_back({best.chunk, best.text});
+      draft.chunks.push_back(best.chunk);
+    }
+  }
+  // Greedy cover of the question's weight, a sentence at a time (at most three).
+  for (int round = static_cast<int>(draft.quotes.size()); round < 3; ++round) {
     double best_gain = 0;
     const Candidate* best = nullptr;
     for (const Candidate& c : candidates) {
@@ -203,6 +227,11 @@ ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex
   draft.answerable = draft.coverage >= kAnswerableCoverage ? "yes"
                      : draft.coverage >= kPartlyCoverage   ? "partly"
                                                            : "no";
+  // With the relevance reading, a sentence that answers decides "yes", not the words alone (a
+  // paraphrase of the question's words is no less an answer); the words still decide "no".
+  if (answers && draft.answerable != "no") {
+    draft.answerable = best_answer >= kAnswersQuestion ? "yes" : "partly";
+  }
   if (draft.answerable == "no") {
     draft.quotes.clear();
     draft.chunks.clear();

@@ -6,6 +6,7 @@
 // about something the documents never mention holds little, and becomes a "should refuse" item.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -89,11 +90,25 @@ struct ReferenceDraft {
   std::string reference;  // the quotes, joined; empty when answerable is "no"
 };
 
+// How well each of `sentences` answers the question, on response relevancy's scale (the offline
+// judge's reading of a one-sentence answer: the answer's kind, the words next to the question's
+// gap, the sentence encoder's cosines; see AnswerScores in testset.cc).
+using AnswerScorer =
+    std::function<Result<std::vector<double>>(const std::vector<std::string>& sentences)>;
+
+// A sentence answers the question from this score on (response relevancy's scale: the median
+// answering sentence of the development sources reads 0.85, a fluent one about something else
+// 0.05; bench/judge_sources.py).
+inline constexpr double kAnswersQuestion = 0.5;
+
 // The draft from chunks already ranked for the question (RankChunks, or ChunkIndex::Search),
-// best first; the best three are read.
-ReferenceDraft DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
-                              const std::vector<std::string>& question_terms,
-                              const std::vector<std::pair<size_t, double>>& ranked);
+// best first; the best three are read. With `answers`, the first quote is the sentence that
+// answers best (not the one that shares most words), and `answerable` is "yes" only when it
+// answers (kAnswersQuestion); the rest of the reference covers the question's words as before.
+Result<ReferenceDraft> DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
+                                      const std::vector<std::string>& question_terms,
+                                      const std::vector<std::pair<size_t, double>>& ranked,
+                                      const AnswerScorer& answers = nullptr);
 
 // The 1-based rank of `chunk` among the best 10 for the terms; 0 when it is not among them.
 int RetrievalRank(const ChunkIndex& index, const std::vector<std::string>& terms, size_t chunk);

@@ -12,16 +12,20 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <unordered_map>
 
 #include "core/hash.h"
+#include "core/text/stemmer.h"
 #include "core/text/tokenize.h"
 #include "engine/llm_setup.h"
 #include "io/readers/buffered_input.h"
 #include "io/readers/dataset_reader.h"
 #include "io/readers/results_reader.h"
+#include "judges/offline/answer_relevance.h"
+#include "judges/offline/relevance_blend.h"
 #include "judges/offline/sentence_encoder.h"
 #include "judges/registry.h"
 #include "tala/metric.h"
@@ -307,6 +311,40 @@ void KeepShapes(std::vector<TestsetItem>& items, const std::vector<size_t>& item
   }
 }
 
+// How well each sentence answers `question`, read as the offline judge reads a one-sentence
+// response (relevance_blend.h: the answer's kind, the words next to the question's gap, the
+// sentence encoder's cosines with the question and with what it asks for), so the reference
+// opens with the sentence that answers (issue 53 item 2).
+testset::AnswerScorer AnswerScores(const std::string& question,
+                                   judges::offline::SentenceEncoder& encoder,
+                                   text::Stemmer& stemmer) {
+  namespace offline = judges::offline;
+  return [question, &encoder,
+          &stemmer](const std::vector<std::string>& sentences) -> Result<std::vector<double>> {
+    const offline::TextProfile q(question, stemmer);
+    const std::string asked = offline::AskedFor(q);
+    std::vector<std::string> texts = {question, asked.empty() ? question : asked};
+    for (const std::string& s : sentences) {
+      texts.push_back(offline::WithPronounResolved(question, s));
+    }
+    TALA_ASSIGN_OR_RETURN(std::vector<std::vector<double>> v, encoder.Embed(texts));
+    auto dot = [](const std::vector<double>& a, const std::vector<double>& b) {
+      return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);
+    };
+    std::vector<double> out;
+    for (size_t i = 0; i < sentences.size(); ++i) {
+      const std::string& text = texts[2 + i];
+      const offline::TextProfile r(text, stemmer);
+      const offline::EncoderCosines c{dot(v[0], v[2 + i]),
+                                      asked.empty() ? 0.0 : dot(v[1], v[2 + i])};
+      out.push_back(offline::ResponseRelevance(
+          offline::ReadAnswer(q, r), c,
+          offline::OnTopicShare(q, std::vector<std::string>{text}, stemmer), 1));
+    }
+    return out;
+  };
+}
+
 }  // namespace
 
 Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(const std::vector<std::string>& lines,
@@ -411,6 +449,7 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   // judge's embeddings model when it has a remote one (judge_embedder.h). Without either, the
   // words alone, and the report says so.
   std::unique_ptr<judges::offline::SentenceEncoder> encoder;
+  text::Stemmer stemmer;  // the relevance reading's, which reads English (AnswerScores)
   std::unique_ptr<testset::JudgeEmbedder> remote;
   Embedder* meaning = nullptr;
   // A step that reads meaning. When the remote model fails for good (a bad reply past the
@@ -619,8 +658,11 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
         // Drafted from the intent's own terms (what most of its askers wrote), so one asker's
         // typo does not steer the retrieval.
         TALA_ASSIGN_OR_RETURN(auto ranked, chunks_for(i, 3));
-        testset::ReferenceDraft draft =
-            testset::DraftReference(docs.chunks, index, intent.terms, ranked);
+        TALA_ASSIGN_OR_RETURN(
+            testset::ReferenceDraft draft,
+            testset::DraftReference(docs.chunks, index, intent.terms, ranked,
+                                    encoder ? AnswerScores(item.user_input, *encoder, stemmer)
+                                            : testset::AnswerScorer()));
         item.grounded = 1;  // extractive: the reference is the contexts' own sentences
         ApplyDraft(item, draft, docs, index);
       }
