@@ -495,12 +495,22 @@ TEST(TestsetRealismTest, AClassifierTellsOtherStylesApartButNotTheSameUsers) {
 // only the one that shares most of the question's words (which restates its premise); and
 // "yes" needs a sentence that answers. The scorer stands in for the offline judge's reading,
 // which bench/testset_sources.py measures on six sources.
+// Chunks of the given ids and texts.
+std::vector<testset::Chunk> ChunksOf(
+    const std::vector<std::pair<std::string, std::string>>& texts) {
+  std::vector<testset::Chunk> chunks(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    chunks[i].id = texts[i].first;
+    chunks[i].text = texts[i].second;
+  }
+  return chunks;
+}
+
 TEST(ReferenceDraftTest, TheSentenceThatAnswersIsQuotedAndDecidesYes) {
-  std::vector<testset::Chunk> chunks(1);
-  chunks[0].id = "tower.md#0";
-  chunks[0].text =
-      "The Eiffel Tower is a wrought-iron tower in Paris named after Gustave Eiffel, whose "
-      "company designed and built the tower. Construction finished in 1889.";
+  const std::vector<testset::Chunk> chunks = ChunksOf(
+      {{"tower.md#0",
+        "The Eiffel Tower is a wrought-iron tower in Paris named after Gustave Eiffel, whose "
+        "company designed and built the tower. Construction finished in 1889."}});
   testset::ChunkIndex index(chunks);
   const std::vector<std::string> terms =
       testset::TermsOf("In what year was the Eiffel Tower completed?");
@@ -530,13 +540,12 @@ TEST(ReferenceDraftTest, TheSentenceThatAnswersIsQuotedAndDecidesYes) {
 // newcomer-round4 T1: a Markdown heading is the section's context, never quoted, never glued to
 // the sentence after it.
 TEST(ReferenceDraftTest, T1_AHeadingIsNeverPartOfAQuote) {
-  std::vector<testset::Chunk> chunks(2);
-  chunks[0].id = "landmarks.md#0";
-  chunks[0].text =
-      "## Eiffel Tower\nThe Eiffel Tower was completed in 1889 for the World's Fair. It is 330 "
-      "metres tall.";
-  chunks[1].id = "landmarks.md#1";
-  chunks[1].text = "## Great Wall\nThe Great Wall of China is about 21,196 km long in total.";
+  const std::vector<testset::Chunk> chunks = ChunksOf(
+      {{"landmarks.md#0",
+        "## Eiffel Tower\nThe Eiffel Tower was completed in 1889 for the World's Fair. It is 330 "
+        "metres tall."},
+       {"landmarks.md#1",
+        "## Great Wall\nThe Great Wall of China is about 21,196 km long in total."}});
   testset::ChunkIndex index(chunks);
   const std::vector<std::string> terms = testset::TermsOf("When was the Eiffel Tower completed?");
   auto drafted = testset::DraftReference(chunks, index, terms, index.Search(terms, 3));
