@@ -57,6 +57,12 @@ struct TestsetOptions {
   std::function<void(const Progress&)> progress;  // the LLM judge's items as they finish
 };
 
+// An intent the documents do not answer (its draft reference is "no"), with its traffic.
+struct TestsetGap {
+  std::string question;   // its typical question, verbatim
+  int64_t questions = 0;  // the logged questions it holds
+};
+
 struct TestsetQuote {
   std::string context_id, text;
 };
@@ -113,6 +119,10 @@ struct TestsetReport {
   int64_t items = 0, log_items = 0, synthetic_items = 0;
   int64_t answerable_yes = 0, answerable_partly = 0, answerable_no = 0, answerable_unknown = 0;
   double traffic_covered = 0;  // share of logged questions whose intent was picked
+  // What the documents lack: every intent whose draft reference is "no", most asked first, and
+  // the logged questions they hold (the report's first section; tala serve's /v1/gaps).
+  std::vector<TestsetGap> gaps;
+  int64_t gap_questions = 0;
   // Intents picked first for their share of the traffic (TestsetOptions::always_share).
   int64_t intents_always = 0;
   double always_share = 0;

@@ -620,6 +620,24 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
     return testset::RankChunks(index, g.intents[intent].terms, k, &it->second, *chunk_vectors);
   };
 
+  // What the documents lack: every intent (not only the picked ones) whose draft reference,
+  // by its words, is "no", most asked first. Cheap: BM25 and the greedy cover, no encoder.
+  if (!docs.chunks.empty()) {
+    for (size_t i = 0; i < g.intents.size(); ++i) {
+      if (excluded[i]) continue;
+      const testset::Intent& intent = g.intents[i];
+      TALA_ASSIGN_OR_RETURN(
+          testset::ReferenceDraft draft,
+          testset::DraftReference(docs.chunks, index, intent.terms, index.Search(intent.terms, 3)));
+      if (draft.answerable != "no") continue;
+      r.gaps.push_back({logged.rows[typical[i]].question, intent.traffic});
+      r.gap_questions += intent.traffic;
+    }
+    std::stable_sort(r.gaps.begin(), r.gaps.end(), [](const TestsetGap& a, const TestsetGap& b) {
+      return a.questions > b.questions;
+    });
+  }
+
   // The items, intent by intent (most asked first), a phrasing each.
   std::vector<std::vector<std::string>> item_terms;
   std::vector<std::unique_ptr<testset::LlmItem>> llm_items;  // with an LLM judge

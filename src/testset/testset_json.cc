@@ -132,6 +132,27 @@ std::string TestsetReportJson(const TestsetReport& r) {
   Number(out, "no", static_cast<double>(r.answerable_no));
   Number(out, "unknown", static_cast<double>(r.answerable_unknown));
   out += '}';
+  Key(out, "gaps");
+  out += '{';
+  Number(out, "questions", static_cast<double>(r.gap_questions));
+  if (r.questions > 0) {
+    Number(out, "share", static_cast<double>(r.gap_questions) / static_cast<double>(r.questions));
+  } else {
+    Null(out, "share");
+  }
+  Key(out, "intents");
+  out += '[';
+  for (size_t i = 0; i < r.gaps.size(); ++i) {
+    out += i ? ",{" : "{";
+    Text(out, "question", r.gaps[i].question);
+    Number(out, "questions", static_cast<double>(r.gaps[i].questions));
+    if (r.questions > 0) {
+      Number(out, "share",
+             static_cast<double>(r.gaps[i].questions) / static_cast<double>(r.questions));
+    }
+    out += '}';
+  }
+  out += "]}";
   Key(out, "coverage");
   out += '{';
   if (r.questions > 0) {
@@ -274,6 +295,19 @@ std::string TestsetReportText(const TestsetReport& r) {
     line(text);
     for (const std::string& note : r.notes) line("note: " + note);
     return out;
+  }
+  // First, what the documents lack: the questions they cannot answer, by their share of traffic.
+  if (!r.gaps.empty() && r.questions > 0) {
+    line("what your documents lack: " + std::to_string(r.gaps.size()) + " intents, " +
+         Percent(static_cast<double>(r.gap_questions) / static_cast<double>(r.questions)) +
+         " of the logged questions, that no document answers:");
+    for (size_t i = 0; i < r.gaps.size() && i < 10; ++i) {
+      line("  " +
+           Percent(static_cast<double>(r.gaps[i].questions) / static_cast<double>(r.questions)) +
+           " ask \"" + r.gaps[i].question + "\" (" + std::to_string(r.gaps[i].questions) +
+           (r.gaps[i].questions == 1 ? " question)" : " questions)"));
+    }
+    if (r.gaps.size() > 10) line("  and " + std::to_string(r.gaps.size() - 10) + " more");
   }
   line("questions: " + std::to_string(r.questions) + " logged (" +
        std::to_string(r.questions_skipped) + " rows without one), " + std::to_string(r.phrasings) +

@@ -62,6 +62,23 @@ std::string TestsetReportHtml(const Testset& set) {
   for (const std::string& note : r.notes) {
     page += "<div class=note>" + io::EscapeMarkup(note) + "</div>";
   }
+  // First, what the documents lack (issue 53 item 6).
+  if (!r.gaps.empty() && r.questions > 0) {
+    const double total = static_cast<double>(r.questions);
+    page += "<h2>What your documents lack</h2><p>" + std::to_string(r.gaps.size()) + " intents, " +
+            Share(static_cast<double>(r.gap_questions) / total) +
+            " of the logged questions, that no document answers:</p><table><tr><th>share of "
+            "questions</th><th>questions</th><th>typical question</th></tr>";
+    for (size_t i = 0; i < r.gaps.size() && i < 50; ++i) {
+      page += "<tr><td>" + Share(static_cast<double>(r.gaps[i].questions) / total) + "</td><td>" +
+              std::to_string(r.gaps[i].questions) + "</td><td>" +
+              io::EscapeMarkup(r.gaps[i].question) + "</td></tr>";
+    }
+    page += "</table>";
+    if (r.gaps.size() > 50) {
+      page += "<p>and " + std::to_string(r.gaps.size() - 50) + " more</p>";
+    }
+  }
   page += "<h2>Coverage</h2><div class=cards>" +
           Card(r.questions > 0 ? Share(r.intents_covered) : std::string("n/a"),
                "of the intents picked") +

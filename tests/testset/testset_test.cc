@@ -143,6 +143,27 @@ TEST(TestsetTest, ReferencesQuoteTheirChunksAndUnanswerableQuestionsSaySo) {
   EXPECT_GE(with_gold, answerable * 95 / 100) << with_gold << " of " << answerable;
 }
 
+// Issue 53 item 6: the report opens with what the documents lack, every intent they cannot
+// answer (picked or not) by its share of the traffic.
+TEST(TestsetTest, TheReportOpensWithWhatTheDocumentsLack) {
+  auto b = Build(40, 80, 10);
+  std::set<size_t> lacking;
+  for (const TestsetGap& gap : b->set.report.gaps) {
+    auto it = b->log.intent_of.find(gap.question);
+    ASSERT_NE(it, b->log.intent_of.end()) << gap.question;
+    EXPECT_FALSE(b->log.intents[it->second].answerable) << gap.question;
+    lacking.insert(it->second);
+    EXPECT_GT(gap.questions, 0);
+  }
+  EXPECT_EQ(lacking, (std::set<size_t>{7, 27}));  // intents 47 and 67, the two unanswerable
+  for (size_t i = 1; i < b->set.report.gaps.size(); ++i) {
+    EXPECT_GE(b->set.report.gaps[i - 1].questions, b->set.report.gaps[i].questions);
+  }
+  const std::string text = TestsetReportText(b->set.report);
+  EXPECT_EQ(text.rfind("what your documents lack: 2 intents, ", 0), 0u) << text;
+  EXPECT_NE(TestsetReportJson(b->set.report).find("\"gaps\":{\"questions\":"), std::string::npos);
+}
+
 TEST(TestsetTest, TheSameSeedGivesTheSameFileAndAnotherSeedAnotherPick) {
   auto one = Build(40, 80, 20, 1);
   auto again = Build(40, 80, 20, 1);
