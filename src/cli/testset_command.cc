@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "cli/commands.h"
@@ -15,6 +16,8 @@
 #include "fs/output_paths.h"
 #include "tala/serve.h"
 #include "tala/testset.h"
+#include "testset/documents.h"
+#include "testset/remap.h"
 
 namespace tala::cli {
 
@@ -28,6 +31,8 @@ struct TestsetFlags {
   bool no_progress = false;
   // accept
   std::string candidates, labels, golden = "golden.jsonl";
+  // remap
+  std::string remap_golden, remap_chunks, remap_out;
 };
 
 // A tala serve database (SQLite's file header), rather than a dataset file.
@@ -167,6 +172,64 @@ int RunAccept(const TestsetFlags& f) {
   return 0;
 }
 
+int RunRemap(const TestsetFlags& f) {
+  const std::string out = f.remap_out.empty() ? f.remap_golden : f.remap_out;
+  if (Status s = fs::CheckOutputsDistinct({{"--chunks", f.remap_chunks}}, {{"--out", out}});
+      !s.ok()) {
+    PrintError("tala testset remap", s);
+    return 2;
+  }
+  if (std::error_code ec; !std::filesystem::exists(f.remap_chunks, ec)) {
+    PrintError("tala testset remap",
+               NotFound("--chunks " + f.remap_chunks + ": no such file or folder"));
+    return 2;
+  }
+  // The new index as it is: every chunk, however short (one may hold the end of a quote).
+  auto docs = testset::ReadDocuments(f.remap_chunks, /*every_chunk=*/true);
+  if (!docs) {
+    PrintError("tala testset remap", docs.error());
+    return ExitCodeFor(docs.error());
+  }
+  if (docs->chunks.empty()) {
+    PrintError("tala testset remap",
+               InvalidArgument("no chunk was read from " + f.remap_chunks +
+                               ": the new chunking is a JSON Lines file of {id, text, source} "
+                               "or a folder of documents; " +
+                               f.remap_golden + " was not rewritten"));
+    return 2;
+  }
+  auto remapped = testset::RemapGolden(f.remap_golden, docs->chunks);
+  if (!remapped) {
+    PrintError("tala testset remap", remapped.error());
+    return ExitCodeFor(remapped.error());
+  }
+  if (Status s = fs::WriteFileAtomically(out, remapped->golden_jsonl); !s.ok()) {
+    PrintError("tala testset remap", s);
+    return 2;
+  }
+  const testset::Remapped& r = *remapped;
+  std::printf(
+      "%lld rows: %lld with their evidence found in the %zu chunks of %s (%lld with other "
+      "context ids than before, %lld with a quote across chunks), %lld without quotes kept as "
+      "they were; written to %s\n",
+      static_cast<long long>(r.rows), static_cast<long long>(r.remapped), docs->chunks.size(),
+      f.remap_chunks.c_str(), static_cast<long long>(r.changed),
+      static_cast<long long>(r.straddling), static_cast<long long>(r.without_quotes), out.c_str());
+  if (!r.lost.empty()) {
+    std::printf(
+        "%zu rows whose evidence no chunk holds now, %.1f%% of the traffic the golden "
+        "set stands for (kept unchanged; find their evidence or drop them):\n",
+        r.lost.size(),
+        r.traffic > 0 ? 100.0 * static_cast<double>(r.lost_traffic) / static_cast<double>(r.traffic)
+                      : 0.0);
+    for (const testset::LostEvidence& l : r.lost) {
+      std::printf("  %s  \"%s\": \"%s\"\n", l.id.c_str(), l.question.c_str(),
+                  l.quotes.front().c_str());
+    }
+  }
+  return r.lost.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 void AddTestsetCommand(CLI::App& app, int* exit_code) {
@@ -244,6 +307,25 @@ void AddTestsetCommand(CLI::App& app, int* exit_code) {
   accept->add_option("--out,-o", f->golden, "the golden set to write, a dataset tala reads")
       ->capture_default_str();
   accept->callback([f, exit_code] { *exit_code = RunAccept(*f); });
+
+  CLI::App* remap = cmd->add_subcommand(
+      "remap",
+      "A golden set's evidence onto another chunking of the same documents (a new chunk size, "
+      "splitter or index): each reference quote is found again, in the chunk that now holds it "
+      "or the consecutive chunks it now spans, and the row's reference_context_ids and "
+      "reference_contexts "
+      "are rewritten, so id-based retrieval metrics run on the new index without labelling "
+      "again. Rows whose evidence no chunk holds any more are listed with the share of traffic "
+      "they carry, and kept unchanged. Exit 0, or 1 when some evidence was not found.");
+  remap->add_option("GOLDEN", f->remap_golden, "the golden set (tala testset accept's output)")
+      ->required();
+  remap
+      ->add_option("--chunks", f->remap_chunks,
+                   "the new chunking: a JSON Lines file of chunks {id, text, source}, or a "
+                   "folder of documents as tala testset --docs reads them")
+      ->required();
+  remap->add_option("--out,-o", f->remap_out, "where to write the remapped set (default: GOLDEN)");
+  remap->callback([f, exit_code] { *exit_code = RunRemap(*f); });
 }
 
 }  // namespace tala::cli

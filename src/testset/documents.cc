@@ -142,7 +142,7 @@ std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& sou
   return out;
 }
 
-Result<Documents> ReadDocuments(const std::string& path) {
+Result<Documents> ReadDocuments(const std::string& path, bool every_chunk) {
   std::error_code ec;
   if (!fsys::exists(path, ec)) return NotFound("--docs " + path + ": no such file or folder");
   Documents docs;
@@ -201,6 +201,10 @@ Result<Documents> ReadDocuments(const std::string& path) {
         docs.sources.push_back(c.source);
       }
     }
+  }
+  if (every_chunk) {
+    docs.chunks = std::move(all);
+    return docs;
   }
   // Near-empty and near-duplicate chunks go; the first of a set of duplicates stays.
   LshIndex lsh;

@@ -30,8 +30,10 @@ struct Documents {
 };
 
 // kNotFound when `path` does not exist; kDataError naming file, line and field for a bad JSON
-// Lines chunk; kInvalidArgument when a folder holds no .txt or .md file.
-Result<Documents> ReadDocuments(const std::string& path);
+// Lines chunk; kInvalidArgument when a folder holds no .txt or .md file. Near-empty (under five
+// words) and near-duplicate chunks are dropped, unless `every_chunk`: an index read as it is
+// (tala testset remap, where a short chunk may hold the end of a quote).
+Result<Documents> ReadDocuments(const std::string& path, bool every_chunk = false);
 
 // The chunks of one document's text (exposed for tests): Markdown when `markdown`.
 std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& source, bool markdown);

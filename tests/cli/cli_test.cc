@@ -454,7 +454,8 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
                           "run",           "ci",           "review",
                           "estimate",      "merge",        "history",
                           "history add",   "history show", "history report",
-                          "history prune", "testset",      "testset accept"}) {
+                          "history prune", "testset",      "testset accept",
+                          "testset remap"}) {
     EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
     auto help = testing::RunTala(std::string(cmd) + " --help");
     std::regex flag("--[a-z][a-z-]+");

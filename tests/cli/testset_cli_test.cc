@@ -338,3 +338,135 @@ TEST(TestsetCliTest, AKilledLlmRunResumesFromTheJudgesCache) {
 
 }  // namespace
 }  // namespace tala
+
+namespace tala {
+namespace {
+
+// Issue 53 item 5: a golden set built on one chunking, remapped onto a much finer one (pieces of
+// about 120 bytes cut at a space, so most quotes span several chunks), keeps every item's evidence,
+// the same quotes, under the new chunk ids; tala validate reads it as it is. An empty chunking
+// is refused and a chunking that lacks a document lists what it lost.
+TEST(TestsetCliTest, RemapMovesTheEvidenceOntoAFinerChunking) {
+  TempDir dir;
+  testing::IntentLog log = testing::MakeIntentLog(dir, 40, 60, 11);
+  const std::string candidates = dir.path() + "/candidates.jsonl";
+  ASSERT_EQ(RunTala("testset --logs " + log.logs + " --docs " + log.docs + " --size 12 -o " +
+                    candidates + " --no-progress")
+                .exit_code,
+            0);
+  std::ofstream labels(dir.path() + "/labels.jsonl");
+  simdjson::dom::parser p;
+  {
+    std::istringstream lines(Slurp(candidates));
+    for (std::string line; std::getline(lines, line);) {
+      labels << "{\"id\":\"" << std::string_view(p.parse(line)["id"])
+             << "\",\"decision\":\"accept\"}\n";
+    }
+  }
+  labels.close();
+  const std::string golden = dir.path() + "/golden.jsonl";
+  ASSERT_EQ(RunTala("testset accept " + candidates + " --labels " + dir.path() +
+                    "/labels.jsonl -o " + golden)
+                .exit_code,
+            0);
+  // The new chunking: each document in pieces of about 120 bytes, cut at a space.
+  const std::string chunks = dir.path() + "/half.jsonl";
+  std::ofstream out(chunks);
+  int64_t pieces = 0;
+  for (const auto& file : std::filesystem::directory_iterator(log.docs)) {
+    const std::string text = Slurp(file.path().string());
+    const std::string source = file.path().filename().string();
+    for (size_t at = 0, n = 0; at < text.size(); ++n) {
+      size_t end = std::min(text.size(), at + 120);
+      if (end < text.size())
+        end = text.find(' ', end) == std::string::npos ? text.size() : text.find(' ', end);
+      std::string piece = text.substr(at, end - at);
+      std::string escaped;
+      for (char c : piece) {
+        if (c == '"' || c == '\\') escaped += '\\';
+        if (c == '\n') {
+          escaped += "\\n";
+          continue;
+        }
+        escaped += c;
+      }
+      out << "{\"id\":\"" << source << "~" << n << "\",\"source\":\"" << source << "\",\"text\":\""
+          << escaped << "\"}\n";
+      ++pieces;
+      at = end;
+    }
+  }
+  out.close();
+  const std::string remapped = dir.path() + "/remapped.jsonl";
+  auto run =
+      RunTala("testset remap " + golden + " --chunks " + chunks + " -o " + remapped + " 2>&1");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_EQ(run.out.find("whose evidence no chunk holds"), std::string::npos) << run.out;
+  std::istringstream before(Slurp(golden)), after(Slurp(remapped));
+  int64_t rows = 0, with_quotes = 0;
+  for (std::string a, b; std::getline(before, a) && std::getline(after, b);) {
+    ++rows;
+    simdjson::dom::parser pa, pb;
+    simdjson::dom::element ea = pa.parse(a), eb = pb.parse(b);
+    simdjson::dom::array qa, qb;
+    if (ea["metadata"]["quotes"].get(qa) || qa.size() == 0) continue;
+    ++with_quotes;
+    ASSERT_FALSE(eb["metadata"]["quotes"].get(qb));
+    ASSERT_EQ(qa.size(), qb.size());
+    std::string contexts;
+    for (auto c : eb["reference_contexts"].get_array())
+      contexts += std::string(c.get_string().value()) + " ";
+    for (size_t i = 0; i < qa.size(); ++i) {
+      const std::string text(qb.at(i)["text"].get_string().value());
+      EXPECT_EQ(text, std::string(qa.at(i)["text"].get_string().value())) << "the same quotes";
+      const std::string id(qb.at(i)["context_id"].get_string().value());
+      EXPECT_NE(id.find('~'), std::string::npos) << "a new chunk's id: " << id;
+      // The quote is in its chunk, or across its two (joined where they were cut).
+      std::string joined;
+      for (auto c : eb["reference_contexts"].get_array()) joined += c.get_string().value();
+      EXPECT_NE(joined.find(text), std::string::npos) << text;
+    }
+  }
+  EXPECT_EQ(rows, 12);
+  EXPECT_GE(with_quotes, 10);
+  EXPECT_EQ(RunTala("validate " + remapped).exit_code, 0);
+  // Id-based recall runs on the new index without labelling again: a retriever that returns
+  // the new chunks that hold the evidence recalls all of it.
+  {
+    std::ofstream run_rows(dir.path() + "/run.jsonl");
+    std::istringstream lines(Slurp(remapped));
+    for (std::string line; std::getline(lines, line);) {
+      simdjson::dom::parser rp;
+      simdjson::dom::element e = rp.parse(line);
+      simdjson::dom::array ids;
+      if (e["reference_context_ids"].get(ids) || ids.size() == 0) continue;
+      std::string list;
+      for (auto id : ids)
+        list += (list.empty() ? "\"" : ",\"") + std::string(id.get_string().value()) + "\"";
+      run_rows << "{\"id\":\"" << std::string_view(e["id"]) << "\",\"retrieved_context_ids\":["
+               << list << "],\"reference_context_ids\":[" << list << "]}\n";
+    }
+  }
+  auto recall = RunTala("eval " + dir.path() + "/run.jsonl -m id_based_context_recall -q 2>&1");
+  EXPECT_EQ(recall.exit_code, 0) << recall.out;
+  EXPECT_NE(recall.out.find("id_based_context_recall   1.0000"), std::string::npos) << recall.out;
+  // An empty chunking is refused, and the golden set is not touched.
+  std::ofstream(dir.path() + "/empty.jsonl");
+  const std::string golden_bytes = Slurp(golden);
+  auto empty = RunTala("testset remap " + golden + " --chunks " + dir.path() + "/empty.jsonl 2>&1");
+  EXPECT_EQ(empty.exit_code, 2) << empty.out;
+  EXPECT_NE(empty.out.find("no chunk was read"), std::string::npos) << empty.out;
+  EXPECT_EQ(Slurp(golden), golden_bytes);
+  // A chunking without one of the documents: its items are listed with their share of traffic.
+  std::ofstream(dir.path() + "/one.jsonl")
+      << "{\"id\":\"x\",\"source\":\"x.md\",\"text\":\"Nothing the golden set quotes.\"}\n";
+  auto lost = RunTala("testset remap " + golden + " --chunks " + dir.path() + "/one.jsonl -o " +
+                      dir.path() + "/lost.jsonl 2>&1");
+  EXPECT_EQ(lost.exit_code, 1) << lost.out;
+  EXPECT_NE(lost.out.find("whose evidence no chunk holds now, 100.0% of the traffic"),
+            std::string::npos)
+      << lost.out;
+}
+
+}  // namespace
+}  // namespace tala
