@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "safety/safety_support.h"
@@ -29,8 +30,8 @@ const std::string kCap = "prlimit --as=2000000000 ";
 // tala testset under `prlimit --as=2000000000`, with its output merged.
 testing::CommandOutput CappedTestset(const std::string& logs, const std::string& docs,
                                      const std::string& out) {
-  const std::string cmd = kCap + kTala + " testset --logs " + logs +
-                          " --docs " + docs + " --size 2 --no-progress -o " + out + " 2>&1";
+  const std::string cmd = kCap + kTala + " testset --logs " + logs + " --docs " + docs +
+                          " --size 2 --no-progress -o " + out + " 2>&1";
   testing::CommandOutput result;
   result.out = Shell(cmd + "; echo \"rc=$?\"");
   size_t at = result.out.rfind("rc=");
@@ -95,7 +96,21 @@ TEST(TestsetRound4Test, R2_SigtermEndsARunThatIsReadingWithin2Seconds) {
   ChildProcess run({kTala, "testset", "--logs", logs, "--docs", kDocs, "--size", "2",
                     "--no-progress", "-o", dir.path() + "/t.jsonl"},
                    /*pipe_stdout=*/false);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Signal once the child reads the log: its handlers are installed before it opens any input
+  // (a fixed wait signalled an instrumented build on a busy machine before they were, and the
+  // default action ended it).
+  const std::string fds = "/proc/" + std::to_string(run.pid()) + "/fd";
+  bool reading = false;
+  for (int i = 0; i < 1000 && !reading && run.running(); ++i) {
+    std::error_code ec;
+    for (const auto& fd : std::filesystem::directory_iterator(fds, ec)) {
+      std::error_code link_ec;
+      reading =
+          reading || std::filesystem::read_symlink(fd.path(), link_ec).filename() == "many.jsonl";
+    }
+    if (!reading) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(reading) << "the child never opened its log";
   ASSERT_TRUE(run.running()) << "the read ended before the signal; the test needs a slower input";
   Clock::time_point t = Clock::now();
   const int code = run.Stop(SIGTERM);
