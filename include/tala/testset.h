@@ -73,6 +73,11 @@ struct TestsetItem {
   // metadata
   std::string source = "log";  // log | synthetic
   std::vector<std::string> log_ids;
+  // The intent's distinct phrasings, as asked most (each its most common wording) with how many
+  // logged questions use it: the ten most asked; `more_phrasings` counts the rest (issue 53:
+  // the reviewer sees what the intent holds).
+  std::vector<std::pair<std::string, int64_t>> phrasings;
+  int64_t more_phrasings = 0;
   int64_t cluster = 0;  // the intent's rank by traffic, 1 = the most asked
   int64_t failed = 0;   // the intent's logged rows that failed
   std::string doc;      // the document of the first reference context

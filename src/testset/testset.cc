@@ -665,6 +665,26 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
       for (size_t m = 0; m < members[i].size() && m < 1000; ++m) {
         item.log_ids.push_back(logged.rows[members[i][m]].id);
       }
+      // What the intent holds, for the review: its phrasings, the most asked first.
+      {
+        std::vector<std::pair<std::string, int64_t>> all;
+        for (size_t ph : intent.phrasings) {
+          const testset::Phrasing& phrasing = g.phrasings[ph];
+          all.emplace_back(
+              logged.rows[TypicalQuestion(phrasing.questions, logged.rows, false)].question,
+              static_cast<int64_t>(phrasing.questions.size()));
+        }
+        std::stable_sort(all.begin(), all.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        constexpr size_t kShownPhrasings = 10;
+        for (size_t k = 0; k < all.size(); ++k) {
+          if (k < kShownPhrasings) {
+            item.phrasings.push_back(all[k]);
+          } else {
+            ++item.more_phrasings;
+          }
+        }
+      }
       item.style = StyleOf(item.user_input, g, q);
       item.not_self_contained = NotSelfContained(item.user_input);
       item.self_contained = item.not_self_contained.empty();

@@ -29,6 +29,18 @@ void Number(std::string& out, const char* key, double v) {
   Key(out, key);
   io::AppendJsonNumber(out, v);
 }
+// An array of objects under `key`, each written by `write(element)` between its braces.
+template <typename T, typename Write>
+void Objects(std::string& out, const char* key, const std::vector<T>& items, Write write) {
+  Key(out, key);
+  out += '[';
+  for (size_t i = 0; i < items.size(); ++i) {
+    out += i ? ",{" : "{";
+    write(items[i]);
+    out += '}';
+  }
+  out += ']';
+}
 void Null(std::string& out, const char* key) {
   Key(out, key);
   out += "null";
@@ -64,6 +76,13 @@ std::string TestsetItemJson(const TestsetItem& item) {
   out += '{';
   Text(out, "source", item.source);
   Texts(out, "log_ids", item.log_ids);
+  if (!item.phrasings.empty()) {
+    Objects(out, "phrasings", item.phrasings, [&](const auto& p) {
+      Text(out, "text", p.first);
+      Number(out, "asked", static_cast<double>(p.second));
+    });
+    Number(out, "more_phrasings", static_cast<double>(item.more_phrasings));
+  }
   Number(out, "cluster", static_cast<double>(item.cluster));
   Number(out, "failed", static_cast<double>(item.failed));
   Text(out, "doc", item.doc);
@@ -140,19 +159,14 @@ std::string TestsetReportJson(const TestsetReport& r) {
   } else {
     Null(out, "share");
   }
-  Key(out, "intents");
-  out += '[';
-  for (size_t i = 0; i < r.gaps.size(); ++i) {
-    out += i ? ",{" : "{";
-    Text(out, "question", r.gaps[i].question);
-    Number(out, "questions", static_cast<double>(r.gaps[i].questions));
+  Objects(out, "intents", r.gaps, [&](const TestsetGap& gap) {
+    Text(out, "question", gap.question);
+    Number(out, "questions", static_cast<double>(gap.questions));
     if (r.questions > 0) {
-      Number(out, "share",
-             static_cast<double>(r.gaps[i].questions) / static_cast<double>(r.questions));
+      Number(out, "share", static_cast<double>(gap.questions) / static_cast<double>(r.questions));
     }
-    out += '}';
-  }
-  out += "]}";
+  });
+  out += '}';
   Key(out, "coverage");
   out += '{';
   if (r.questions > 0) {

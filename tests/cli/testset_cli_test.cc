@@ -171,6 +171,8 @@ TEST(TestsetCliTest, TheReviewPageDecidesByKeyAndItsExportIsAccepted) {
   ASSERT_NE(at, std::string::npos) << "the self-test did not run";
   EXPECT_EQ(dom.substr(at, dom.find('<', at) - at),
             "SELFTEST decided=5 exported=5 errors=0 marks=yes");
+  // Under the question, what its intent holds: its phrasings as asked, with their counts.
+  EXPECT_NE(dom.find("<ul id=\"phrasings\"><li>\u201c"), std::string::npos) << dom.substr(0, 3000);
   // The export, as the page wrote it, to a labels file.
   const std::string open = "<pre id=\"selftest-export\">";
   size_t from = dom.find(open);

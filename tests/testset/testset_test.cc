@@ -143,6 +143,29 @@ TEST(TestsetTest, ReferencesQuoteTheirChunksAndUnanswerableQuestionsSaySo) {
   EXPECT_GE(with_gold, answerable * 95 / 100) << with_gold << " of " << answerable;
 }
 
+// Issue 53 item 4: each item carries what its intent holds, for the review: its phrasings, the
+// most asked first, whose counts add up to the intent's logged questions.
+TEST(TestsetTest, EachItemCarriesItsIntentsPhrasingsWithTheirCounts) {
+  auto b = Build(40, 80, 12);
+  for (const TestsetItem& item : b->set.items) {
+    if (item.source != "log") continue;
+    ASSERT_FALSE(item.phrasings.empty()) << item.user_input;
+    int64_t asked = 0;
+    for (size_t k = 0; k < item.phrasings.size(); ++k) {
+      asked += item.phrasings[k].second;
+      if (k > 0) {
+        EXPECT_GE(item.phrasings[k - 1].second, item.phrasings[k].second);
+      }
+    }
+    EXPECT_LE(item.phrasings.size(), 10u);
+    if (item.more_phrasings == 0) {
+      EXPECT_EQ(asked, static_cast<int64_t>(item.log_ids.size())) << item.user_input;
+    }
+  }
+  EXPECT_NE(TestsetItemJson(b->set.items.front()).find("\"phrasings\":[{\"text\":"),
+            std::string::npos);
+}
+
 // Issue 53 item 6: the report opens with what the documents lack, every intent they cannot
 // answer (picked or not) by its share of the traffic.
 TEST(TestsetTest, TheReportOpensWithWhatTheDocumentsLack) {

@@ -31,7 +31,8 @@ textarea,input.q{width:100%;font:inherit}textarea{min-height:3em}
 <label>labeller <input id="labeller" placeholder="your name"></label>
 <button id="export">export labels.jsonl (w)</button></header>
 <main>
-<div class="card"><h2>question, as logged</h2><input class="q" id="question"><div id="facts"></div></div>
+<div class="card"><h2>question, as logged</h2><input class="q" id="question"><div id="facts"></div>
+<h2>the intent is asked as</h2><ul id="phrasings"></ul></div>
 <div class="card"><h2>reference, drafted <span id="answerable"></span></h2><textarea id="reference"></textarea></div>
 <div class="card"><h2>quotes in their chunks</h2><div id="chunks"></div></div>
 <div class="card"><h2>decision</h2><div id="decision"></div><h2>reason (for a rejection)</h2><textarea id="reason"></textarea></div>
@@ -74,6 +75,10 @@ function render() {
   facts.append(el("span", "tag", "source: " + (m.source || "?")));
   if (m.log_ids) facts.append(el("span", "tag", "asked " + m.log_ids.length + " times (intent " + m.cluster + ")"));
   if (m.style) facts.append(el("span", "tag", "style: " + m.style));
+  // What the intent holds: its phrasings as asked, the most asked first.
+  const asked = $("phrasings"); asked.replaceChildren();
+  (m.phrasings || []).forEach((p) => asked.append(el("li", "", "\u201c" + p.text + "\u201d \u00d7" + p.asked)));
+  if (m.more_phrasings) asked.append(el("li", "", "and " + m.more_phrasings + " more"));
   if (m.persona) facts.append(el("span", "tag", "written as " + m.persona));
   if (m.hops > 1 && m.source === "synthetic") facts.append(el("span", "tag", "multi-hop: " + m.hops + " passages"));
   if (m.difficulty !== undefined) facts.append(el("span", "tag", "retrieval rank: " + (m.difficulty || "not in top 10")));
