@@ -50,7 +50,8 @@ int main() {
     }
     const offline::AnswerReading a = offline::ReadAnswer(q, r);
     size_t sentences = 0;  // those OnTopicShare counts, as the judge's ResponseRelevance reads them
-    const double on_topic = offline::OnTopicShare(q, text, stemmer, &sentences);
+    double bearing = 0;
+    const double on_topic = offline::OnTopicShare(q, text, stemmer, &sentences, &bearing);
     // A question of several parts, read part by part (question_parts.h); one part: the whole.
     offline::PartsReading parts;
     std::vector<std::string> asks = offline::QuestionParts(question);
@@ -93,7 +94,7 @@ int main() {
                           {"slot", a.slot},
                           {"defines", a.defines_subject},
                           {"ontopic", on_topic},
-                          {"bearing", offline::BearingShare(q, text, stemmer)},
+                          {"bearing", bearing},
                           {"sentences", sentences},
                           {"words", r.tokens().size()}};
     std::cout << out.dump() << "\n";

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 
 #include "cli/commands.h"
@@ -179,13 +178,8 @@ int RunRemap(const TestsetFlags& f) {
     PrintError("tala testset remap", s);
     return 2;
   }
-  if (std::error_code ec; !std::filesystem::exists(f.remap_chunks, ec)) {
-    PrintError("tala testset remap",
-               NotFound("--chunks " + f.remap_chunks + ": no such file or folder"));
-    return 2;
-  }
   // The new index as it is: every chunk, however short (one may hold the end of a quote).
-  auto docs = testset::ReadDocuments(f.remap_chunks, /*every_chunk=*/true);
+  auto docs = testset::ReadDocuments(f.remap_chunks, {.flag = "--chunks", .every_chunk = true});
   if (!docs) {
     PrintError("tala testset remap", docs.error());
     return ExitCodeFor(docs.error());

@@ -142,9 +142,9 @@ std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& sou
   return out;
 }
 
-Result<Documents> ReadDocuments(const std::string& path, bool every_chunk) {
+Result<Documents> ReadDocuments(const std::string& path, const DocumentsReading& how) {
   std::error_code ec;
-  if (!fsys::exists(path, ec)) return NotFound("--docs " + path + ": no such file or folder");
+  if (!fsys::exists(path, ec)) return NotFound(how.flag + " " + path + ": no such file or folder");
   Documents docs;
   std::vector<Chunk> all;
   if (fsys::is_directory(path, ec)) {
@@ -158,10 +158,10 @@ Result<Documents> ReadDocuments(const std::string& path, bool every_chunk) {
         files.push_back(it->path());
       }
     }
-    if (ec) return IoError("--docs " + path + ": " + ec.message());
+    if (ec) return IoError(how.flag + " " + path + ": " + ec.message());
     std::sort(files.begin(), files.end());
     if (files.empty()) {
-      return InvalidArgument("--docs " + path +
+      return InvalidArgument(how.flag + " " + path +
                              ": no .txt, .md, .html or .pdf file in it (or give a JSON Lines "
                              "file of chunks, {\"id\", \"text\", \"source\"})");
     }
@@ -202,7 +202,7 @@ Result<Documents> ReadDocuments(const std::string& path, bool every_chunk) {
       }
     }
   }
-  if (every_chunk) {
+  if (how.every_chunk) {
     docs.chunks = std::move(all);
     return docs;
   }

@@ -29,11 +29,17 @@ struct Documents {
   int64_t dropped_empty = 0, dropped_duplicate = 0;
 };
 
+// How ReadDocuments reads: the flag its errors name the path by, and whether every chunk is kept
+// (an index read as it is: tala testset remap, where a short chunk may hold the end of a quote).
+struct DocumentsReading {
+  std::string flag = "--docs";
+  bool every_chunk = false;
+};
+
 // kNotFound when `path` does not exist; kDataError naming file, line and field for a bad JSON
 // Lines chunk; kInvalidArgument when a folder holds no .txt or .md file. Near-empty (under five
-// words) and near-duplicate chunks are dropped, unless `every_chunk`: an index read as it is
-// (tala testset remap, where a short chunk may hold the end of a quote).
-Result<Documents> ReadDocuments(const std::string& path, bool every_chunk = false);
+// words) and near-duplicate chunks are dropped, unless `how.every_chunk`.
+Result<Documents> ReadDocuments(const std::string& path, const DocumentsReading& how = {});
 
 // The chunks of one document's text (exposed for tests): Markdown when `markdown`.
 std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& source, bool markdown);

@@ -14,14 +14,23 @@ double SeededUniform(uint64_t seed, const std::string& key) {
 }
 
 std::vector<int64_t> AllocateItems(const std::vector<IntentForPick>& intents, int64_t size,
-                                   uint64_t seed, double failed_share, double always_share) {
+                                   uint64_t seed, double failed_share, double always_share,
+                                   int64_t* always_in) {
   const size_t n = intents.size();
   std::vector<int64_t> count(n, 0);
+  if (always_in != nullptr) *always_in = 0;
   if (n == 0 || size <= 0) return count;
   double mean = 0;
   for (const IntentForPick& i : intents) mean += static_cast<double>(i.traffic);
   const double total = mean;
   mean /= static_cast<double>(n);
+  // The top needs: the intents above the share (as many as there are items, at most).
+  int64_t above = 0;
+  for (const IntentForPick& i : intents) {
+    above += total > 0 && static_cast<double>(i.traffic) >= always_share * total ? 1 : 0;
+  }
+  const int64_t always = std::min(above, size);
+  if (always_in != nullptr) *always_in = always;
   auto weight = [&](size_t i) {
     return std::max(static_cast<double>(intents[i].traffic), std::max(1e-9, 0.1 * mean));
   };
@@ -48,15 +57,7 @@ std::vector<int64_t> AllocateItems(const std::vector<IntentForPick>& intents, in
     std::iota(by_traffic.begin(), by_traffic.end(), size_t{0});
     std::stable_sort(by_traffic.begin(), by_traffic.end(),
                      [&](size_t a, size_t b) { return intents[a].traffic > intents[b].traffic; });
-    int64_t always = 0;
-    for (size_t i : by_traffic) {
-      if (always >= size || total <= 0 ||
-          static_cast<double>(intents[i].traffic) < always_share * total) {
-        break;
-      }
-      count[i] = 1;
-      ++always;
-    }
+    for (int64_t k = 0; k < always; ++k) count[by_traffic[static_cast<size_t>(k)]] = 1;
     const int64_t quota =
         std::min(size - always, static_cast<int64_t>(std::llround(failed_share * size)));
     const int64_t drawn = quota > 0 ? draw(quota, true) : 0;

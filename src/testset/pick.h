@@ -9,6 +9,7 @@
 // traffic, up to `failed_share` of the items: failures are what a golden set must not miss.
 // Before either, every intent with at least `always_share` of the traffic is picked, the
 // largest first: a seeded draw may miss the second-largest intent, a golden set must not.
+// `always_in`, when given, receives how many intents that is.
 // Pure.
 
 #include <cstdint>
@@ -26,7 +27,7 @@ struct IntentForPick {
 
 std::vector<int64_t> AllocateItems(const std::vector<IntentForPick>& intents, int64_t size,
                                    uint64_t seed, double failed_share = 0,
-                                   double always_share = 1.1);
+                                   double always_share = 1.1, int64_t* always_in = nullptr);
 
 // A uniform number in [0, 1) from the seed and a key.
 double SeededUniform(uint64_t seed, const std::string& key);

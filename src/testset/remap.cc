@@ -1,6 +1,7 @@
 #include "testset/remap.h"
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <unordered_map>
@@ -39,12 +40,17 @@ std::string Collapsed(std::string_view text, std::vector<size_t>* from = nullptr
 }
 
 // The chunks of one document in file order, read as one text (each chunk's text after the
-// last, joined by `glue`), whitespace collapsed: a quote cut by the new chunking is found whole
+// last, joined by a glue), whitespace collapsed: a quote cut by the new chunking is found whole
 // in it, and the chunks its bytes came from are its place.
-std::optional<Place> Spanning(const std::string& quote, const std::vector<size_t>& list,
-                              const std::vector<Chunk>& chunks, std::string_view glue) {
+struct JoinedDocument {
+  std::string text;           // collapsed
+  std::vector<size_t> owner;  // each byte of `text`: its chunk's position in the document
+};
+
+JoinedDocument Join(const std::vector<size_t>& list, const std::vector<Chunk>& chunks,
+                    std::string_view glue) {
   std::string joined;
-  std::vector<size_t> owner;  // the chunk (index into list) of each byte of joined
+  std::vector<size_t> owner;  // each byte of joined: its chunk's position in `list`
   for (size_t k = 0; k < list.size(); ++k) {
     if (k > 0) {
       joined += glue;
@@ -54,55 +60,75 @@ std::optional<Place> Spanning(const std::string& quote, const std::vector<size_t
     owner.insert(owner.end(), chunks[list[k]].text.size(), k);
   }
   std::vector<size_t> from;
-  const std::string text = Collapsed(joined, &from);
-  const std::string wanted = Collapsed(quote);
-  if (wanted.empty()) return std::nullopt;
-  const size_t at = text.find(wanted);
-  if (at == std::string::npos) return std::nullopt;
-  Place place;
-  for (size_t k = owner[from[at]]; k <= owner[from[at + wanted.size() - 1]]; ++k) {
-    place.chunks.push_back(list[k]);
-  }
-  return place;
+  JoinedDocument out;
+  out.text = Collapsed(joined, &from);
+  out.owner.reserve(from.size());
+  for (size_t at : from) out.owner.push_back(owner[at]);
+  return out;
 }
 
-// Where `quote` stands in `chunks`, `doc`'s chunks first: whole in one chunk, else across
-// consecutive chunks of one document (cut at a space, or inside a word).
-std::optional<Place> Find(const std::string& quote, const std::string& doc,
-                          const std::vector<Chunk>& chunks,
-                          const std::unordered_map<std::string, std::vector<size_t>>& by_source) {
-  auto whole_in = [&](const std::vector<size_t>& among) -> std::optional<Place> {
-    for (size_t c : among) {
-      if (chunks[c].text.find(quote) != std::string::npos) return Place{{c}};
+// Finds quotes in a chunking: whole in one chunk, else across consecutive chunks of one
+// document. Each document is joined once, when a quote first needs it.
+class QuoteFinder {
+ public:
+  explicit QuoteFinder(const std::vector<Chunk>& chunks) : chunks_(chunks) {
+    for (size_t c = 0; c < chunks.size(); ++c) by_source_[chunks[c].source].push_back(c);
+  }
+
+  // Where `quote` stands, `doc`'s chunks first (metadata.doc names the row's first context's
+  // document; a quote may come from another).
+  std::optional<Place> Find(const std::string& quote, const std::string& doc) {
+    auto it = by_source_.find(doc);
+    if (it != by_source_.end()) {
+      for (size_t c : it->second) {
+        if (chunks_[c].text.find(quote) != std::string::npos) return Place{{c}};
+      }
+    }
+    for (size_t c = 0; c < chunks_.size(); ++c) {
+      if (chunks_[c].text.find(quote) != std::string::npos) return Place{{c}};
+    }
+    // Across chunks, cut at a space (glue " ") or inside a word (glue "").
+    const std::string wanted = Collapsed(quote);
+    if (wanted.empty()) return std::nullopt;
+    for (std::string_view glue : {std::string_view(" "), std::string_view("")}) {
+      if (it != by_source_.end()) {
+        if (auto p = Spanning(wanted, it->first, glue)) return p;
+      }
+      for (const auto& [source, list] : by_source_) {
+        if (source == doc) continue;
+        if (auto p = Spanning(wanted, source, glue)) return p;
+      }
     }
     return std::nullopt;
-  };
-  auto it = by_source.find(doc);
-  if (it != by_source.end()) {
-    if (auto p = whole_in(it->second)) return p;
   }
-  std::vector<size_t> all(chunks.size());
-  for (size_t c = 0; c < chunks.size(); ++c) all[c] = c;
-  if (auto p = whole_in(all)) return p;
-  // Across chunks: the row's document first (metadata.doc names its first context's; a quote
-  // may come from another), then every document.
-  for (std::string_view glue : {std::string_view(" "), std::string_view("")}) {
-    if (it != by_source.end()) {
-      if (auto p = Spanning(quote, it->second, chunks, glue)) return p;
+
+ private:
+  std::optional<Place> Spanning(const std::string& wanted, const std::string& source,
+                                std::string_view glue) {
+    auto key = std::make_pair(source, std::string(glue));
+    auto joined = joined_.find(key);
+    if (joined == joined_.end()) {
+      joined = joined_.emplace(key, Join(by_source_.at(source), chunks_, glue)).first;
     }
-    for (const auto& [source, list] : by_source) {
-      if (source == doc) continue;
-      if (auto p = Spanning(quote, list, chunks, glue)) return p;
-    }
+    const JoinedDocument& d = joined->second;
+    const size_t at = d.text.find(wanted);
+    if (at == std::string::npos) return std::nullopt;
+    // The chunks from the first byte's to the last byte's, in file order.
+    const std::vector<size_t>& list = by_source_.at(source);
+    return Place{
+        std::vector<size_t>(list.begin() + static_cast<long>(d.owner[at]),
+                            list.begin() + static_cast<long>(d.owner[at + wanted.size() - 1]) + 1)};
   }
-  return std::nullopt;
-}
+
+  const std::vector<Chunk>& chunks_;
+  std::unordered_map<std::string, std::vector<size_t>> by_source_;
+  std::map<std::pair<std::string, std::string>, JoinedDocument> joined_;
+};
 
 }  // namespace
 
 Result<Remapped> RemapGolden(const std::string& golden_path, const std::vector<Chunk>& chunks) {
-  std::unordered_map<std::string, std::vector<size_t>> by_source;
-  for (size_t c = 0; c < chunks.size(); ++c) by_source[chunks[c].source].push_back(c);
+  QuoteFinder finder(chunks);
   TALA_ASSIGN_OR_RETURN(io::BufferedInput in, io::BufferedInput::Open(golden_path));
   Remapped out;
   // A golden row is a question and its quotes: 64 MiB is far past any.
@@ -137,6 +163,7 @@ Result<Remapped> RemapGolden(const std::string& golden_path, const std::vector<C
                                 ? static_cast<int64_t>(m["log_ids"].size())
                                 : 1;
     out.traffic += traffic;
+    std::vector<size_t> placed;  // the chunks of the row's evidence, one per id, in quote order
     std::vector<std::string> ids;
     std::vector<std::string> lost;
     bool straddles = false;
@@ -146,7 +173,7 @@ Result<Remapped> RemapGolden(const std::string& golden_path, const std::vector<C
                          "each quote is an object with a \"text\"");
       }
       const std::string text = q["text"].get<std::string>();
-      std::optional<Place> place = Find(text, doc, chunks, by_source);
+      std::optional<Place> place = finder.Find(text, doc);
       if (!place) {
         lost.push_back(text);
         continue;
@@ -162,6 +189,7 @@ Result<Remapped> RemapGolden(const std::string& golden_path, const std::vector<C
       for (size_t c : place->chunks) {
         if (std::find(ids.begin(), ids.end(), chunks[c].id) == ids.end()) {
           ids.push_back(chunks[c].id);
+          placed.push_back(c);
         }
       }
     }
@@ -180,14 +208,7 @@ Result<Remapped> RemapGolden(const std::string& golden_path, const std::vector<C
     out.changed += before != ids ? 1 : 0;
     row["reference_context_ids"] = ids;
     nlohmann::ordered_json contexts = nlohmann::ordered_json::array();
-    for (const std::string& id : ids) {
-      for (const Chunk& c : chunks) {
-        if (c.id == id) {
-          contexts.push_back(c.text);
-          break;
-        }
-      }
-    }
+    for (size_t c : placed) contexts.push_back(chunks[c].text);
     row["reference_contexts"] = contexts;
     ++out.remapped;
     out.straddling += straddles ? 1 : 0;

@@ -563,22 +563,11 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   // The top needs: an intent with half an item's share of the traffic or more is always in.
   const double always_share =
       o.always_share.value_or(from_log > 0 ? 0.5 / static_cast<double>(from_log) : 1.0);
-  std::vector<int64_t> counts =
-      testset::AllocateItems(pickable, from_log, o.seed, o.failed_share, always_share);
+  std::vector<int64_t> counts = testset::AllocateItems(pickable, from_log, o.seed, o.failed_share,
+                                                       always_share, &r.intents_always);
   std::vector<int64_t> next =
       testset::AllocateItems(pickable, from_log, o.seed + 1, o.failed_share, always_share);
   r.always_share = always_share;
-  {
-    int64_t pickable_traffic = 0;
-    for (const testset::IntentForPick& p : pickable) pickable_traffic += p.traffic;
-    for (const testset::IntentForPick& p : pickable) {
-      r.intents_always +=
-          pickable_traffic > 0 && static_cast<double>(p.traffic) >= always_share * pickable_traffic
-              ? 1
-              : 0;
-    }
-    r.intents_always = std::min<int64_t>(r.intents_always, std::max<int64_t>(from_log, 0));
-  }
   int64_t picked_intents = 0, both = 0, traffic = 0;
   for (size_t k = 0; k < counts.size(); ++k) {
     if (counts[k] == 0) continue;

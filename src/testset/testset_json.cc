@@ -86,15 +86,10 @@ std::string TestsetItemJson(const TestsetItem& item) {
   Number(out, "cluster", static_cast<double>(item.cluster));
   Number(out, "failed", static_cast<double>(item.failed));
   Text(out, "doc", item.doc);
-  Key(out, "quotes");
-  out += '[';
-  for (size_t i = 0; i < item.quotes.size(); ++i) {
-    out += i ? ",{" : "{";
-    Text(out, "context_id", item.quotes[i].context_id);
-    Text(out, "text", item.quotes[i].text);
-    out += '}';
-  }
-  out += ']';
+  Objects(out, "quotes", item.quotes, [&](const TestsetQuote& q) {
+    Text(out, "context_id", q.context_id);
+    Text(out, "text", q.text);
+  });
   Text(out, "answerable", item.answerable);
   Number(out, "coverage", std::round(item.coverage * 1000) / 1000);
   Text(out, "style", item.style);

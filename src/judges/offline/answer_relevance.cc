@@ -605,29 +605,17 @@ double AnswerRelevance(const TextProfile& question, const TextProfile& response)
   return ReadAnswer(question, response).lexical;
 }
 
-double BearingShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer) {
-  size_t counted = 0, bearing = 0;
-  for (const std::string& sentence : text::SplitSentences(context)) {
-    const TextProfile profile(sentence, stemmer);
-    if (profile.tokens().size() <= 2) continue;
-    ++counted;
-    const AnswerReading r = ReadAnswer(question, profile);
-    bearing += r.slot >= 0.5 || (r.typed_question && r.typed && r.coverage >= 0.5) ? 1 : 0;
-  }
-  return counted == 0 ? 0.0 : static_cast<double>(bearing) / static_cast<double>(counted);
-}
-
 double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer,
-                    size_t* count) {
-  return OnTopicShare(question, text::SplitSentences(context), stemmer, count);
+                    size_t* count, double* bearing) {
+  return OnTopicShare(question, text::SplitSentences(context), stemmer, count, bearing);
 }
 
 double OnTopicShare(const TextProfile& question, const std::vector<std::string>& sentences,
-                    text::Stemmer& stemmer, size_t* count) {
+                    text::Stemmer& stemmer, size_t* count, double* bearing) {
   // A sentence is about the question when ReadAnswer would find some coverage: it states a
   // focus word, or the question has none. The focus is read once, not once a sentence.
   const std::vector<const ProfiledToken*> focus = QuestionFocus(question.tokens());
-  size_t counted = 0, on_topic = 0;
+  size_t counted = 0, on_topic = 0, bears = 0;
   bool previous = false;
   for (const std::string& sentence : sentences) {
     const TextProfile profile(sentence, stemmer);
@@ -640,8 +628,15 @@ double OnTopicShare(const TextProfile& question, const std::vector<std::string>&
                std::any_of(focus.begin(), focus.end(),
                            [&](const ProfiledToken* f) { return States(*f, profile); });
     on_topic += previous;
+    if (bearing != nullptr) {
+      const AnswerReading r = ReadAnswer(question, profile);
+      bears += r.slot >= 0.5 || (r.typed_question && r.typed && r.coverage >= 0.5) ? 1 : 0;
+    }
   }
   if (count != nullptr) *count = counted;
+  if (bearing != nullptr) {
+    *bearing = counted == 0 ? 0.0 : static_cast<double>(bears) / static_cast<double>(counted);
+  }
   return counted == 0 ? 0.0 : static_cast<double>(on_topic) / static_cast<double>(counted);
 }
 

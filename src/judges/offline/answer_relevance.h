@@ -73,17 +73,16 @@ double AnswerRelevance(const TextProfile& question, const TextProfile& response)
 // was..."). Ragas' first context relevancy counted relevant sentences the same way, so the right
 // page diluted with text about something else reads lower than the page alone.
 // Sentences of one or two words ("Yes.") are not counted. `sentences`, when given, receives how
-// many were.
+// many were. `bearing`, when given, receives the share of the same sentences that bear on the
+// question, as Ragas' context relevance counts the sentences needed to answer it: a sentence
+// that states most of the words next to the question's gap (AnswerReading::slot), or holds the
+// kind of answer asked for while stating most of its focus (read in the same pass, each
+// sentence profiled once).
 double OnTopicShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer,
-                    size_t* sentences = nullptr);
-// The share of a context's sentences that bear on the question, as Ragas' context relevance
-// counts the sentences needed to answer it: a sentence that states most of the words next to
-// the question's gap (AnswerReading::slot), or holds the kind of answer asked for while stating
-// most of its focus. Sentences of one or two words are not counted.
-double BearingShare(const TextProfile& question, std::string_view context, text::Stemmer& stemmer);
+                    size_t* sentences = nullptr, double* bearing = nullptr);
 
 // The same over a text already split by text::SplitSentences.
 double OnTopicShare(const TextProfile& question, const std::vector<std::string>& sentences,
-                    text::Stemmer& stemmer, size_t* counted = nullptr);
+                    text::Stemmer& stemmer, size_t* counted = nullptr, double* bearing = nullptr);
 
 }  // namespace tala::judges::offline

@@ -189,11 +189,13 @@ Result<EncoderCosines> OfflineJudge::Cosines(const RowTexts& row, const std::str
 Result<JudgedAnswer> OfflineJudge::RateContexts(const Sample& s, const RowTexts& row) {
   double best = 0;
   for (size_t i = 0; i < row.chunks.size(); ++i) {
-    TALA_ASSIGN_OR_RETURN(EncoderCosines c, Cosines(row, (*s.retrieved_contexts)[i]));
     const std::string& chunk = (*s.retrieved_contexts)[i];
+    TALA_ASSIGN_OR_RETURN(EncoderCosines c, Cosines(row, chunk));
+    double bearing = 0;
+    const double on_topic =
+        OnTopicShare(row.question_profile, chunk, *stemmer_, /*sentences=*/nullptr, &bearing);
     best = std::max(best, ContextRelevance(ReadAnswer(row.question_profile, *row.chunks[i]),
-                                           OnTopicShare(row.question_profile, chunk, *stemmer_), c,
-                                           BearingShare(row.question_profile, chunk, *stemmer_)));
+                                           on_topic, c, bearing));
   }
   // Two ratings on the 0-2 scale, cut at staggered points of the estimate, as a model's two
   // would read; the estimate itself is the expected rating that scores the row, so that two

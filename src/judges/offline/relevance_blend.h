@@ -39,7 +39,7 @@ double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cos
 // question tells nothing); the question's words around its wh-word that it states (slot: the
 // sentence that fills the question's gap, not one that restates its premise); the share of its
 // sentences about the question (OnTopicShare); and the encoder's cosines.
-// `bearing` is the share of its sentences that bear on the question (BearingShare): the same
+// `bearing` is the share of its sentences that bear on the question (OnTopicShare's): the same
 // answer among more sentences that do not help reads lower, as Ragas' context relevance counts.
 double ContextRelevance(const AnswerReading& reading, double on_topic,
                         const EncoderCosines& cosines, double bearing);
