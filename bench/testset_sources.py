@@ -11,8 +11,9 @@ beyond the sources' own:
   answer (the issue's "yes precision", read mechanically);
 - answerable: how many items are yes / partly / no.
 
-Nothing here is fitted: the reference drafting has no weights of its own, and the relevance
-reading it uses is fitted by bench/judge_sources.py. One command:
+The reference drafting has no weights of its own, but the relevance reading it uses is fitted by
+bench/judge_sources.py on these same six sources: these figures measure the fit, not the reach.
+One command:
     /usr/bin/python3 bench/testset_sources.py [BUILD_DIR]          (default: build)
 """
 import collections

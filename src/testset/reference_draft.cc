@@ -227,10 +227,11 @@ Result<ReferenceDraft> DraftReference(const std::vector<Chunk>& chunks, const Ch
   draft.answerable = draft.coverage >= kAnswerableCoverage ? "yes"
                      : draft.coverage >= kPartlyCoverage   ? "partly"
                                                            : "no";
-  // With the relevance reading, a sentence that answers decides "yes", not the words alone (a
-  // paraphrase of the question's words is no less an answer); the words still decide "no".
-  if (answers && draft.answerable != "no") {
-    draft.answerable = best_answer >= kAnswersQuestion ? "yes" : "partly";
+  // With the relevance reading, "yes" needs a sentence that answers as well as the question's
+  // words: the reading alone takes "It is 330 metres tall." (the Eiffel Tower's) for an answer to
+  // "How tall is Mount Everest?" (newcomer-round4 T1), since it cannot tell whom "It" names.
+  if (answers && draft.answerable == "yes" && best_answer < kAnswersQuestion) {
+    draft.answerable = "partly";
   }
   if (draft.answerable == "no") {
     draft.quotes.clear();

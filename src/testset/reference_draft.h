@@ -104,7 +104,8 @@ inline constexpr double kAnswersQuestion = 0.5;
 // The draft from chunks already ranked for the question (RankChunks, or ChunkIndex::Search),
 // best first; the best three are read. With `answers`, the first quote is the sentence that
 // answers best (not the one that shares most words), and `answerable` is "yes" only when it
-// answers (kAnswersQuestion); the rest of the reference covers the question's words as before.
+// answers (kAnswersQuestion) and the chunks hold the question's words (kAnswerableCoverage);
+// the rest of the reference covers the question's words as before.
 Result<ReferenceDraft> DraftReference(const std::vector<Chunk>& chunks, const ChunkIndex& index,
                                       const std::vector<std::string>& question_terms,
                                       const std::vector<std::pair<size_t, double>>& ranked,

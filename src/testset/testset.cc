@@ -324,9 +324,9 @@ testset::AnswerScorer AnswerScores(const std::string& question,
     const offline::TextProfile q(question, stemmer);
     const std::string asked = offline::AskedFor(q);
     std::vector<std::string> texts = {question, asked.empty() ? question : asked};
-    for (const std::string& s : sentences) {
-      texts.push_back(offline::WithPronounResolved(question, s));
-    }
+    // A document's "It" stands for the document's subject, not the question's: no pronoun is
+    // resolved here (that reading is for responses, which answer the question).
+    texts.insert(texts.end(), sentences.begin(), sentences.end());
     TALA_ASSIGN_OR_RETURN(std::vector<std::vector<double>> v, encoder.Embed(texts));
     auto dot = [](const std::vector<double>& a, const std::vector<double>& b) {
       return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);

@@ -535,10 +535,6 @@ TEST(TestsetRealismTest, AClassifierTellsOtherStylesApartButNotTheSameUsers) {
   EXPECT_FALSE(testset::RealismAuroc(first, {"a", "b"}, 1).has_value());
 }
 
-// Issue 53 item 2: the reference holds the sentence that answers, by the relevance reading, not
-// only the one that shares most of the question's words (which restates its premise); and
-// "yes" needs a sentence that answers. The scorer stands in for the offline judge's reading,
-// which bench/testset_sources.py measures on six sources.
 // Chunks of the given ids and texts.
 std::vector<testset::Chunk> ChunksOf(
     const std::vector<std::pair<std::string, std::string>>& texts) {
@@ -550,6 +546,10 @@ std::vector<testset::Chunk> ChunksOf(
   return chunks;
 }
 
+// Issue 53 item 2: the reference holds the sentence that answers, by the relevance reading, not
+// only the one that shares most of the question's words (which restates its premise); and
+// "yes" needs a sentence that answers as well as the question's words. The scorer stands in for
+// the offline judge's reading, which bench/testset_sources.py measures on six sources.
 TEST(ReferenceDraftTest, TheSentenceThatAnswersIsQuotedAndDecidesYes) {
   const std::vector<testset::Chunk> chunks = ChunksOf(
       {{"tower.md#0",
@@ -557,7 +557,7 @@ TEST(ReferenceDraftTest, TheSentenceThatAnswersIsQuotedAndDecidesYes) {
         "company designed and built the tower. Construction finished in 1889."}});
   testset::ChunkIndex index(chunks);
   const std::vector<std::string> terms =
-      testset::TermsOf("In what year was the Eiffel Tower completed?");
+      testset::TermsOf("In what year was the Eiffel Tower in Paris built?");
   auto by_words = testset::DraftReference(chunks, index, terms, index.Search(terms, 3));
   ASSERT_TRUE(by_words.has_value());
   EXPECT_EQ(by_words->reference.find("1889"), std::string::npos) << "words alone miss it";
@@ -579,6 +579,37 @@ TEST(ReferenceDraftTest, TheSentenceThatAnswersIsQuotedAndDecidesYes) {
       testset::DraftReference(chunks, index, terms, index.Search(terms, 3), nothing_answers);
   ASSERT_TRUE(partly.has_value());
   EXPECT_EQ(partly->answerable, "partly");
+}
+
+// newcomer-round4 T1, as the report ran it (landmarks.md: the Eiffel Tower's completion and
+// height, the Great Wall's length): a question the documents do not answer is never "yes"
+// because a sentence of another subject reads like an answer ("It is 330 metres tall." for
+// Mount Everest, the Great Wall for the Berlin Wall).
+TEST(TestsetTest, T1_ASentenceAboutAnotherSubjectIsNoYes) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/kb");
+  std::ofstream(dir.path() + "/kb/landmarks.md")
+      << "## Eiffel Tower\nThe Eiffel Tower was completed in 1889 for the World's Fair. It is 330 "
+         "metres tall.\n\n## Great Wall\nThe Great Wall of China is about 21,196 km long in "
+         "total.\n";
+  std::ofstream(dir.path() + "/log.jsonl")
+      << "{\"id\":\"r0\",\"user_input\":\"How tall is Mount Everest?\"}\n"
+      << "{\"id\":\"r1\",\"user_input\":\"When did the Berlin Wall fall?\"}\n"
+      << "{\"id\":\"r2\",\"user_input\":\"When was the Eiffel Tower completed?\"}\n";
+  TestsetOptions o;
+  o.logs = dir.path() + "/log.jsonl";
+  o.docs = dir.path() + "/kb";
+  o.size = 3;
+  auto set = BuildTestset(o);
+  ASSERT_TRUE(set.has_value()) << set.error().ToString();
+  ASSERT_EQ(set->items.size(), 3u);
+  for (const TestsetItem& item : set->items) {
+    if (item.user_input == "When was the Eiffel Tower completed?") {
+      EXPECT_EQ(item.answerable, "yes") << item.reference;
+    } else {
+      EXPECT_NE(item.answerable, "yes") << item.user_input << ": " << item.reference;
+    }
+  }
 }
 
 // newcomer-round4 T1: a Markdown heading is the section's context, never quoted, never glued to
