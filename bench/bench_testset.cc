@@ -15,6 +15,10 @@
 //   build/bench/bench_testset pairs < bench/data/meaning_pairs.txt
 // And a log with no names, most questions asked once or twice:
 //   build/bench/bench_testset nameless [QUESTIONS=40000]
+// And the intents a log's questions (one a line on standard input) fall into: the index of each
+// question's intent, a line each, by words at SIMILARITY and then by meaning at COSINE (0: by
+// words alone); bench/intent_sources.py measures them on public intent data:
+//   build/bench/bench_testset group [SIMILARITY=0.3] [COSINE=0.7] [CONTRAST=1] < questions.txt
 
 #include <unistd.h>
 
@@ -271,7 +275,34 @@ int Nameless(long questions) {
 
 }  // namespace
 
+int Group(double similarity, double cosine, bool contrast) {
+  std::vector<std::string> questions;
+  for (std::string line; std::getline(std::cin, line);) questions.push_back(line);
+  tala::testset::Grouping g = tala::testset::GroupQuestions(questions, similarity, contrast);
+  if (cosine > 0) {
+    auto encoder = Encoder();
+    if (!encoder) return 1;
+    auto join = tala::testset::JoinByMeaning(g, questions, *encoder, cosine);
+    if (!join) return 1;
+  }
+  std::vector<size_t> intent_of(questions.size());
+  for (size_t i = 0; i < g.intents.size(); ++i) {
+    for (size_t p : g.intents[i].phrasings) {
+      for (size_t q : g.phrasings[p].questions) intent_of[q] = i;
+    }
+  }
+  std::string out;
+  for (size_t i : intent_of) out += std::to_string(i) + '\n';
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "group") {
+    return Group(argc > 2 ? std::atof(argv[2]) : tala::testset::kIntentSimilarity,
+                 argc > 3 ? std::atof(argv[3]) : tala::testset::kMeaningSimilarity,
+                 argc > 4 ? std::atoi(argv[4]) != 0 : true);
+  }
   if (argc > 1 && std::string(argv[1]) == "nameless") {
     return Nameless(argc > 2 ? std::atol(argv[2]) : 40000);
   }

@@ -67,6 +67,15 @@ struct TestsetQuote {
   std::string context_id, text;
 };
 
+// One distinct phrasing of an item's intent: its most common wording, how many logged questions
+// use it, and their log ids (those among the item's `log_ids`), so a reviewer's "not this
+// intent" can take them out (`moved_out` in the labels).
+struct TestsetPhrasing {
+  std::string text;
+  int64_t asked = 0;
+  std::vector<std::string> log_ids;
+};
+
 struct TestsetItem {
   std::string id, user_input, reference;
   std::vector<std::string> reference_contexts, reference_context_ids;
@@ -76,7 +85,7 @@ struct TestsetItem {
   // The intent's distinct phrasings, as asked most (each its most common wording) with how many
   // logged questions use it: the ten most asked; `more_phrasings` counts the rest (issue 53:
   // the reviewer sees what the intent holds).
-  std::vector<std::pair<std::string, int64_t>> phrasings;
+  std::vector<TestsetPhrasing> phrasings;
   int64_t more_phrasings = 0;
   int64_t cluster = 0;  // the intent's rank by traffic, 1 = the most asked
   int64_t failed = 0;   // the intent's logged rows that failed

@@ -13,38 +13,7 @@
 
 namespace tala::testset {
 
-namespace {
-
-// A word of English: WordNet knows it, or the word it inflects (-s, -ed, -ing, -ies, -ly).
-// WordNet's own proper names do not count as names here: it writes "best", "singer" and "tell"
-// with a capital too (Charles Best, Isaac Singer, William Tell).
-bool KnownWord(const judges::offline::WordNet& wordnet, const std::string& w) {
-  if (wordnet.Knows(w)) return true;
-  auto ends = [&](std::string_view suffix) {
-    return w.size() > suffix.size() + 2 &&
-           w.compare(w.size() - suffix.size(), suffix.size(), suffix.data(), suffix.size()) == 0;
-  };
-  auto knows_base = [&](size_t cut, std::string_view add) {
-    std::string base = w.substr(0, w.size() - cut);
-    base += add;
-    if (wordnet.Knows(base)) return true;
-    // A doubled consonant: "stopped" -> "stop".
-    const size_t n = base.size();
-    return add.empty() && n > 3 && base[n - 1] == base[n - 2] &&
-           wordnet.Knows(base.substr(0, n - 1));
-  };
-  if (ends("ies") && knows_base(3, "y")) return true;
-  if (ends("ied") && knows_base(3, "y")) return true;
-  if (ends("ed") && (knows_base(2, "") || knows_base(1, ""))) return true;
-  if (ends("ing") && (knows_base(3, "") || knows_base(3, "e"))) return true;
-  if (ends("ly") && knows_base(2, "")) return true;
-  if (ends("s") && knows_base(1, "")) return true;
-  return false;
-}
-
-}  // namespace
-
-std::vector<std::string> NamesOf(std::string_view question) {
+std::vector<std::string> NamesOf(std::string_view question, const WordRecurrence* recurrence) {
   thread_local text::Stemmer stemmer;
   const judges::offline::WordNet& wordnet = judges::offline::WordNet::Get();
   std::vector<std::string> out;
@@ -58,7 +27,14 @@ std::vector<std::string> NamesOf(std::string_view question) {
     if (text::IsStopWord(t.text)) continue;
     // A capital opening the question says nothing; one inside it marks a name. A word English
     // does not know is a name too ("goertz"), which keeps a log typed in lower case apart.
-    const bool name = (t.capitalised && i > 0) || (!wordnet.empty() && !KnownWord(wordnet, t.text));
+    // A word one edit from a word English knows is a typo of it, not a name ("taem").
+    auto recurs = [&] {
+      if (recurrence == nullptr) return false;
+      auto it = recurrence->find(t.text);
+      return it != recurrence->end() && it->second >= 2;
+    };
+    const bool name = (t.capitalised && i > 0) || (!wordnet.empty() && !KnownWord(t.text) &&
+                                                   (!NearKnownWord(t.text) || recurs()));
     if (name) out.push_back(stemmer.Stem(t.text));
   }
   std::sort(out.begin(), out.end());
@@ -79,13 +55,16 @@ namespace {
 // The names most of an intent's questions (at most the first 64 of each phrasing) have: one
 // asker's typo is no name of the intent.
 std::vector<std::string> IntentNames(const Grouping& g, const Intent& intent,
-                                     const std::vector<std::string>& questions) {
+                                     const std::vector<std::string>& questions,
+                                     const WordRecurrence& recurrence) {
   std::map<std::string, int64_t> count;
   int64_t read = 0;
   for (size_t p : intent.phrasings) {
     const std::vector<size_t>& asked = g.phrasings[p].questions;
     for (size_t k = 0; k < asked.size() && k < 64; ++k, ++read) {
-      for (std::string& name : NamesOf(questions[asked[k]])) ++count[std::move(name)];
+      for (std::string& name : NamesOf(questions[asked[k]], &recurrence)) {
+        ++count[std::move(name)];
+      }
     }
   }
   std::vector<std::string> out;
@@ -148,8 +127,18 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
   std::vector<judges::offline::TextProfile> profiles;
   profiles.reserve(n);
   std::map<std::string, std::vector<size_t>> with_name, with_word;
+  // Words by the distinct wordings that say them (each phrasing's first question).
+  WordRecurrence recurrence;
+  for (const Phrasing& p : g.phrasings) {
+    std::vector<text::Token> tokens = text::Tokenize(questions[p.questions.front()]);
+    std::sort(tokens.begin(), tokens.end(),
+              [](const text::Token& a, const text::Token& b) { return a.text < b.text; });
+    for (size_t k = 0; k < tokens.size(); ++k) {
+      if (k == 0 || tokens[k].text != tokens[k - 1].text) ++recurrence[tokens[k].text];
+    }
+  }
   for (size_t i = 0; i < n; ++i) {
-    names[i] = IntentNames(g, g.intents[i], questions);
+    names[i] = IntentNames(g, g.intents[i], questions, recurrence);
     wording[i] = questions[RepresentativeQuestion(g, g.intents[i])];
     profiles.emplace_back(wording[i], stemmer);
     for (const std::string& name : names[i]) with_name[name].push_back(i);

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "tala/embedder.h"
@@ -40,8 +41,15 @@ inline constexpr double kMeaningSimilarity = 0.7;
 // asked once or twice costs a vector each and rarely changes the pick.
 inline constexpr size_t kMaxIntentsByMeaning = 20000;
 
-// What a question names: its names and numbers, folded and stemmed, sorted and unique.
-std::vector<std::string> NamesOf(std::string_view question);
+// How many of a log's distinct wordings say each folded word: a word English does not know
+// that recurs spelled the same way is a name even when it is one edit from a word ("kasa").
+using WordRecurrence = std::unordered_map<std::string, int64_t>;
+
+// What a question names: its names and numbers, folded and stemmed, sorted and unique. A word
+// English does not know is a name unless it is one edit from a word it knows (a typo, "taem"),
+// and then a name still when `recurrence` has it in two wordings or more.
+std::vector<std::string> NamesOf(std::string_view question,
+                                 const WordRecurrence* recurrence = nullptr);
 
 // The wording that stands for an intent: the first question of its most asked phrasing whose
 // spelling the log did not have to correct (a typo blurs its vector), else its first.

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/text/stemmer.h"
 #include "core/text/stopwords.h"
@@ -29,6 +31,120 @@ bool OneEditApart(const std::string& a, const std::string& b) {
   return longer.compare(i + 1, std::string::npos, shorter, i, std::string::npos) == 0;
 }
 
+bool KnownWord(const std::string& w) {
+  const judges::offline::WordNet& wordnet = judges::offline::WordNet::Get();
+  if (wordnet.Knows(w)) return true;
+  auto ends = [&](std::string_view suffix) {
+    return w.size() > suffix.size() + 2 &&
+           w.compare(w.size() - suffix.size(), suffix.size(), suffix.data(), suffix.size()) == 0;
+  };
+  auto knows_base = [&](size_t cut, std::string_view add) {
+    std::string base = w.substr(0, w.size() - cut);
+    base += add;
+    if (wordnet.Knows(base)) return true;
+    // A doubled consonant: "stopped" -> "stop".
+    const size_t n = base.size();
+    return add.empty() && n > 3 && base[n - 1] == base[n - 2] &&
+           wordnet.Knows(base.substr(0, n - 1));
+  };
+  if (ends("ies") && knows_base(3, "y")) return true;
+  if (ends("ied") && knows_base(3, "y")) return true;
+  if (ends("ed") && (knows_base(2, "") || knows_base(1, ""))) return true;
+  if (ends("ing") && (knows_base(3, "") || knows_base(3, "e"))) return true;
+  if (ends("ly") && knows_base(2, "")) return true;
+  if (ends("s") && knows_base(1, "")) return true;
+  return false;
+}
+
+namespace {
+
+// Every string one edit from `w` (a deletion, a swap of neighbours, a substitution or an
+// insertion of a letter), `w` itself left out; `visit` returns true to stop.
+template <typename Visit>
+bool AnyOneEdit(const std::string& w, Visit visit) {
+  std::string v;
+  for (size_t i = 0; i < w.size(); ++i) {
+    v = w;
+    v.erase(i, 1);
+    if (visit(v)) return true;
+    if (i + 1 < w.size() && w[i] != w[i + 1]) {
+      v = w;
+      std::swap(v[i], v[i + 1]);
+      if (visit(v)) return true;
+    }
+  }
+  for (size_t i = 0; i <= w.size(); ++i) {
+    for (char c = 'a'; c <= 'z'; ++c) {
+      if (i < w.size() && w[i] != c) {
+        v = w;
+        v[i] = c;
+        if (visit(v)) return true;
+      }
+      v = w;
+      v.insert(v.begin() + static_cast<std::ptrdiff_t>(i), c);
+      if (visit(v)) return true;
+    }
+  }
+  return false;
+}
+
+bool Lowercase(const std::string& w) {
+  return std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
+}  // namespace
+
+bool NearKnownWord(const std::string& w) {
+  if (w.size() < 4 || w.size() > 15 || !Lowercase(w)) return false;
+  thread_local std::unordered_map<std::string, bool> seen;
+  auto it = seen.find(w);
+  if (it != seen.end()) return it->second;
+  const judges::offline::WordNet& wordnet = judges::offline::WordNet::Get();
+  const bool near = !wordnet.empty() && AnyOneEdit(w, [&](const std::string& v) {
+    return v.size() >= 3 && wordnet.Knows(v);
+  });
+  if (seen.size() > 100000) seen.clear();
+  seen.emplace(w, near);
+  return near;
+}
+
+bool TypoOfStopWord(const std::string& w) {
+  if (w.size() < 2 || w.size() > 8 || !Lowercase(w) || text::IsStopWord(w)) return false;
+  thread_local std::unordered_map<std::string, bool> seen;
+  auto it = seen.find(w);
+  if (it != seen.end()) return it->second;
+  const bool typo = !KnownWord(w) && AnyOneEdit(w, [](const std::string& v) {
+    return v.size() >= 2 && text::IsStopWord(v);
+  });
+  if (seen.size() > 100000) seen.clear();
+  seen.emplace(w, typo);
+  return typo;
+}
+
+size_t EditsApart(const std::string& a, const std::string& b, size_t cap) {
+  const size_t la = a.size(), lb = b.size();
+  if ((la > lb ? la - lb : lb - la) > cap) return cap + 1;
+  // Optimal string alignment: three rows of the table.
+  std::vector<size_t> before(lb + 1), prev(lb + 1), row(lb + 1);
+  std::iota(prev.begin(), prev.end(), 0);
+  for (size_t i = 1; i <= la; ++i) {
+    row[0] = i;
+    size_t least = row[0];
+    for (size_t j = 1; j <= lb; ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = std::min({prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        row[j] = std::min(row[j], before[j - 2] + 1);
+      }
+      least = std::min(least, row[j]);
+    }
+    if (least > cap) return cap + 1;
+    before.swap(prev);
+    prev.swap(row);
+  }
+  return std::min(prev[lb], cap + 1);
+}
+
 namespace {
 
 bool HasDigit(const std::string& s) {
@@ -36,8 +152,16 @@ bool HasDigit(const std::string& s) {
 }
 
 // Spelling from the log: each rare term's frequent neighbour one edit away, if any.
+// And spelling from the lexicon: a term whose word English does not know, one edit from a
+// term whose word it knows and that the log uses at least as often, is read as that term
+// ("taem" as "team" however often the typo recurs).
 std::unordered_map<std::string, std::string> Corrections(
-    const std::unordered_map<std::string, int64_t>& counts) {
+    const std::unordered_map<std::string, int64_t>& counts,
+    const std::unordered_map<std::string, bool>& known) {
+  auto knows = [&](const std::string& t) {
+    auto it = known.find(t);
+    return it != known.end() && it->second;
+  };
   std::unordered_map<std::string, std::vector<const std::string*>> by_key;
   auto keys = [](const std::string& t) {
     std::vector<std::string> out = {t};
@@ -58,12 +182,14 @@ std::unordered_map<std::string, std::string> Corrections(
     if (!spelled(term)) continue;
     const std::string* best = nullptr;
     int64_t best_n = 0;
+    const bool unknown = !knows(term);
     for (const std::string& k : keys(term)) {
       auto it = by_key.find(k);
       if (it == by_key.end()) continue;
       for (const std::string* other : it->second) {
         const int64_t m = counts.at(*other);
-        if (m < 5 * n || !OneEditApart(term, *other)) continue;
+        const bool frequent = m >= 5 * n, lexicon = unknown && m >= n && knows(*other);
+        if ((!frequent && !lexicon) || !OneEditApart(term, *other)) continue;
         if (m > best_n || (m == best_n && *other < *best)) {
           best = other;
           best_n = m;
@@ -94,6 +220,82 @@ bool Opposed(const std::vector<std::string>& a, const std::vector<std::string>& 
     }
   }
   return false;
+}
+
+// Words a question is asked with rather than about ("hi", "thanks", "please tell me"), as
+// stems: said by one side only, they are no contrast.
+bool Filler(const std::string& term) {
+  static const std::set<std::string> fillers = [] {
+    text::Stemmer stemmer;
+    std::set<std::string> out;
+    for (const char* w :
+         {"hi",     "hello",   "hey",      "thanks",   "thank",   "thx",       "ty",      "pls",
+          "please", "plz",     "ok",       "okay",     "quick",   "question",  "help",    "need",
+          "want",   "wonder",  "know",     "tell",     "like",    "just",      "also",    "really",
+          "anyone", "someone", "somebody", "possible", "way",     "hmm",       "um",      "guys",
+          "sir",    "kindly",  "actually", "again",    "still",   "currently", "exactly", "find",
+          "out",    "get",     "asap",     "urgent",   "urgently"}) {
+      out.insert(stemmer.Stem(w));
+    }
+    return out;
+  }();
+  return fillers.count(term) > 0;
+}
+
+// Each says a content word the other does not say: they ask other things, however much else
+// they share ("add" / "delete" channels to favourites, the "Basic" / the "Plus" plan, the width
+// of the "stand" / of the "TV"). A filler, a typo (one edit) or a WordNet synonym of the
+// other's word is no contrast.
+bool Contrast(const std::vector<std::string>& a, const std::vector<std::string>& b,
+              const std::unordered_map<std::string, std::string>& word_of,
+              const std::unordered_set<std::string>& named) {
+  thread_local text::Stemmer stemmer;
+  const judges::offline::WordNet& wordnet = judges::offline::WordNet::Get();
+  auto unsaid = [&](const std::vector<std::string>& x, const std::vector<std::string>& y) {
+    for (const std::string& t : x) {
+      if (std::binary_search(y.begin(), y.end(), t) || Filler(t)) continue;
+      auto it = word_of.find(t);
+      // A typo, by the stems or by the words they stem ("engineeers" stems to "engineeer"): one
+      // edit, or two between words of four letters or more ("amrcan", "Saint"
+      // typed "sang"), or one the other's stem begins ("park", "parker"). A word English does not
+      // know may also be two edits from the other's stem ("grrene", "fondr"), or begin with it but
+      // for one ("performign", "publiict"): typos the log's spelling did not mend.
+      const bool unknown = it != word_of.end() && !KnownWord(it->second);
+      // A word English does not know says nothing on its own (a typo, or a product code one
+      // asker wrote), unless someone wrote it as a name (a capital inside the question) or it
+      // holds a digit ("10am", "4k").
+      if (unknown && !named.count(t) && !HasDigit(t)) continue;
+      auto near = [](const std::string& x, const std::string& y) {
+        if (std::min(x.size(), y.size()) < 4) return OneEditApart(x, y);
+        return EditsApart(x, y, 2) <= 2;
+      };
+      auto typo = [&](const std::string& other) {
+        if (near(t, other)) return true;
+        if (other.size() >= 4 && t.compare(0, other.size(), other) == 0) return true;
+        if (t.size() >= 4 && other.compare(0, t.size(), t) == 0) return true;
+        auto o = word_of.find(other);
+        if (it == word_of.end()) return false;
+        const std::string& x = it->second;
+        if (o != word_of.end() && near(x, o->second)) return true;
+        if (!unknown) return false;
+        if (std::min(x.size(), other.size()) >= 5 && EditsApart(x, other, 2) <= 2) return true;
+        return other.size() >= 4 && EditsApart(x.substr(0, other.size()), other, 1) <= 1;
+      };
+      if (std::any_of(y.begin(), y.end(), typo)) continue;
+      bool synonym = false;
+      if (it != word_of.end()) {
+        for (std::string_view base : wordnet.BaseForms(it->second)) {
+          for (std::string_view syn : wordnet.Synonyms(base)) {
+            synonym =
+                synonym || std::binary_search(y.begin(), y.end(), stemmer.Stem(std::string(syn)));
+          }
+        }
+      }
+      if (!synonym) return true;
+    }
+    return false;
+  };
+  return unsaid(a, b) && unsaid(b, a);
 }
 
 }  // namespace
@@ -137,15 +339,34 @@ double WeightedSimilarity(const std::vector<std::string>& a, const std::vector<s
   return all > 0 ? shared / all : 1.0;
 }
 
-Grouping GroupQuestions(const std::vector<std::string>& questions, double min_similarity) {
+Grouping GroupQuestions(const std::vector<std::string>& questions, double min_similarity,
+                        bool contrast) {
   Grouping g;
   g.question_terms.reserve(questions.size());
   std::unordered_map<std::string, int64_t> counts;
+  std::unordered_map<std::string, bool> known;           // term -> English knows the word it stems
+  std::unordered_map<std::string, std::string> word_of;  // term -> the first word it stems
+  std::unordered_set<std::string> named;  // terms written with a capital inside a question
+  thread_local text::Stemmer stemmer;
   for (const std::string& q : questions) {
-    g.question_terms.push_back(TermsOf(q));
-    for (const std::string& t : g.question_terms.back()) ++counts[t];
+    std::vector<std::string> terms;
+    const std::vector<text::Token> tokens = text::Tokenize(q);
+    for (size_t k = 0; k < tokens.size(); ++k) {
+      const text::Token& t = tokens[k];
+      if (!t.number && (text::IsStopWord(t.text) || TypoOfStopWord(t.text))) continue;
+      std::string term = t.number ? t.text : stemmer.Stem(t.text);
+      word_of.try_emplace(term, t.text);
+      if (k > 0 && t.capitalised) named.insert(term);
+      auto [it, added] = known.try_emplace(term, false);
+      if (added && !t.number) it->second = KnownWord(t.text);
+      terms.push_back(std::move(term));
+    }
+    std::sort(terms.begin(), terms.end());
+    terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
+    for (const std::string& t : terms) ++counts[t];
+    g.question_terms.push_back(std::move(terms));
   }
-  const auto corrections = Corrections(counts);
+  const auto corrections = Corrections(counts, known);
   std::unordered_map<std::string, size_t> phrasing_of;
   g.corrected.assign(questions.size(), false);
   for (size_t q = 0; q < questions.size(); ++q) {
@@ -215,6 +436,7 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
           continue;
         }
         if (Opposed(a, b) || Opposed(b, a)) continue;
+        if (contrast && Contrast(a, b, word_of, named)) continue;
         best = leader;
         best_similarity = similarity;
       }

@@ -654,24 +654,28 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
       for (size_t m = 0; m < members[i].size() && m < 1000; ++m) {
         item.log_ids.push_back(logged.rows[members[i][m]].id);
       }
-      // What the intent holds, for the review: its phrasings, the most asked first.
+      // What the intent holds, for the review: its phrasings, the most asked first, each with
+      // its questions' ids among the item's.
       {
-        std::vector<std::pair<std::string, int64_t>> all;
-        for (size_t ph : intent.phrasings) {
-          const testset::Phrasing& phrasing = g.phrasings[ph];
-          all.emplace_back(
-              logged.rows[TypicalQuestion(phrasing.questions, logged.rows, false)].question,
-              static_cast<int64_t>(phrasing.questions.size()));
-        }
-        std::stable_sort(all.begin(), all.end(),
-                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        const std::vector<size_t>& all = intent.phrasings;  // the most asked first
+        const size_t listed = std::min<size_t>(members[i].size(), 1000);
+        const std::set<size_t> in_ids(members[i].begin(),
+                                      members[i].begin() + static_cast<std::ptrdiff_t>(listed));
         constexpr size_t kShownPhrasings = 10;
         for (size_t k = 0; k < all.size(); ++k) {
-          if (k < kShownPhrasings) {
-            item.phrasings.push_back(all[k]);
-          } else {
+          if (k >= kShownPhrasings) {
             ++item.more_phrasings;
+            continue;
           }
+          const testset::Phrasing& phrasing = g.phrasings[all[k]];
+          TestsetPhrasing shown;
+          shown.text =
+              logged.rows[TypicalQuestion(phrasing.questions, logged.rows, false)].question;
+          shown.asked = static_cast<int64_t>(phrasing.questions.size());
+          for (size_t q : phrasing.questions) {
+            if (in_ids.count(q)) shown.log_ids.push_back(logged.rows[q].id);
+          }
+          item.phrasings.push_back(std::move(shown));
         }
       }
       item.style = StyleOf(item.user_input, g, q);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "io/writers/json_text.h"
 #include "tala/testset.h"
@@ -77,9 +78,10 @@ std::string TestsetItemJson(const TestsetItem& item) {
   Text(out, "source", item.source);
   Texts(out, "log_ids", item.log_ids);
   if (!item.phrasings.empty()) {
-    Objects(out, "phrasings", item.phrasings, [&](const auto& p) {
-      Text(out, "text", p.first);
-      Number(out, "asked", static_cast<double>(p.second));
+    Objects(out, "phrasings", item.phrasings, [&](const TestsetPhrasing& p) {
+      Text(out, "text", p.text);
+      Number(out, "asked", static_cast<double>(p.asked));
+      Texts(out, "log_ids", p.log_ids);
     });
     Number(out, "more_phrasings", static_cast<double>(item.more_phrasings));
   }
@@ -448,6 +450,8 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
   struct Label {
     std::string decision;
     std::optional<std::string> user_input, reference;
+    std::vector<std::string> moved_out;  // phrasings the reviewer took out of the intent
+    int64_t line = 0;
   };
   std::map<std::string, Label> by_id;
   std::map<std::string, int64_t> decided_on;  // id -> the line that decided it
@@ -469,8 +473,21 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
       return DataError({labels_path, n, 0, "decision"},
                        "expected accept, edit, unanswerable, reject or needs-expert");
     }
-    Label label{std::string(decision), std::nullopt, std::nullopt};
+    Label label{std::string(decision), std::nullopt, std::nullopt, {}, n};
     if (!e["user_input"].get_string().get(text)) label.user_input = std::string(text);
+    if (simdjson::dom::element moved; !e["moved_out"].get(moved)) {
+      simdjson::dom::array list;
+      if (moved.get_array().get(list)) {
+        return DataError({labels_path, n, 0, "moved_out"},
+                         "expected a list of phrasings (texts) taken out of the intent");
+      }
+      for (simdjson::dom::element m : list) {
+        if (m.get_string().get(text)) {
+          return DataError({labels_path, n, 0, "moved_out"}, "each phrasing is a text");
+        }
+        label.moved_out.emplace_back(text);
+      }
+    }
     if (!e["reference"].get_string().get(text)) label.reference = std::string(text);
     if (decision == "edit" && !label.user_input && !label.reference) {
       return DataError({labels_path, n, 0, "reference"},
@@ -535,12 +552,84 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
     Key(row, "metadata");
     simdjson::dom::object meta;
     std::string metadata = "{";
+    // Phrasings the reviewer moved out of the intent: they leave its phrasings and its log
+    // ids, and are kept aside under moved_out, so the item stands for the traffic it asks.
+    std::set<std::string> moved_ids;
+    std::string moved_json;
+    if (!label.moved_out.empty()) {
+      std::string_view asked;
+      if (label.user_input) {
+        asked = *label.user_input;
+      } else if (e["user_input"].get_string().get(asked)) {
+        asked = {};
+      }
+      simdjson::dom::array listed;
+      if (e["metadata"]["phrasings"].get_array().get(listed)) {
+        return DataError({labels_path, label.line, 0, "moved_out"},
+                         "item \"" + std::string(id) + "\" lists no phrasings to move out");
+      }
+      for (const std::string& text : label.moved_out) {
+        if (text == asked) {
+          return DataError({labels_path, label.line, 0, "moved_out"},
+                           "moves out the item's own question \"" + text +
+                               "\"; edit the question or reject the item instead");
+        }
+        bool found = false;
+        for (simdjson::dom::element p : listed) {
+          std::string_view p_text;
+          if (p["text"].get_string().get(p_text) || p_text != text) continue;
+          found = true;
+          moved_json += moved_json.empty() ? "" : ",";
+          moved_json += simdjson::minify(p);
+          simdjson::dom::array ids;
+          if (!p["log_ids"].get_array().get(ids)) {
+            for (simdjson::dom::element id : ids) {
+              std::string_view s;
+              if (!id.get_string().get(s)) moved_ids.emplace(s);
+            }
+          }
+        }
+        if (!found) {
+          return DataError({labels_path, label.line, 0, "moved_out"},
+                           "\"" + text + "\" is not among the phrasings listed for item \"" +
+                               std::string(id) + "\"");
+        }
+      }
+    }
     if (!e["metadata"].get_object().get(meta)) {
       for (auto [key, value] : meta) {
         if (key == "review" || (key == "answerable" && label.decision == "unanswerable")) continue;
+        if (!label.moved_out.empty() && (key == "phrasings" || key == "log_ids")) {
+          Key(metadata, std::string(key).c_str());
+          metadata += '[';
+          bool first = true;
+          simdjson::dom::array values;
+          if (value.get_array().get(values)) {
+            return DataError({candidates_path, n, 0, "metadata." + std::string(key)},
+                             "expected a list");
+          }
+          for (simdjson::dom::element v : values) {
+            std::string_view s;
+            const bool out_id =
+                key == "log_ids" && !v.get_string().get(s) && moved_ids.count(std::string(s));
+            const bool out_phrasing = key == "phrasings" && !v["text"].get_string().get(s) &&
+                                      std::find(label.moved_out.begin(), label.moved_out.end(),
+                                                s) != label.moved_out.end();
+            if (out_id || out_phrasing) continue;
+            metadata += first ? "" : ",";
+            metadata += simdjson::minify(v);
+            first = false;
+          }
+          metadata += ']';
+          continue;
+        }
         Key(metadata, std::string(key).c_str());
         metadata += simdjson::minify(value);
       }
+    }
+    if (!moved_json.empty()) {
+      Key(metadata, "moved_out");
+      metadata += "[" + moved_json + "]";
     }
     if (label.decision == "unanswerable") Text(metadata, "answerable", "no");
     Text(metadata, "review", label.decision);

@@ -97,6 +97,26 @@ TEST(TestsetCliTest, FromALogAndDocumentsToAGoldenSetThatTalaEvalReads) {
   EXPECT_NE(bad.out.find("bad.jsonl"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("tq-nope"), std::string::npos) << bad.out;
   EXPECT_FALSE(std::ifstream(dir.path() + "/g2.jsonl").good());
+  // Moving out a phrasing the item does not list, the item's own question, or not a list: an
+  // error naming the labels file's line and the field, nothing written.
+  const std::string own(std::string_view(p.parse(first.substr(0, first.find('\n')))["user_input"]));
+  auto Json = [](const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return out + "\"";
+  };
+  for (const std::string& moved :
+       {std::string("[\"never asked\"]"), "[" + Json(own) + "]", std::string("\"one\"")}) {
+    std::ofstream(dir.path() + "/moved.jsonl")
+        << "{\"id\":\"" << ids[1] << "\",\"decision\":\"accept\"}\n"
+        << "{\"id\":\"" << ids[0] << "\",\"decision\":\"accept\",\"moved_out\":" << moved << "}\n";
+    auto m = RunTala("testset accept " + candidates + " --labels " + dir.path() +
+                     "/moved.jsonl -o " + dir.path() + "/g3.jsonl 2>&1");
+    EXPECT_EQ(m.exit_code, 2) << moved << m.out;
+    EXPECT_NE(m.out.find("moved.jsonl:2"), std::string::npos) << m.out;
+    EXPECT_NE(m.out.find("moved_out"), std::string::npos) << m.out;
+    EXPECT_FALSE(std::ifstream(dir.path() + "/g3.jsonl").good());
+  }
   // The output may not be an input.
   auto same = RunTala("testset --logs " + log.logs + " -o " + log.logs + " 2>&1");
   EXPECT_EQ(same.exit_code, 2) << same.out;
@@ -170,9 +190,10 @@ TEST(TestsetCliTest, TheReviewPageDecidesByKeyAndItsExportIsAccepted) {
   size_t at = dom.find("SELFTEST ");
   ASSERT_NE(at, std::string::npos) << "the self-test did not run";
   EXPECT_EQ(dom.substr(at, dom.find('<', at) - at),
-            "SELFTEST decided=5 exported=5 errors=0 marks=yes");
+            "SELFTEST decided=5 exported=5 errors=0 marks=yes moved=1");
   // Under the question, what its intent holds: its phrasings as asked, with their counts.
-  EXPECT_NE(dom.find("<ul id=\"phrasings\"><li>\u201c"), std::string::npos) << dom.substr(0, 3000);
+  EXPECT_NE(dom.find("<ul id=\"phrasings\"><li>[1] \u201c"), std::string::npos)
+      << dom.substr(0, 3000);
   // The export, as the page wrote it, to a labels file.
   const std::string open = "<pre id=\"selftest-export\">";
   size_t from = dom.find(open);
@@ -187,8 +208,24 @@ TEST(TestsetCliTest, TheReviewPageDecidesByKeyAndItsExportIsAccepted) {
   EXPECT_NE(accepted.out.find("3 golden rows written"), std::string::npos) << accepted.out;
   EXPECT_NE(accepted.out.find("1 accepted, 1 edited, 1 unanswerable"), std::string::npos)
       << accepted.out;
-  EXPECT_NE(Slurp(dir.path() + "/golden.jsonl").find("Edited by the self-test."),
-            std::string::npos);
+  const std::string golden = Slurp(dir.path() + "/golden.jsonl");
+  EXPECT_NE(golden.find("Edited by the self-test."), std::string::npos);
+  // The phrasing moved out of the first item's intent left its phrasings and its log rows.
+  std::istringstream rows(golden);
+  std::string first;
+  std::getline(rows, first);
+  simdjson::dom::parser p;
+  simdjson::dom::element row = p.parse(first);
+  simdjson::dom::array moved = row["metadata"]["moved_out"];
+  ASSERT_EQ(moved.size(), 1u) << first;
+  const std::string_view text = moved.at(0)["text"];
+  for (simdjson::dom::element phrasing : row["metadata"]["phrasings"].get_array()) {
+    EXPECT_NE(std::string_view(phrasing["text"]), text);
+  }
+  for (simdjson::dom::element id : moved.at(0)["log_ids"].get_array()) {
+    EXPECT_EQ(simdjson::minify(row["metadata"]["log_ids"]).find(simdjson::minify(id)),
+              std::string::npos);
+  }
 }
 
 // Served: every save is checked as accept reads it, and only the page's token may save.

@@ -24,6 +24,7 @@ constexpr const char* kHead = R"HTML(<!doctype html>
 .yes{background:#d4f4dd}.no{background:#fbd9d3}.partly{background:#fdf0c4}
 .chunk{padding:6px 8px;border-left:4px solid #38a169;margin:6px 0;white-space:pre-wrap}
 mark{background:#fde68a}
+#phrasings li{cursor:pointer}.moved{text-decoration:line-through;color:#888}
 #decision{font-weight:600}
 textarea,input.q{width:100%;font:inherit}textarea{min-height:3em}
 </style></head><body>
@@ -38,6 +39,7 @@ textarea,input.q{width:100%;font:inherit}textarea{min-height:3em}
 <div class="card"><h2>decision</h2><div id="decision"></div><h2>reason (for a rejection)</h2><textarea id="reason"></textarea></div>
 <p id="help"><kbd>a</kbd> accept &nbsp; <kbd>e</kbd> edit (the question or the reference; <kbd>Esc</kbd> to leave) &nbsp;
 <kbd>u</kbd> unanswerable (should refuse) &nbsp; <kbd>r</kbd> reject, with a reason &nbsp; <kbd>n</kbd> needs an expert &nbsp;
+<kbd>1</kbd>&hellip;<kbd>9</kbd>, <kbd>0</kbd> move that phrasing out of the intent, or back (or click it) &nbsp;
 <kbd>x</kbd> clear &nbsp; <kbd>j</kbd>/<kbd>&rarr;</kbd> next, <kbd>k</kbd>/<kbd>&larr;</kbd> previous &nbsp; <kbd>w</kbd> export.
 Then: tala testset accept CANDIDATES --labels labels.jsonl -o golden.jsonl. Work is kept in this browser until exported.</p>
 <pre id="selftest-export"></pre><p id="selftest"></p>
@@ -75,9 +77,16 @@ function render() {
   facts.append(el("span", "tag", "source: " + (m.source || "?")));
   if (m.log_ids) facts.append(el("span", "tag", "asked " + m.log_ids.length + " times (intent " + m.cluster + ")"));
   if (m.style) facts.append(el("span", "tag", "style: " + m.style));
-  // What the intent holds: its phrasings as asked, the most asked first.
+  // What the intent holds: its phrasings as asked, the most asked first; a phrasing that asks
+  // something else can be moved out (accept then leaves its log rows out of the item).
   const asked = $("phrasings"); asked.replaceChildren();
-  (m.phrasings || []).forEach((p) => asked.append(el("li", "", "\u201c" + p.text + "\u201d \u00d7" + p.asked)));
+  const moved = s.moved_out || [];
+  (m.phrasings || []).forEach((p, k) => {
+    const out = moved.includes(p.text);
+    const li = el("li", out ? "moved" : "", (k < 10 ? "[" + ((k + 1) % 10) + "] " : "") + "\u201c" + p.text + "\u201d \u00d7" + p.asked + (out ? " (moved out of this intent)" : ""));
+    li.addEventListener("click", () => toggleMoved(k));
+    asked.append(li);
+  });
   if (m.more_phrasings) asked.append(el("li", "", "and " + m.more_phrasings + " more"));
   if (m.persona) facts.append(el("span", "tag", "written as " + m.persona));
   if (m.hops > 1 && m.source === "synthetic") facts.append(el("span", "tag", "multi-hop: " + m.hops + " passages"));
@@ -101,6 +110,15 @@ function render() {
   $("decision").textContent = s.decision ? "your decision: " + s.decision : "not decided";
   $("reason").value = s.reason || "";
 }
+// A phrasing of the intent moved out, or back in; never the item's own question.
+function toggleMoved(k) {
+  const item = Q[cur], s = entry(), p = ((item.metadata || {}).phrasings || [])[k];
+  const question = s.user_input !== undefined ? s.user_input : item.user_input;
+  if (!p || p.text === question) return;
+  const moved = s.moved_out || [];
+  s.moved_out = moved.includes(p.text) ? moved.filter((t) => t !== p.text) : moved.concat([p.text]);
+  s.time = new Date().toISOString(); save(); render();
+}
 function decide(d) { const s = entry(); s.decision = d; s.time = new Date().toISOString(); save(); render(); }
 function exportText() {
   const who = $("labeller").value.trim();
@@ -114,6 +132,7 @@ function exportText() {
       if (s.reference !== undefined && s.reference !== (item.reference || "")) out.reference = s.reference;
     }
     if (s.reason) out.reason = s.reason;
+    if (s.moved_out && s.moved_out.length) out.moved_out = s.moved_out;
     if (who) out.labeller = who;
     out.time = s.time;
     lines.push(JSON.stringify(out));
@@ -136,7 +155,9 @@ function onKey(ev) {
     case "n": decide("needs-expert"); break;
     case "x": state[Q[cur].id] = {}; save(); render(); break;
     case "w": download(); break;
-    default: return;
+    default:
+      if (ev.key.length === 1 && ev.key >= "0" && ev.key <= "9") { toggleMoved((Number(ev.key) + 9) % 10); break; }
+      return;
   }
   ev.preventDefault();
 }
@@ -156,7 +177,11 @@ if (location.hash === "#selftest") {
   state = {}; cur = 0;
   const press = (key) => document.dispatchEvent(new KeyboardEvent("keydown", {key: key, bubbles: true}));
   try {
-    press("a"); press("j");
+    // Move one phrasing out (the second, or the third when the second is the item's own
+    // question); one moved out and back again leaves none.
+    press("a"); press("2");
+    if (!(entry().moved_out || []).length) press("3");
+    press("4"); press("4"); press("j");
     press("e"); $("reference").value = "Edited by the self-test."; $("reference").dispatchEvent(new Event("input"));
     document.activeElement.blur(); press("j");
     press("r"); $("reason").value = "off-topic"; $("reason").dispatchEvent(new Event("input"));
@@ -167,7 +192,8 @@ if (location.hash === "#selftest") {
     const text = exportText();
     $("selftest-export").textContent = text;
     const rows = text.trim().split("\n").length - 1;
-    $("selftest").textContent = "SELFTEST decided=" + decided() + " exported=" + rows + " errors=" + errors + " marks=" + (marks > 0 ? "yes" : "no");
+    const movedOut = (state[Q[0].id].moved_out || []).length;
+    $("selftest").textContent = "SELFTEST decided=" + decided() + " exported=" + rows + " errors=" + errors + " marks=" + (marks > 0 ? "yes" : "no") + " moved=" + movedOut;
   } catch (e) {
     $("selftest").textContent = "SELFTEST failed: " + e;
   }
