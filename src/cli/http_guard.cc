@@ -5,8 +5,8 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
-#include <cctype>
 
+#include "core/text/normalize.h"
 #include "io/writers/json_text.h"
 
 namespace tala::cli {
@@ -20,16 +20,11 @@ void Refuse(httplib::Response& res, int code, const std::string& why) {
   res.set_content(body + "}", "application/json");
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // The machine's own names: its host name and every interface's address.
 void AddMachineNames(std::set<std::string>& names) {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0') {
-    std::string name = Lower(host);
+    std::string name = text::AsciiLower(host);
     names.insert(name);
     names.insert(name.substr(0, name.find('.')));  // "node1" of "node1.example.internal"
   }
@@ -44,7 +39,7 @@ void AddMachineNames(std::set<std::string>& names) {
     } else if (a->ifa_addr->sa_family == AF_INET6) {
       auto* in6 = reinterpret_cast<sockaddr_in6*>(a->ifa_addr);
       if (inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof(text))) {
-        names.insert("[" + Lower(text) + "]");
+        names.insert("[" + tala::text::AsciiLower(text) + "]");
       }
     }
   }
@@ -61,15 +56,15 @@ ServerNames NamesOfServer(const std::string& bound, int port,
                           const std::vector<std::string>& allowed) {
   ServerNames out;
   out.port = std::to_string(port);
-  out.names = {Lower(bound), "127.0.0.1", "localhost", "[::1]"};
-  if (bound.find(':') != std::string::npos) out.names.insert("[" + Lower(bound) + "]");
+  out.names = {text::AsciiLower(bound), "127.0.0.1", "localhost", "[::1]"};
+  if (bound.find(':') != std::string::npos) out.names.insert("[" + text::AsciiLower(bound) + "]");
   // On loopback only a page in a browser on this machine can reach the server, through a name
   // that resolves to loopback (DNS rebinding): only loopback names pass. Bound beyond it, the
   // server is reached by its real names, and needs a token besides.
   if (!IsLoopback(bound)) AddMachineNames(out.names);
   for (const std::string& name : allowed) {
     if (name == "*") out.any = true;
-    if (!name.empty()) out.names.insert(Lower(name));
+    if (!name.empty()) out.names.insert(text::AsciiLower(name));
   }
   return out;
 }
@@ -81,7 +76,7 @@ bool RefuseForeignRequest(const httplib::Request& req, httplib::Response& res,
     // "name:port", "[v6]:port", or a bare name (the default port).
     size_t colon = host.rfind(':');
     bool has_port = colon != std::string::npos && host.find(']', colon) == std::string::npos;
-    std::string name = Lower(has_port ? host.substr(0, colon) : host);
+    std::string name = text::AsciiLower(has_port ? host.substr(0, colon) : host);
     if (!names.names.count(name) || (has_port && host.substr(colon + 1) != names.port)) {
       Refuse(res, 421,
              "Host \"" + host +
@@ -91,7 +86,7 @@ bool RefuseForeignRequest(const httplib::Request& req, httplib::Response& res,
   }
   std::string origin = req.get_header_value("Origin");
   if (!origin.empty()) {
-    const std::string asked = Lower(origin);
+    const std::string asked = text::AsciiLower(origin);
     bool same = false;
     for (const std::string& name : names.names) {
       same = same || asked == "http://" + name + ":" + names.port;

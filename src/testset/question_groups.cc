@@ -151,16 +151,22 @@ bool HasDigit(const std::string& s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// The word a term was first seen as in the log, and whether English knows that word.
+struct TermWord {
+  std::string word;
+  bool known = false;
+};
+using TermWords = std::unordered_map<std::string, TermWord>;
+
 // Spelling from the log: each rare term's frequent neighbour one edit away, if any.
 // And spelling from the lexicon: a term whose word English does not know, one edit from a
 // term whose word it knows and that the log uses at least as often, is read as that term
 // ("taem" as "team" however often the typo recurs).
 std::unordered_map<std::string, std::string> Corrections(
-    const std::unordered_map<std::string, int64_t>& counts,
-    const std::unordered_map<std::string, bool>& known) {
+    const std::unordered_map<std::string, int64_t>& counts, const TermWords& words) {
   auto knows = [&](const std::string& t) {
-    auto it = known.find(t);
-    return it != known.end() && it->second;
+    auto it = words.find(t);
+    return it != words.end() && it->second.known;
   };
   std::unordered_map<std::string, std::vector<const std::string*>> by_key;
   auto keys = [](const std::string& t) {
@@ -243,48 +249,48 @@ bool Filler(const std::string& term) {
 }
 
 // Each says a content word the other does not say: they ask other things, however much else
-// they share ("add" / "delete" channels to favourites, the "Basic" / the "Plus" plan, the width
-// of the "stand" / of the "TV"). A filler, a typo (one edit) or a WordNet synonym of the
+// they share ("add" / "delete" channels to favourites, the "Basic" / the "Premium" plan, the width
+// of the "stand" / of the "TV"). A filler, a typo or a WordNet synonym of the
 // other's word is no contrast.
 bool Contrast(const std::vector<std::string>& a, const std::vector<std::string>& b,
-              const std::unordered_map<std::string, std::string>& word_of,
-              const std::unordered_set<std::string>& named) {
+              const TermWords& words, const std::unordered_set<std::string>& named) {
   thread_local text::Stemmer stemmer;
   const judges::offline::WordNet& wordnet = judges::offline::WordNet::Get();
+  // One edit apart, or two between words of four letters or more ("amrcan", "Saint" typed
+  // "sang").
+  auto near = [](const std::string& x, const std::string& y) {
+    if (std::min(x.size(), y.size()) < 4) return OneEditApart(x, y);
+    return EditsApart(x, y, 2) <= 2;
+  };
   auto unsaid = [&](const std::vector<std::string>& x, const std::vector<std::string>& y) {
     for (const std::string& t : x) {
       if (std::binary_search(y.begin(), y.end(), t) || Filler(t)) continue;
-      auto it = word_of.find(t);
-      // A typo, by the stems or by the words they stem ("engineeers" stems to "engineeer"): one
-      // edit, or two between words of four letters or more ("amrcan", "Saint"
-      // typed "sang"), or one the other's stem begins ("park", "parker"). A word English does not
-      // know may also be two edits from the other's stem ("grrene", "fondr"), or begin with it but
-      // for one ("performign", "publiict"): typos the log's spelling did not mend.
-      const bool unknown = it != word_of.end() && !KnownWord(it->second);
+      auto it = words.find(t);
+      const bool unknown = it != words.end() && !it->second.known;
       // A word English does not know says nothing on its own (a typo, or a product code one
       // asker wrote), unless someone wrote it as a name (a capital inside the question) or it
       // holds a digit ("10am", "4k").
       if (unknown && !named.count(t) && !HasDigit(t)) continue;
-      auto near = [](const std::string& x, const std::string& y) {
-        if (std::min(x.size(), y.size()) < 4) return OneEditApart(x, y);
-        return EditsApart(x, y, 2) <= 2;
-      };
+      // A typo of the other's word, by the stems or by the words they stem ("engineeers" stems
+      // to "engineeer"), or a stem the other begins with ("park", "parker"). A word English
+      // does not know may also be two edits from the other's stem ("grrene", "fondr"), or begin
+      // with it but for one ("performign", "publiict"): typos the log's spelling did not mend.
       auto typo = [&](const std::string& other) {
         if (near(t, other)) return true;
         if (other.size() >= 4 && t.compare(0, other.size(), other) == 0) return true;
         if (t.size() >= 4 && other.compare(0, t.size(), t) == 0) return true;
-        auto o = word_of.find(other);
-        if (it == word_of.end()) return false;
-        const std::string& x = it->second;
-        if (o != word_of.end() && near(x, o->second)) return true;
+        if (it == words.end()) return false;
+        const std::string& w = it->second.word;
+        auto o = words.find(other);
+        if (o != words.end() && near(w, o->second.word)) return true;
         if (!unknown) return false;
-        if (std::min(x.size(), other.size()) >= 5 && EditsApart(x, other, 2) <= 2) return true;
-        return other.size() >= 4 && EditsApart(x.substr(0, other.size()), other, 1) <= 1;
+        if (std::min(w.size(), other.size()) >= 5 && EditsApart(w, other, 2) <= 2) return true;
+        return other.size() >= 4 && EditsApart(w.substr(0, other.size()), other, 1) <= 1;
       };
       if (std::any_of(y.begin(), y.end(), typo)) continue;
       bool synonym = false;
-      if (it != word_of.end()) {
-        for (std::string_view base : wordnet.BaseForms(it->second)) {
+      if (it != words.end()) {
+        for (std::string_view base : wordnet.BaseForms(it->second.word)) {
           for (std::string_view syn : wordnet.Synonyms(base)) {
             synonym =
                 synonym || std::binary_search(y.begin(), y.end(), stemmer.Stem(std::string(syn)));
@@ -344,8 +350,7 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
   Grouping g;
   g.question_terms.reserve(questions.size());
   std::unordered_map<std::string, int64_t> counts;
-  std::unordered_map<std::string, bool> known;           // term -> English knows the word it stems
-  std::unordered_map<std::string, std::string> word_of;  // term -> the first word it stems
+  TermWords words;                        // term -> the first word it stems, known or not
   std::unordered_set<std::string> named;  // terms written with a capital inside a question
   thread_local text::Stemmer stemmer;
   for (const std::string& q : questions) {
@@ -355,10 +360,9 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
       const text::Token& t = tokens[k];
       if (!t.number && (text::IsStopWord(t.text) || TypoOfStopWord(t.text))) continue;
       std::string term = t.number ? t.text : stemmer.Stem(t.text);
-      word_of.try_emplace(term, t.text);
       if (k > 0 && t.capitalised) named.insert(term);
-      auto [it, added] = known.try_emplace(term, false);
-      if (added && !t.number) it->second = KnownWord(t.text);
+      if (auto [it, added] = words.try_emplace(term); added)
+        it->second = {t.text, KnownWord(t.text)};
       terms.push_back(std::move(term));
     }
     std::sort(terms.begin(), terms.end());
@@ -366,7 +370,7 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
     for (const std::string& t : terms) ++counts[t];
     g.question_terms.push_back(std::move(terms));
   }
-  const auto corrections = Corrections(counts, known);
+  const auto corrections = Corrections(counts, words);
   std::unordered_map<std::string, size_t> phrasing_of;
   g.corrected.assign(questions.size(), false);
   for (size_t q = 0; q < questions.size(); ++q) {
@@ -436,7 +440,7 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
           continue;
         }
         if (Opposed(a, b) || Opposed(b, a)) continue;
-        if (contrast && Contrast(a, b, word_of, named)) continue;
+        if (contrast && Contrast(a, b, words, named)) continue;
         best = leader;
         best_similarity = similarity;
       }

@@ -633,8 +633,30 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   std::vector<size_t> llm_item_of;  // the log item each of llm_items drafts for
   std::vector<size_t> item_intent;  // each log item's intent
   for (size_t k = 0; k < counts.size(); ++k) {
+    if (counts[k] == 0) continue;
     const size_t i = pickable_intent[k];
     const testset::Intent& intent = g.intents[i];
+    // What every item of the intent carries: its questions, in log order (at most 1,000), and,
+    // for the review, its phrasings, the most asked first (intent.phrasings' order), each with
+    // its questions' ids among those.
+    std::vector<std::string> log_ids;
+    const size_t listed = std::min<size_t>(members[i].size(), 1000);
+    for (size_t m = 0; m < listed; ++m) log_ids.push_back(logged.rows[members[i][m]].id);
+    const std::set<size_t> in_ids(members[i].begin(),
+                                  members[i].begin() + static_cast<std::ptrdiff_t>(listed));
+    constexpr size_t kShownPhrasings = 10;
+    std::vector<TestsetPhrasing> shown;
+    for (size_t ph = 0; ph < intent.phrasings.size() && ph < kShownPhrasings; ++ph) {
+      const testset::Phrasing& phrasing = g.phrasings[intent.phrasings[ph]];
+      TestsetPhrasing one;
+      one.text = logged.rows[TypicalQuestion(phrasing.questions, logged.rows, false)].question;
+      one.asked = static_cast<int64_t>(phrasing.questions.size());
+      for (size_t asked : phrasing.questions) {
+        if (in_ids.count(asked)) one.log_ids.push_back(logged.rows[asked].id);
+      }
+      shown.push_back(std::move(one));
+    }
+    const int64_t more_phrasings = static_cast<int64_t>(intent.phrasings.size() - shown.size());
     std::set<std::string> taken;
     for (int64_t n = 0; n < counts[k] && n < static_cast<int64_t>(intent.phrasings.size()); ++n) {
       const testset::Phrasing& p = g.phrasings[intent.phrasings[n]];
@@ -650,34 +672,9 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
       item.cluster = static_cast<int64_t>(i + 1);
       item.failed = failed[i];
       r.items_from_failures += failed[i] > 0 ? 1 : 0;
-      // The intent's questions, in log order (at most 1,000).
-      for (size_t m = 0; m < members[i].size() && m < 1000; ++m) {
-        item.log_ids.push_back(logged.rows[members[i][m]].id);
-      }
-      // What the intent holds, for the review: its phrasings, the most asked first, each with
-      // its questions' ids among the item's.
-      {
-        const std::vector<size_t>& all = intent.phrasings;  // the most asked first
-        const size_t listed = std::min<size_t>(members[i].size(), 1000);
-        const std::set<size_t> in_ids(members[i].begin(),
-                                      members[i].begin() + static_cast<std::ptrdiff_t>(listed));
-        constexpr size_t kShownPhrasings = 10;
-        for (size_t k = 0; k < all.size(); ++k) {
-          if (k >= kShownPhrasings) {
-            ++item.more_phrasings;
-            continue;
-          }
-          const testset::Phrasing& phrasing = g.phrasings[all[k]];
-          TestsetPhrasing shown;
-          shown.text =
-              logged.rows[TypicalQuestion(phrasing.questions, logged.rows, false)].question;
-          shown.asked = static_cast<int64_t>(phrasing.questions.size());
-          for (size_t q : phrasing.questions) {
-            if (in_ids.count(q)) shown.log_ids.push_back(logged.rows[q].id);
-          }
-          item.phrasings.push_back(std::move(shown));
-        }
-      }
+      item.log_ids = log_ids;
+      item.phrasings = shown;
+      item.more_phrasings = more_phrasings;
       item.style = StyleOf(item.user_input, g, q);
       item.not_self_contained = NotSelfContained(item.user_input);
       item.self_contained = item.not_self_contained.empty();

@@ -451,7 +451,6 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
     std::string decision;
     std::optional<std::string> user_input, reference;
     std::vector<std::string> moved_out;  // phrasings the reviewer took out of the intent
-    int64_t line = 0;
   };
   std::map<std::string, Label> by_id;
   std::map<std::string, int64_t> decided_on;  // id -> the line that decided it
@@ -473,7 +472,7 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
       return DataError({labels_path, n, 0, "decision"},
                        "expected accept, edit, unanswerable, reject or needs-expert");
     }
-    Label label{std::string(decision), std::nullopt, std::nullopt, {}, n};
+    Label label{std::string(decision), std::nullopt, std::nullopt, {}};
     if (!e["user_input"].get_string().get(text)) label.user_input = std::string(text);
     if (simdjson::dom::element moved; !e["moved_out"].get(moved)) {
       simdjson::dom::array list;
@@ -557,6 +556,7 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
     std::set<std::string> moved_ids;
     std::string moved_json;
     if (!label.moved_out.empty()) {
+      const int64_t line = decided_on.at(std::string(id));  // the label's line
       std::string_view asked;
       if (label.user_input) {
         asked = *label.user_input;
@@ -565,12 +565,12 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
       }
       simdjson::dom::array listed;
       if (e["metadata"]["phrasings"].get_array().get(listed)) {
-        return DataError({labels_path, label.line, 0, "moved_out"},
+        return DataError({labels_path, line, 0, "moved_out"},
                          "item \"" + std::string(id) + "\" lists no phrasings to move out");
       }
       for (const std::string& text : label.moved_out) {
         if (text == asked) {
-          return DataError({labels_path, label.line, 0, "moved_out"},
+          return DataError({labels_path, line, 0, "moved_out"},
                            "moves out the item's own question \"" + text +
                                "\"; edit the question or reject the item instead");
         }
@@ -590,7 +590,7 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
           }
         }
         if (!found) {
-          return DataError({labels_path, label.line, 0, "moved_out"},
+          return DataError({labels_path, line, 0, "moved_out"},
                            "\"" + text + "\" is not among the phrasings listed for item \"" +
                                std::string(id) + "\"");
         }

@@ -48,6 +48,14 @@ std::string Canonical(std::string_view s) {
   return out;
 }
 
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 bool StartsUpper(std::string_view s) {
   if (s.empty()) return false;
   unsigned char c = static_cast<unsigned char>(s[0]);

@@ -15,6 +15,10 @@ std::string FoldForMatching(std::string_view s);
 // width and accents are kept. ASCII and invalid UTF-8 come back as they are.
 std::string Canonical(std::string_view s);
 
+// ASCII letters in lower case, every other byte as it is: the same length, so a position in it
+// is a position in `s` (unlike FoldForMatching).
+std::string AsciiLower(std::string_view s);
+
 // True when the first code point of `s` is an upper-case letter (ASCII or Unicode).
 bool StartsUpper(std::string_view s);
 

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <vector>
 
+#include "core/text/normalize.h"
 #include "core/text/sentences.h"
 
 namespace tala::judges::offline {
@@ -49,15 +50,6 @@ std::string StraightApostrophes(std::string s) {
   return s;
 }
 
-// ASCII lower case, byte for byte, so positions in it are positions in the text.
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 // A letter or digit of any script (a byte of a multi-byte UTF-8 character counts: "東京" is
 // words), or an apostrophe.
 bool Alnum(char c) {
@@ -69,7 +61,7 @@ bool WordChar(char c) { return Alnum(c) || c == '\''; }
 // The sentence without its hedges; empty when it only declines.
 std::string Committed(std::string sentence) {
   sentence = StraightApostrophes(std::move(sentence));
-  std::string lower = Lower(sentence);
+  std::string lower = text::AsciiLower(sentence);
   size_t decline = std::string::npos, decline_end = 0;
   for (std::string_view p : kDeclines) {
     const size_t at = lower.find(p);
@@ -136,7 +128,7 @@ std::string CommittedText(std::string_view response) {
 }
 
 bool IsNoncommittal(std::string_view response) {
-  const std::string lower = Lower(StraightApostrophes(std::string(response)));
+  const std::string lower = text::AsciiLower(StraightApostrophes(std::string(response)));
   const bool declines = std::any_of(kDeclines.begin(), kDeclines.end(), [&](std::string_view p) {
     return lower.find(p) != std::string::npos;
   });
@@ -144,7 +136,7 @@ bool IsNoncommittal(std::string_view response) {
   // What is left may be courtesy alone ("Sorry!", "Thank you."): that claims nothing either.
   static constexpr std::array<std::string_view, 6> kCourtesy = {"sorry", "thanks", "thank",
                                                                 "you",   "please", "unfortunately"};
-  const std::string left = Lower(CommittedText(response));
+  const std::string left = text::AsciiLower(CommittedText(response));
   size_t i = 0;
   while (i < left.size()) {
     while (i < left.size() && !Alnum(left[i])) ++i;
