@@ -78,10 +78,14 @@ struct ServeOptions {
   std::vector<UserMetricDef> user_metrics;
   std::map<std::string, std::string> rubrics;
   std::string judge = "offline";  // or openai:MODEL / anthropic:MODEL with `llm`
-  LlmOptions llm;                 // base_url, cache, retries, requests_per_minute, prices...
-  double max_cost_per_day = 0;    // USD of judge calls over the last 24 h; 0: no limit.
-                                  // Past it, sampled rows are skipped (counted), not scored.
-  double sample = 1.0;            // share of rows scored, by id hash: 0..1
+  // The documents the application answers from (a folder, or a JSON Lines file of chunks, as
+  // tala testset --docs): /v1/gaps reads production questions against them; empty, against
+  // the passages retrieved for each question.
+  std::string docs;
+  LlmOptions llm;               // base_url, cache, retries, requests_per_minute, prices...
+  double max_cost_per_day = 0;  // USD of judge calls over the last 24 h; 0: no limit.
+                                // Past it, sampled rows are skipped (counted), not scored.
+  double sample = 1.0;          // share of rows scored, by id hash: 0..1
   // Shares for rows with a tag ("route=checkout" → 0.5); the first that matches wins.
   std::vector<std::pair<std::string, double>> sample_by_tag;
   size_t max_rows_per_request = 10000;  // more: the request is refused whole
@@ -210,6 +214,15 @@ class Service {
   // and the worst rows of the last day in the HTML report (its drill-down) inside the page.
   // Opened as page#selftest it checks itself, for the headless-browser test.
   Result<std::string> DashboardHtml(double now);
+  // What the documents lack: the newest `limit` rows (any state) stamped within `window` (as
+  // SummaryJson's) grouped into intents as tala testset groups a log, and every intent nothing
+  // answers (GapReader: against ServeOptions::docs, else the passages retrieved for it), most
+  // asked first: {"window", "rows", "limit", "against", "questions", "intents", "by_meaning",
+  // "gaps": {"questions", "share", "intents": [{"question", "questions", "share"}]}}. A reading
+  // stands for a minute (ten while no row comes) for the same window and limit. kInvalidArgument
+  // for an unknown window or a limit outside 1..kMaxGapRows.
+  static constexpr int64_t kMaxGapRows = 20000;
+  Result<std::string> GapsJson(const std::string& window, int64_t limit, double now);
   // The history page of the runs stored in this database (tala history add --store
   // http://..., tala ci with [history]), production's daily window means drawn under them.
   Result<std::string> HistoryPageHtml(const TrendOptions& options);

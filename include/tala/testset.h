@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,6 +63,50 @@ struct TestsetGap {
   std::string question;   // its typical question, verbatim
   int64_t questions = 0;  // the logged questions it holds
 };
+
+// A question asked in production and the passages its retriever returned (tala serve's rows).
+struct AskedQuestion {
+  std::string question;
+  std::vector<std::string> contexts;
+};
+
+// What the documents lack among questions asked (tala serve's /v1/gaps and dashboard).
+struct GapReport {
+  // What the intents were read against: "documents" (tala serve --docs) or "retrieved
+  // passages" (each intent's own rows' contexts: a gap there is a document the corpus lacks or
+  // one the retriever never finds; --docs tells the two apart).
+  std::string against;
+  int64_t questions = 0, intents = 0;
+  bool by_meaning = false;       // rewordings joined by the sentence encoder (else by words alone)
+  std::vector<TestsetGap> gaps;  // most asked first
+  int64_t gap_questions = 0;
+};
+
+// Reads gaps as tala testset's report does: the questions grouped into intents (words, then
+// meaning when the sentence encoder is installed), and every intent whose reference drafted
+// from its best three chunks is "no", most asked first. Questions that are blank or over 2,000
+// bytes are left out, as tala testset leaves them. Thread-safe for Read once opened.
+class GapReader {
+ public:
+  // `docs`: a folder of documents or a JSON Lines file of chunks (as tala testset --docs), read
+  // once; empty: each intent is read against the passages retrieved for its questions. The
+  // documents reader's errors (path, line, field); kInvalidArgument when they hold no text.
+  static Result<GapReader> Open(const std::string& docs);
+  GapReader(GapReader&&) noexcept;
+  GapReader& operator=(GapReader&&) noexcept;
+  ~GapReader();
+  bool with_documents() const;
+  Result<GapReport> Read(const std::vector<AskedQuestion>& asked) const;
+
+  struct Impl;
+
+ private:
+  explicit GapReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+// {"against", "questions", "intents", "by_meaning", "gap_questions", "gap_share", "gaps":
+// [{"question", "questions", "share"}]}: shares of `questions`, the report's fields as they are.
+std::string GapReportJson(const GapReport& report);
 
 struct TestsetQuote {
   std::string context_id, text;

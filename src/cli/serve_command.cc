@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -281,6 +282,7 @@ std::string RouteOf(const std::string& path) {
                                   "/v1/summary",
                                   "/v1/rows",
                                   "/v1/alerts",
+                                  "/v1/gaps",
                                   "/v1/history/runs",
                                   "/v1/history/trend",
                                   "/v1/history/page",
@@ -447,6 +449,26 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
     for (const StoredRow& r : *rows) body += r.result + "\n";
     res.set_content(body, "application/x-ndjson");
   });
+  // What the documents lack: ?window=7d&limit=10000 (the newest rows of the window).
+  server.Get("/v1/gaps", [&service](const httplib::Request& req, httplib::Response& res) {
+    std::string window = req.has_param("window") ? req.get_param_value("window") : "7d";
+    int64_t limit = 10000;
+    if (req.has_param("limit")) {
+      const std::string text = req.get_param_value("limit");
+      char* end = nullptr;
+      errno = 0;
+      limit = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || end == nullptr || *end != '\0' || errno == ERANGE) {
+        return Error(res, 400,
+                     InvalidArgument("limit \"" + text + "\": expected a whole number of rows"));
+      }
+    }
+    auto json = service.GapsJson(window, limit, Now());
+    if (!json)
+      return Error(res, json.error().code() == ErrorCode::kInvalidArgument ? 400 : 500,
+                   json.error());
+    res.set_content(*json, "application/json");
+  });
   server.Get("/v1/alerts", [&service](const httplib::Request&, httplib::Response& res) {
     auto json = service.AlertsJson();
     if (!json) return Error(res, 500, json.error());
@@ -603,7 +625,9 @@ void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& default
       "background, and GET /v1/summary?window=7d&tag=KEY=VALUE gives each metric's window "
       "mean, 95% interval and count; GET /metrics the same for Prometheus; GET /v1/alerts the "
       "alert rules of tala.toml's [[serve.alerts]] (fired once, cleared with hysteresis, "
-      "POSTed to their webhook); GET /healthz. SIGTERM stops cleanly; rows not yet scored are "
+      "POSTed to their webhook); GET /v1/gaps?window=7d the questions no document answers, "
+      "grouped into intents, most asked first (also on the dashboard); GET /healthz. SIGTERM stops "
+      "cleanly; rows not yet scored are "
       "scored after a restart. [serve] in tala.toml sets any flag.");
   cmd->add_option("--db", f->options.db, "SQLite database (created if missing)")
       ->capture_default_str();
@@ -619,6 +643,12 @@ void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& default
                   "beyond loopback) the machine's name and addresses: a service name or a proxy's "
                   "('*': any)")
       ->delimiter(',');
+  cmd->add_option("--docs", f->options.docs,
+                  "the documents the application answers from (a folder of .txt/.md/.html/.pdf, "
+                  "or a JSON Lines file of chunks, as tala testset --docs): /v1/gaps and the "
+                  "dashboard read production questions against them (default: against the "
+                  "passages retrieved for each question, which cannot tell a missing document "
+                  "from one the retriever never finds)");
   cmd->add_option("--metrics,-m", f->options.metrics, "metrics to score (reference-free ones)")
       ->capture_default_str();
   cmd->add_option("--judge,-j", f->options.judge,

@@ -80,10 +80,12 @@ Status ApplyServeTable(const std::string& path, ServeSettings& s) {
             Read(path, share, name + "." + std::string(tag.str()), v, "a number from 0 to 1"));
         o.sample_by_tag.emplace_back(std::string(tag.str()), v);
       }
-    } else if (key == "db" || key == "host" || key == "metrics" || key == "judge") {
+    } else if (key == "db" || key == "host" || key == "metrics" || key == "judge" ||
+               key == "docs") {
       std::string& field = key == "db"        ? o.db
                            : key == "host"    ? s.host
                            : key == "metrics" ? o.metrics
+                           : key == "docs"    ? o.docs
                                               : o.judge;
       TALA_RETURN_IF_ERROR(Read(path, n, name, field, "a string"));
     } else if (key == "port") {

@@ -45,6 +45,7 @@ svg .tick{stroke:#d0d5dd;stroke-dasharray:2 3}section[hidden]{display:none}ifram
 <h2>Diagnosis mix over time</h2><div class=card><div class=legend id=legend></div><svg class=mix id=mix viewBox="0 0 800 165" preserveAspectRatio=none></svg></div>
 <h2>Alerts</h2><table id=alerts><thead><tr><th>rule</th><th>state</th><th>since</th></tr></thead><tbody></tbody></table>
 <table id=history><thead><tr><th>when</th><th>rule</th><th>event</th><th>mean</th><th>rows</th></tr></thead><tbody></tbody></table>
+<h2>What your documents lack (last 7 days)</h2><p id=gaps-title></p><table id=gaps><thead><tr><th>share of questions</th><th>questions</th><th>intent (its most asked wording)</th></tr></thead><tbody></tbody></table>
 <h2>Worst rows of the last day</h2><iframe id=worst title="worst rows" srcdoc="@WORST@"></iframe>
 </section><section id=runs hidden><h2>Runs: CI and other runs added to this store (tala history add, tala ci with [history])</h2>
 <iframe id=runs-frame title="runs" srcdoc="@RUNS@"></iframe></section>
@@ -53,12 +54,13 @@ svg .tick{stroke:#d0d5dd;stroke-dasharray:2 3}section[hidden]{display:none}ifram
 <script id=tala-day type=application/json>@DAY@</script>
 <script id=tala-alerts type=application/json>@ALERTS@</script>
 <script id=tala-metrics type=application/json>@METRICS@</script>
+<script id=tala-gaps type=application/json>@GAPS@</script>
 <script>
 (function(){
 'use strict';
 var errors=[];window.addEventListener('error',function(e){errors.push(String(e.message));});
 function data(id){return JSON.parse(document.getElementById(id).textContent);}
-var ranges={week:data('tala-series'),day:data('tala-day')},alerts=data('tala-alerts'),metrics=data('tala-metrics');
+var ranges={week:data('tala-series'),day:data('tala-day')},alerts=data('tala-alerts'),metrics=data('tala-metrics'),gaps=data('tala-gaps');
 var NS='http://www.w3.org/2000/svg',W=800,H=130;
 function el(tag,attrs,text){var e=document.createElement(tag);for(var k in attrs||{})e.setAttribute(k,attrs[k]);if(text!==undefined)e.textContent=text;return e;}
 function sv(tag,attrs){var e=document.createElementNS(NS,tag);for(var k in attrs||{})e.setAttribute(k,attrs[k]);return e;}
@@ -128,6 +130,15 @@ alerts.rules.forEach(function(r){var tr=el('tr');tr.appendChild(el('td',{},r.rul
  tr.appendChild(el('td',{'class':r.firing?'fired':'cleared'},r.firing?'firing':'ok'));tr.appendChild(el('td',{},r.since||'–'));ab.appendChild(tr);});
 var hb=document.querySelector('#history tbody');alerts.history.forEach(function(e){var tr=el('tr');tr.appendChild(el('td',{},e.at));tr.appendChild(el('td',{},e.rule));
  tr.appendChild(el('td',{'class':e.event},e.event));tr.appendChild(el('td',{},e.mean===null?'no data':e.mean.toFixed(3)));tr.appendChild(el('td',{},String(e.n)));hb.appendChild(tr);});
+// What the documents lack: intents of the last week that nothing answers, most asked first.
+var gb=document.querySelector('#gaps tbody'),gapList=gaps.gaps?gaps.gaps.intents:[];
+document.getElementById('gaps-title').textContent=gaps.error?'could not be read: '+gaps.error:
+ gaps.questions+' questions in '+gaps.intents+' intents (the newest '+gaps.limit+' rows at most), read against the '+gaps.against+
+ (gaps.against==='documents'?'':' (tala serve --docs tells a missing document from one the retriever never finds)')+': '+
+ gapList.length+' intents, '+(gaps.gaps&&gaps.gaps.share!==null?(gaps.gaps.share*100).toFixed(1):'0')+'% of the questions, have no answer';
+gapList.slice(0,25).forEach(function(g){var tr=el('tr');tr.appendChild(el('td',{},(g.share*100).toFixed(1)+'%'));
+ tr.appendChild(el('td',{},String(g.questions)));tr.appendChild(el('td',{},g.question));gb.appendChild(tr);});
+if(gapList.length>25){var more=el('tr');var mtd=el('td',{},'and '+(gapList.length-25)+' more: GET /v1/gaps');mtd.colSpan=3;more.appendChild(mtd);gb.appendChild(more);}
 // The Runs tab: the history page (tala history report) of this database, production's window
 // means drawn under the runs.
 function tab(name){['production','runs'].forEach(function(t){document.getElementById(t).hidden=t!==name;document.getElementById('tab-'+t).className=t===name?'on':'';});}
@@ -144,6 +155,7 @@ function selftest(){var out=[];try{
   out.push('mix='+(document.querySelectorAll('#mix rect.seg').length>0||names.length===0?1:0));
   out.push('traffic='+(document.querySelectorAll('#traffic rect.ingest').length===B.length?1:0));
   out.push('alerts='+(hb.children.length===alerts.history.length&&ab.children.length===alerts.rules.length?1:0));
+  out.push('gaps='+gb.children.length);
   var doc=document.getElementById('worst').contentDocument;var row=doc.querySelector('#rows tbody tr');
   if(row)row.click();out.push('drilldown='+(row&&doc.getElementById('detail').classList.contains('open')?1:0));
   document.getElementById('tab-runs').click();var rdoc=document.getElementById('runs-frame').contentDocument;
@@ -158,6 +170,10 @@ if(location.hash==='#layout')window.addEventListener('load',function(){var r=doc
 })();
 </script></body></html>
 )HTML";
+
+// The dashboard's gaps read the newest this many rows of the week: grouped in a few CPU seconds
+// on the first load of a minute (bench_serve), where /v1/gaps may read up to kMaxGapRows.
+constexpr int64_t kDashboardGapRows = 2000;
 
 }  // namespace
 
@@ -202,14 +218,25 @@ Result<std::string> Service::DashboardHtml(double now) {
   for (const auto& m : impl_->metrics) results.metric_keys.push_back(m->key());
   std::string report = io::RenderHtml(results, "tala serve: worst rows of the last day");
   TALA_ASSIGN_OR_RETURN(std::string runs, HistoryPageHtml({}));
+  // The gaps of the last week; a reading that fails leaves the rest of the page standing.
+  auto read = GapsJson("7d", kDashboardGapRows, now);
+  std::string gaps = "{\"error\":";
+  if (read) {
+    gaps = *read;
+  } else {
+    io::AppendJsonString(gaps, read.error().ToString());
+    gaps += "}";
+  }
   // Filled from the last slot to the first, so that text put in never holds a slot still to
-  // be filled.
+  // be filled (the runs' frame comes after the worst rows' and before the scripts: a run
+  // labelled "@METRICS@" was filled first and took the metrics' slot).
   std::string page = kPage;
-  io::FillSlot(page, "@RUNS@", io::EscapeMarkup(runs));
+  io::FillSlot(page, "@GAPS@", io::ScriptJson(gaps));
   io::FillSlot(page, "@METRICS@", io::ScriptJson(metrics));
   io::FillSlot(page, "@ALERTS@", io::ScriptJson(alerts));
   io::FillSlot(page, "@DAY@", io::ScriptJson(day));
   io::FillSlot(page, "@SERIES@", io::ScriptJson(series));
+  io::FillSlot(page, "@RUNS@", io::EscapeMarkup(runs));
   io::FillSlot(page, "@WORST@", io::EscapeMarkup(report));
   return page;
 }

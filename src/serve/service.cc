@@ -111,6 +111,8 @@ Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
   TALA_ASSIGN_OR_RETURN(auto specs, metrics::ParseMetricSpecs(options.metrics));
   metrics::ApplyRubric(specs, options.rubrics);
   TALA_ASSIGN_OR_RETURN(impl->metrics, metrics::CreateMetrics(specs, options.user_metrics));
+  TALA_ASSIGN_OR_RETURN(GapReader gaps, GapReader::Open(options.docs));
+  impl->gap_reader.emplace(std::move(gaps));
   const bool llm = IsLlmJudge(options.judge);
   if (llm && options.llm.cache != "off") {
     TALA_RETURN_IF_ERROR(fs::CheckOutputsDistinct({}, {{"--db", options.db},

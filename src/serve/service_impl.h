@@ -24,6 +24,7 @@
 #include "tala/judge.h"
 #include "tala/metric.h"
 #include "tala/serve.h"
+#include "tala/testset.h"
 
 namespace tala {
 
@@ -63,6 +64,15 @@ struct Service::Impl {
   std::deque<std::pair<int64_t, double>> waiting_since;
   // Traces whose spans wait in the trace buffer (changed under mu, read without it).
   std::atomic<int64_t> open_traces{0};
+  // What the documents lack (GapsJson): the reader (its documents read at Open), and the last
+  // answer with what it was read from (window/limit, the newest row, when), so the dashboard's
+  // refresh and repeated requests do not group the same rows again. One reading at a time
+  // (gaps_mu, which guards these), outside mu.
+  std::optional<GapReader> gap_reader;
+  std::mutex gaps_mu;
+  std::string gaps_key, gaps_json;
+  int64_t gaps_seq = 0;
+  double gaps_at = 0;
 
   ~Impl() {
     if (db != nullptr) sqlite3_close(db);

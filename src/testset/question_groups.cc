@@ -228,26 +228,6 @@ bool Opposed(const std::vector<std::string>& a, const std::vector<std::string>& 
   return false;
 }
 
-// Words a question is asked with rather than about ("hi", "thanks", "please tell me"), as
-// stems: said by one side only, they are no contrast.
-bool Filler(const std::string& term) {
-  static const std::set<std::string> fillers = [] {
-    text::Stemmer stemmer;
-    std::set<std::string> out;
-    for (const char* w :
-         {"hi",     "hello",   "hey",      "thanks",   "thank",   "thx",       "ty",      "pls",
-          "please", "plz",     "ok",       "okay",     "quick",   "question",  "help",    "need",
-          "want",   "wonder",  "know",     "tell",     "like",    "just",      "also",    "really",
-          "anyone", "someone", "somebody", "possible", "way",     "hmm",       "um",      "guys",
-          "sir",    "kindly",  "actually", "again",    "still",   "currently", "exactly", "find",
-          "out",    "get",     "asap",     "urgent",   "urgently"}) {
-      out.insert(stemmer.Stem(w));
-    }
-    return out;
-  }();
-  return fillers.count(term) > 0;
-}
-
 // Each says a content word the other does not say: they ask other things, however much else
 // they share ("add" / "delete" channels to favourites, the "Basic" / the "Premium" plan, the width
 // of the "stand" / of the "TV"). A filler, a typo or a WordNet synonym of the
@@ -305,6 +285,24 @@ bool Contrast(const std::vector<std::string>& a, const std::vector<std::string>&
 }
 
 }  // namespace
+
+bool Filler(const std::string& term) {
+  static const std::set<std::string> fillers = [] {
+    text::Stemmer stemmer;
+    std::set<std::string> out;
+    for (const char* w :
+         {"hi",     "hello",   "hey",      "thanks",   "thank",   "thx",       "ty",      "pls",
+          "please", "plz",     "ok",       "okay",     "quick",   "question",  "help",    "need",
+          "want",   "wonder",  "know",     "tell",     "like",    "just",      "also",    "really",
+          "anyone", "someone", "somebody", "possible", "way",     "hmm",       "um",      "guys",
+          "sir",    "kindly",  "actually", "again",    "still",   "currently", "exactly", "find",
+          "out",    "get",     "asap",     "urgent",   "urgently"}) {
+      out.insert(stemmer.Stem(w));
+    }
+    return out;
+  }();
+  return fillers.count(term) > 0;
+}
 
 std::vector<std::string> TermsOf(std::string_view text) {
   thread_local text::Stemmer stemmer;

@@ -76,6 +76,9 @@ bool NearKnownWord(const std::string& word);
 // A word of two to eight letters English does not know, one edit from a stop word ("te",
 // "wich", "betwen"): read as that stop word.
 bool TypoOfStopWord(const std::string& word);
+// A stem a question is asked with rather than about ("hi", "thanks", "please tell me"): said by
+// one side only, it is no contrast; an intent of these alone asks nothing a document answers.
+bool Filler(const std::string& term);
 // The optimal-string-alignment distance of `a` and `b` (deletions, insertions, substitutions,
 // swaps of neighbours), or `cap` + 1 when it is more than `cap`.
 size_t EditsApart(const std::string& a, const std::string& b, size_t cap);

@@ -30,6 +30,7 @@
 #include "judges/registry.h"
 #include "tala/metric.h"
 #include "testset/documents.h"
+#include "testset/gaps.h"
 #include "testset/judge_embedder.h"
 #include "testset/llm_plan.h"
 #include "testset/meaning_merge.h"
@@ -151,30 +152,6 @@ Result<Logged> ReadQuestions(const std::string& path, const char* flag) {
   return out;
 }
 
-// The question as the log has it most often among `members` (ties: the first asked); among
-// the failing ones, when `failing` and some failed.
-size_t TypicalQuestion(const std::vector<size_t>& members, const std::vector<LoggedQuestion>& rows,
-                       bool failing) {
-  bool any_failed = false;
-  for (size_t q : members) any_failed = any_failed || rows[q].failed;
-  std::map<std::string, std::pair<int64_t, size_t>> seen;  // text -> (count, first index)
-  for (size_t q : members) {
-    if (failing && any_failed && !rows[q].failed) continue;
-    auto [it, added] = seen.try_emplace(rows[q].question, 0, q);
-    ++it->second.first;
-    it->second.second = std::min(it->second.second, q);
-  }
-  size_t best = members.front();
-  int64_t best_n = 0;
-  for (const auto& [text, v] : seen) {
-    if (v.first > best_n || (v.first == best_n && v.second < best)) {
-      best = v.second;
-      best_n = v.first;
-    }
-  }
-  return best;
-}
-
 // `q`: the question's index in the log the grouping read.
 std::string StyleOf(const std::string& question, const Grouping& g, size_t q) {
   size_t marks = std::count(question.begin(), question.end(), '?');
@@ -282,7 +259,8 @@ void KeepShapes(std::vector<TestsetItem>& items, const std::vector<size_t>& item
   for (size_t k = 0; k < items.size(); ++k) {
     std::map<std::string, std::vector<size_t>> by_style;
     for (size_t q : members[item_intent[k]]) by_style[StyleOf(rows[q].question, g, q)].push_back(q);
-    for (auto& [style, list] : by_style) wording[k][style] = TypicalQuestion(list, rows, false);
+    for (auto& [style, list] : by_style)
+      wording[k][style] = testset::TypicalQuestion(list, rows, false);
   }
   std::unordered_map<std::string, size_t> chunk_of;
   for (size_t c = 0; c < docs.chunks.size(); ++c) chunk_of.emplace(docs.chunks[c].id, c);
@@ -529,9 +507,10 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   for (size_t i = 0; i < g.intents.size(); ++i) {
     const testset::Intent& intent = g.intents[i];
     // Its most asked phrasing's most asked wording; a failing intent's most asked failing one.
-    typical[i] = failed[i] > 0 ? TypicalQuestion(members[i], logged.rows, true)
-                               : TypicalQuestion(g.phrasings[intent.phrasings.front()].questions,
-                                                 logged.rows, false);
+    typical[i] = failed[i] > 0
+                     ? testset::TypicalQuestion(members[i], logged.rows, true)
+                     : testset::TypicalQuestion(g.phrasings[intent.phrasings.front()].questions,
+                                                logged.rows, false);
     if (excluded[i]) continue;
     pickable.push_back({logged.rows[typical[i]].question, intent.traffic,
                         static_cast<int64_t>(intent.phrasings.size()), failed[i]});
@@ -615,10 +594,8 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
     for (size_t i = 0; i < g.intents.size(); ++i) {
       if (excluded[i]) continue;
       const testset::Intent& intent = g.intents[i];
-      TALA_ASSIGN_OR_RETURN(
-          testset::ReferenceDraft draft,
-          testset::DraftReference(docs.chunks, index, intent.terms, index.Search(intent.terms, 3)));
-      if (draft.answerable != "no") continue;
+      TALA_ASSIGN_OR_RETURN(bool gap, testset::NothingAnswers(docs.chunks, index, intent.terms));
+      if (!gap) continue;
       r.gaps.push_back({logged.rows[typical[i]].question, intent.traffic});
       r.gap_questions += intent.traffic;
     }
@@ -649,7 +626,8 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
     for (size_t ph = 0; ph < intent.phrasings.size() && ph < kShownPhrasings; ++ph) {
       const testset::Phrasing& phrasing = g.phrasings[intent.phrasings[ph]];
       TestsetPhrasing one;
-      one.text = logged.rows[TypicalQuestion(phrasing.questions, logged.rows, false)].question;
+      one.text =
+          logged.rows[testset::TypicalQuestion(phrasing.questions, logged.rows, false)].question;
       one.asked = static_cast<int64_t>(phrasing.questions.size());
       for (size_t asked : phrasing.questions) {
         if (in_ids.count(asked)) one.log_ids.push_back(logged.rows[asked].id);
@@ -660,9 +638,9 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
     std::set<std::string> taken;
     for (int64_t n = 0; n < counts[k] && n < static_cast<int64_t>(intent.phrasings.size()); ++n) {
       const testset::Phrasing& p = g.phrasings[intent.phrasings[n]];
-      size_t q = n == 0 ? typical[i] : TypicalQuestion(p.questions, logged.rows, true);
+      size_t q = n == 0 ? typical[i] : testset::TypicalQuestion(p.questions, logged.rows, true);
       if (taken.count(logged.rows[q].question)) {
-        q = TypicalQuestion(p.questions, logged.rows, false);
+        q = testset::TypicalQuestion(p.questions, logged.rows, false);
         if (taken.count(logged.rows[q].question)) continue;
       }
       taken.insert(logged.rows[q].question);

@@ -56,6 +56,28 @@ void Texts(std::string& out, const char* key, const std::vector<std::string>& v)
   out += ']';
 }
 
+// "gaps": {"questions", "share", "intents": [{"question", "questions", "share"}]}, shares of
+// `questions` (null, and left out, without any).
+void GapsObject(std::string& out, const std::vector<TestsetGap>& gaps, int64_t gap_questions,
+                int64_t questions) {
+  Key(out, "gaps");
+  out += '{';
+  Number(out, "questions", static_cast<double>(gap_questions));
+  if (questions > 0) {
+    Number(out, "share", static_cast<double>(gap_questions) / static_cast<double>(questions));
+  } else {
+    Null(out, "share");
+  }
+  Objects(out, "intents", gaps, [&](const TestsetGap& gap) {
+    Text(out, "question", gap.question);
+    Number(out, "questions", static_cast<double>(gap.questions));
+    if (questions > 0) {
+      Number(out, "share", static_cast<double>(gap.questions) / static_cast<double>(questions));
+    }
+  });
+  out += '}';
+}
+
 std::string Percent(double share) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100 * share);
@@ -123,6 +145,18 @@ std::string TestsetItemJson(const TestsetItem& item) {
   return out;
 }
 
+std::string GapReportJson(const GapReport& r) {
+  std::string out = "{";
+  Text(out, "against", r.against);
+  Number(out, "questions", static_cast<double>(r.questions));
+  Number(out, "intents", static_cast<double>(r.intents));
+  Key(out, "by_meaning");
+  out += r.by_meaning ? "true" : "false";
+  GapsObject(out, r.gaps, r.gap_questions, r.questions);
+  out += '}';
+  return out;
+}
+
 std::string TestsetReportJson(const TestsetReport& r) {
   std::string out = "{";
   Number(out, "questions", static_cast<double>(r.questions));
@@ -148,22 +182,7 @@ std::string TestsetReportJson(const TestsetReport& r) {
   Number(out, "no", static_cast<double>(r.answerable_no));
   Number(out, "unknown", static_cast<double>(r.answerable_unknown));
   out += '}';
-  Key(out, "gaps");
-  out += '{';
-  Number(out, "questions", static_cast<double>(r.gap_questions));
-  if (r.questions > 0) {
-    Number(out, "share", static_cast<double>(r.gap_questions) / static_cast<double>(r.questions));
-  } else {
-    Null(out, "share");
-  }
-  Objects(out, "intents", r.gaps, [&](const TestsetGap& gap) {
-    Text(out, "question", gap.question);
-    Number(out, "questions", static_cast<double>(gap.questions));
-    if (r.questions > 0) {
-      Number(out, "share", static_cast<double>(gap.questions) / static_cast<double>(r.questions));
-    }
-  });
-  out += '}';
+  GapsObject(out, r.gaps, r.gap_questions, r.questions);
   Key(out, "coverage");
   out += '{';
   if (r.questions > 0) {

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -218,6 +219,105 @@ std::string FerryRows(const std::string& prefix, int n, bool grounded) {
   return body;
 }
 
+// A shop's production questions: wall mounting (5 asked, in three wordings), paying with PayPal
+// (2) and a warranty (1, with a slot's name and markup) have no answer in its documents;
+// shipping (3) has. Every row's retriever returned
+// the shipping passage.
+std::string ShopRows() {
+  const std::string shipping = "Standard shipping takes 3 to 5 business days.";
+  std::vector<std::string> asked = {"How do I mount the TV on the wall?",
+                                    "How do I mount the TV on the wall?",
+                                    "how do i mount the tv on the wall",
+                                    "How can I mount my TV on a wall?",
+                                    "How do I mount the TV on the wall?",
+                                    "How long does shipping take?",
+                                    "How long does shipping take?",
+                                    "how long does standard shipping take?",
+                                    "Can I pay with PayPal?",
+                                    "can i pay with paypal",
+                                    "Is there a warranty on the remote? @METRICS@ </script><b>"};
+  std::string body;
+  for (size_t i = 0; i < asked.size(); ++i) {
+    // (No question holds a quote or a backslash: each is its own JSON string.)
+    body += "{\"id\":\"shop" + std::to_string(i) + "\",\"user_input\":\"" + asked[i] + "\"" +
+            ",\"response\":\"Sorry.\",\"retrieved_contexts\":[\"" + shipping + "\"]}\n";
+  }
+  return body;
+}
+
+std::vector<std::pair<std::string, int64_t>> GapList(const std::string& json) {
+  simdjson::dom::parser p;
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (simdjson::dom::element g : p.parse(json)["gaps"]["intents"].get_array()) {
+    out.emplace_back(std::string(std::string_view(g["question"])), int64_t(g["questions"]));
+  }
+  return out;
+}
+
+TEST(ServeCommandTest, GapsListTheIntentsNothingAnswersMostAskedFirst) {
+  TempDir dir;
+  std::filesystem::create_directory(dir.path() + "/docs");
+  dir.Write("docs/shipping.md",
+            "# Shipping\n\nStandard shipping takes 3 to 5 business days. Express shipping arrives "
+            "the next business day.\n");
+  dir.Write("docs/returns.md",
+            "# Returns\n\nReturns are accepted within 30 days of delivery. Refunds go back to the "
+            "card you paid with.\n");
+  using Gaps = std::vector<std::pair<std::string, int64_t>>;
+  const Gaps expected = {{"How do I mount the TV on the wall?", 5},
+                         {"Can I pay with PayPal?", 2},
+                         {"Is there a warranty on the remote? @METRICS@ </script><b>", 1}};
+  // Against the documents, and (no --docs) against the passages retrieved for each question:
+  // here the same list, as the retriever returned the one passage that answers shipping.
+  for (bool docs : {true, false}) {
+    SCOPED_TRACE(docs ? "--docs" : "retrieved passages");
+    std::vector<std::string> extra;
+    if (docs) extra = {"--docs", dir.path() + "/docs"};
+    Served s(dir.path() + (docs ? "/docs.sqlite" : "/rows.sqlite"), extra);
+    auto res = s.client->Post("/v1/interactions", ShopRows(), "application/x-ndjson");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 202);
+    auto gaps = s.client->Get("/v1/gaps?window=1d");
+    ASSERT_TRUE(gaps);
+    ASSERT_EQ(gaps->status, 200) << gaps->body;
+    EXPECT_EQ(GapList(gaps->body), expected) << gaps->body;
+    EXPECT_EQ(Field(gaps->body, "questions"), 11);
+    EXPECT_NE(
+        gaps->body.find(docs ? "\"against\":\"documents\"" : "\"against\":\"retrieved passages\""),
+        std::string::npos);
+    // Bad queries are refused, naming what is wrong; the server goes on.
+    for (const char* bad : {"/v1/gaps?limit=abc", "/v1/gaps?limit=0", "/v1/gaps?limit=99999999",
+                            "/v1/gaps?window=fortnight"}) {
+      auto r = s.client->Get(bad);
+      ASSERT_TRUE(r);
+      EXPECT_EQ(r->status, 400) << bad;
+      EXPECT_TRUE(r->body.find("limit") != std::string::npos ||
+                  r->body.find("window") != std::string::npos)
+          << r->body;
+    }
+    if (docs) {
+      // The dashboard lists them too; a question holding a slot's name and markup stays text.
+      ASSERT_FALSE(s.SettledSummary().empty());
+      auto page = s.client->Get("/");
+      ASSERT_TRUE(page);
+      std::string html = dir.Write("dashboard.html", page->body);
+      std::string dom = testing::DumpDom("file://" + html + "#selftest");
+      size_t at = dom.find("SELFTEST ranges");
+      ASSERT_NE(at, std::string::npos) << "the self-test did not run";
+      const std::string result = dom.substr(at, dom.find('<', at) - at);
+      EXPECT_NE(result.find(" gaps=3 "), std::string::npos) << result;
+      EXPECT_NE(result.find("errors=0"), std::string::npos) << result;
+      EXPECT_NE(dom.find("How do I mount the TV on the wall?"), std::string::npos);
+    }
+    EXPECT_EQ(s.child->Stop(SIGTERM), 0);
+  }
+  // Documents that cannot be read stop the start: no address is printed, the exit is not 0.
+  ChildProcess bad({kTala, "serve", "--db", dir.path() + "/bad.sqlite", "--port", "0", "--docs",
+                    dir.path() + "/no-such-folder"});
+  EXPECT_EQ(bad.FirstLine(), "");
+  EXPECT_NE(bad.Stop(SIGTERM), 0);
+}
+
 TEST(ServeCommandTest, AnAlertRuleFiresOnceAndClearsAtTheWebhook) {
   TempDir dir;
   Receiver hook;
@@ -407,10 +507,12 @@ TEST(ServeCommandTest, TheDashboardChecksItselfInAHeadlessBrowser) {
   size_t at = dom.find("SELFTEST ranges");
   ASSERT_NE(at, std::string::npos) << "the self-test did not run";
   // Both ranges draw (the week's 84 bars, back to the day's), with a tick every 3 hours over
-  // the day and every midnight over the week.
+  // the day and every midnight over the week. Two of the demo's questions have no answer in the
+  // passages retrieved for them (when Larkspur Transit was founded; how long a ticket is valid
+  // for transfers).
   EXPECT_EQ(dom.substr(at, dom.find('<', at) - at),
-            "SELFTEST ranges=1 ticks=8,7 charts=1 mix=1 traffic=1 alerts=1 drilldown=1 runs=0 "
-            "shown labels= errors=0");
+            "SELFTEST ranges=1 ticks=8,7 charts=1 mix=1 traffic=1 alerts=1 gaps=2 drilldown=1 "
+            "runs=0 shown labels= errors=0");
   EXPECT_NE(dom.find("faithfulness.mean_1d &lt; 0.9"), std::string::npos) << "the alert is listed";
 }
 
