@@ -296,8 +296,19 @@ TEST(ServeCommandTest, GapsListTheIntentsNothingAnswersMostAskedFirst) {
           << r->body;
     }
     if (docs) {
-      // The dashboard lists them too; a question holding a slot's name and markup stays text.
+      // The dashboard lists them too; a question holding a slot's name and markup stays text,
+      // and so does a run labelled with one (the runs' frame was filled before the scripts'
+      // slots, and the page broke).
       ASSERT_FALSE(s.SettledSummary().empty());
+      const std::string results = dir.path() + "/r.jsonl";
+      auto eval = testing::RunTala("eval " + std::string(TALA_SOURCE_DIR) +
+                                   "/examples/data/interactions.jsonl -m faithfulness "
+                                   "--no-progress -o " +
+                                   results + " 2>&1");
+      ASSERT_EQ(eval.exit_code, 0) << eval.out;
+      auto added = testing::RunTala("history add " + results + " --store " + s.url +
+                                    " --label @METRICS@ 2>&1");
+      ASSERT_EQ(added.exit_code, 0) << added.out;
       auto page = s.client->Get("/");
       ASSERT_TRUE(page);
       std::string html = dir.Write("dashboard.html", page->body);
@@ -306,6 +317,7 @@ TEST(ServeCommandTest, GapsListTheIntentsNothingAnswersMostAskedFirst) {
       ASSERT_NE(at, std::string::npos) << "the self-test did not run";
       const std::string result = dom.substr(at, dom.find('<', at) - at);
       EXPECT_NE(result.find(" gaps=3 "), std::string::npos) << result;
+      EXPECT_NE(result.find(" runs=1 shown labels=@METRICS@ "), std::string::npos) << result;
       EXPECT_NE(result.find("errors=0"), std::string::npos) << result;
       EXPECT_NE(dom.find("How do I mount the TV on the wall?"), std::string::npos);
     }
