@@ -80,13 +80,55 @@ bool IsContentWord(const judges::offline::ProfiledToken& t, const std::vector<st
   return !t.stop && !t.negation && !std::binary_search(names.begin(), names.end(), t.stem);
 }
 
+// The attributes a question asks the value of with "how" and an adjective ("how far", "how
+// tall", "how old"): the adjective's position and the nouns WordNet says it values ("distance",
+// "height", "age"). Only after "how": elsewhere the adjective values the attribute ("slow down"
+// against "speed up", "that is right" against "correctness") rather than asking for it.
+std::vector<std::pair<size_t, std::vector<std::string>>> AskedAttributes(
+    const judges::offline::TextProfile& p) {
+  const judges::offline::WordNet& wordnet = judges::offline::WordNet::Get();
+  std::vector<std::pair<size_t, std::vector<std::string>>> out;
+  const auto& tokens = p.tokens();
+  for (size_t k = 1; k < tokens.size(); ++k) {
+    if (tokens[k - 1].folded != "how") continue;
+    std::vector<std::string> nouns;
+    for (std::string_view noun : wordnet.Attributes(tokens[k].folded)) nouns.emplace_back(noun);
+    if (!nouns.empty()) out.emplace_back(k, std::move(nouns));
+  }
+  return out;
+}
+
+// Whether the content word at `k` of `a` is the attribute the other asks about, or an
+// attribute `a` asks about that the other names: "how far apart" and "the distance between"
+// state each other's "far" and "distance".
+bool StatesAttribute(const judges::offline::TextProfile& a, size_t k,
+                     const judges::offline::TextProfile& b) {
+  const judges::offline::ProfiledToken& t = a.tokens()[k];
+  for (const auto& [at, nouns] : AskedAttributes(a)) {
+    if (at != k) continue;
+    for (const std::string& noun : nouns) {
+      if (b.HasFolded(noun) || b.HasFolded(noun + "s")) return true;
+    }
+  }
+  for (const auto& [at, nouns] : AskedAttributes(b)) {
+    for (const std::string& noun : nouns) {
+      if (t.folded == noun || t.folded == noun + "s") return true;
+    }
+  }
+  return false;
+}
+
 // The content words of `a` that `b` does not state: not by stem, base form or synonym
-// (claim_support.h's MatchInEvidence).
+// (claim_support.h's MatchInEvidence), nor as the attribute one of them asks about with "how"
+// (StatesAttribute).
 int64_t Unstated(const judges::offline::TextProfile& a, const judges::offline::TextProfile& b,
                  const std::vector<std::string>& names) {
   int64_t n = 0;
-  for (const judges::offline::ProfiledToken& t : a.tokens()) {
-    if (IsContentWord(t, names)) n += judges::offline::MatchInEvidence(t, b).empty() ? 1 : 0;
+  for (size_t k = 0; k < a.tokens().size(); ++k) {
+    const judges::offline::ProfiledToken& t = a.tokens()[k];
+    if (!IsContentWord(t, names) || !judges::offline::MatchInEvidence(t, b).empty()) continue;
+    if (StatesAttribute(a, k, b)) continue;
+    ++n;
   }
   return n;
 }
@@ -161,10 +203,10 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
     }
   }
   // Candidates. Two intents join only when one states every content word of the other (by
-  // stem, base form or synonym: no contrast, below) and their names agree, so an intent meets
-  // every partner it could join through one key: its rarest content word with that word's base
-  // forms and synonyms, or, with none (a question of names alone), its rarest name. Never the
-  // whole log pair by pair, even when every question names the same product.
+  // stem, base form, synonym or attribute: no contrast, below) and their names agree, so an
+  // intent meets every partner it could join through one key: its rarest content word with that
+  // word's base forms, synonyms and attribute words, or, with none (a question of names alone), its
+  // rarest name. Never the whole log pair by pair, even when every question names the same product.
   auto list_of = [](const std::map<std::string, std::vector<size_t>>& index,
                     const std::string& key) -> const std::vector<size_t>* {
     auto it = index.find(key);
@@ -214,6 +256,9 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
       std::vector<std::string> others;
       for (std::string_view b : wordnet.BaseForms(word->folded)) others.emplace_back(b);
       for (std::string_view syn : wordnet.Synonyms(word->folded)) others.emplace_back(syn);
+      for (std::string_view attribute : wordnet.Attributes(word->folded)) {
+        others.emplace_back(attribute);
+      }
       for (const std::string& other : others) {
         if (const auto* list = list_of(with_word, stemmer.Stem(other))) lists.push_back(list);
       }

@@ -81,6 +81,9 @@ struct TextLexicon {
   std::unordered_map<std::string, std::vector<uint32_t>> senses;  // lemma -> synset ids
   std::vector<std::vector<std::string>> synset_words;
   std::unordered_map<std::string, std::vector<std::string>> antonyms;
+  // Adjectives and the noun of the attribute they value, both ways ("far" / "distance", "tall" /
+  // "height"): WordNet's "=" pointers between synsets.
+  std::unordered_map<std::string, std::vector<std::string>> attributes;
   std::unordered_map<std::string, std::vector<std::string>> exceptions;
   std::unordered_set<std::string> verbs;
   std::unordered_set<std::string> proper;
@@ -132,6 +135,8 @@ TextLexicon ReadText(const std::string& dir) {
   if (wanted.empty()) return wn;
   wn.synset_words.resize(wanted.size());
   // data.POS: offset lex_filenum ss_type w_cnt(hex) [word lex_id]... p_cnt [sym offset pos st]...
+  std::unordered_map<uint64_t, std::vector<std::string>> every_synset;  // Key(part, offset)
+  std::vector<std::pair<uint64_t, uint64_t>> attribute_ptrs;            // Keys: from, to
   for (int part = 0; part < 4; ++part) {
     std::unordered_map<uint64_t, std::vector<std::string>> all_words;  // for antonym targets
     std::vector<std::tuple<std::string, uint64_t, uint64_t>> antonym_ptrs;
@@ -160,8 +165,13 @@ TextLexicon ReadText(const std::string& dir) {
       for (uint64_t i = 0; i < p_cnt; ++i) {
         const std::string_view sym = f.Next();
         const uint64_t target = f.Number();
-        f.Next();                              // target pos
+        const std::string_view target_pos = f.Next();
         const std::string_view st = f.Next();  // source and target word numbers, hex
+        if (sym == "=") {
+          const int to = target_pos == "n" ? 0 : target_pos == "a" || target_pos == "s" ? 2 : -1;
+          if (to >= 0) attribute_ptrs.emplace_back(Key(part, offset), Key(to, target));
+          continue;
+        }
         if (sym != "!" || st.size() < 4) continue;
         uint64_t source = 0, target_word = 0;
         std::from_chars(st.data(), st.data() + 2, source, 16);
@@ -172,6 +182,7 @@ TextLexicon ReadText(const std::string& dir) {
       }
       auto it = wanted.find(Key(part, offset));
       if (it != wanted.end()) wn.synset_words[it->second] = words;
+      every_synset.emplace(Key(part, offset), words);
       all_words.emplace(offset, std::move(words));
     });
     for (const auto& [word, target, target_word] : antonym_ptrs) {
@@ -190,13 +201,24 @@ TextLexicon ReadText(const std::string& dir) {
       known.insert(known.end(), bases.begin(), bases.end());
     });
   }
+  for (const auto& [from, to] : attribute_ptrs) {
+    auto a = every_synset.find(from), b = every_synset.find(to);
+    if (a == every_synset.end() || b == every_synset.end()) continue;
+    for (const std::string& x : a->second) {
+      for (const std::string& y : b->second) {
+        if (x.find('_') != std::string::npos || y.find('_') != std::string::npos) continue;
+        std::vector<std::string>& list = wn.attributes[x];
+        if (std::find(list.begin(), list.end(), y) == list.end()) list.push_back(y);
+      }
+    }
+  }
   for (auto& [lemma, key] : lemma_keys) wn.senses[lemma].push_back(wanted[key]);
   return wn;
 }
 
 // The table: a header, the word records, the hash slots, the lists, the synsets and the string
 // pool, each a run of 4-byte numbers (the pool last), in the machine's byte order.
-constexpr char kMagic[8] = {'t', 'a', 'l', 'a', 'w', 'n', '2', '\0'};
+constexpr char kMagic[8] = {'t', 'a', 'l', 'a', 'w', 'n', '3', '\0'};
 struct Header {
   char magic[8];
   uint32_t word_count, slot_count, list_count, synset_count, pool_size;
@@ -219,9 +241,10 @@ void Append(std::string& out, const T* items, size_t n) {
 
 struct WordNet::Word {
   uint32_t text, length, flags;
-  uint32_t senses, sense_count;      // synset ids in lists_
-  uint32_t antonyms, antonym_count;  // word numbers in lists_
-  uint32_t bases, base_count;        // word numbers in lists_
+  uint32_t senses, sense_count;          // synset ids in lists_
+  uint32_t antonyms, antonym_count;      // word numbers in lists_
+  uint32_t bases, base_count;            // word numbers in lists_
+  uint32_t attributes, attribute_count;  // word numbers in lists_
 };
 
 std::string CompileWordNet(const std::string& dir) {
@@ -235,6 +258,10 @@ std::string CompileWordNet(const std::string& dir) {
     names.insert(names.end(), list.begin(), list.end());
   }
   for (const auto& [w, list] : text.exceptions) {
+    names.push_back(w);
+    names.insert(names.end(), list.begin(), list.end());
+  }
+  for (const auto& [w, list] : text.attributes) {
     names.push_back(w);
     names.insert(names.end(), list.begin(), list.end());
   }
@@ -277,6 +304,9 @@ std::string CompileWordNet(const std::string& dir) {
             r.antonym_count);
     auto bases = text.exceptions.find(w);
     list_of(bases == text.exceptions.end() ? nullptr : &bases->second, r.bases, r.base_count);
+    auto attributes = text.attributes.find(w);
+    list_of(attributes == text.attributes.end() ? nullptr : &attributes->second, r.attributes,
+            r.attribute_count);
   }
   std::vector<uint32_t> synsets;
   for (const auto& synset : text.synset_words) {
@@ -378,6 +408,11 @@ std::vector<std::string_view> WordNet::Synonyms(std::string_view lemma) const {
 WordList WordNet::Antonyms(std::string_view lemma) const {
   const Word* w = Find(lemma);
   return w == nullptr ? WordList() : WordList(this, lists_ + w->antonyms, w->antonym_count);
+}
+
+WordList WordNet::Attributes(std::string_view lemma) const {
+  const Word* w = Find(lemma);
+  return w == nullptr ? WordList() : WordList(this, lists_ + w->attributes, w->attribute_count);
 }
 
 WordList WordNet::BaseForms(std::string_view word) const {

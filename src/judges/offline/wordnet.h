@@ -91,6 +91,10 @@ class WordNet {
   WordList Antonyms(std::string_view lemma) const;
   // Base forms of an irregular inflection ("born" -> "bear"); empty when regular.
   WordList BaseForms(std::string_view word) const;
+  // The words an adjective values the attribute of, or the adjectives that value a noun's
+  // attribute (WordNet's "=" pointers: "far" / "distance", "tall" / "height", "heavy" /
+  // "weight"), single words only.
+  WordList Attributes(std::string_view lemma) const;
   size_t synset_count() const { return synset_count_; }
   // True when the folded lemma can be a verb ("supply", "report"; not "battery").
   bool IsVerb(std::string_view lemma) const;
