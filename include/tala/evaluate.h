@@ -47,6 +47,10 @@ struct LlmOptions {
   std::string cache = ".tala/cache.sqlite";  // SQLite file, or "off"
   std::optional<double> price_input;         // USD per 1M prompt tokens (overrides built-in)
   std::optional<double> price_output;        // USD per 1M completion tokens
+  // USD per 1M prompt tokens the provider's prompt cache served, and written to it (Anthropic);
+  // override the built-in table's, which knows them for the models it prices.
+  std::optional<double> price_cached_input;
+  std::optional<double> price_cache_write;
 };
 
 struct EvalOptions {

@@ -56,6 +56,10 @@ struct CallTally {
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
   std::optional<double> cost_usd;  // when the model's price is known
+  // Of prompt_tokens: read from the provider's prompt cache (billed at its cached price) and
+  // written to it (Anthropic).
+  int64_t cache_read_tokens = 0;
+  int64_t cache_write_tokens = 0;
   CallTally& operator+=(const CallTally& o) {
     calls += o.calls;
     cache_hits += o.cache_hits;
@@ -65,6 +69,8 @@ struct CallTally {
     failed += o.failed;
     prompt_tokens += o.prompt_tokens;
     completion_tokens += o.completion_tokens;
+    cache_read_tokens += o.cache_read_tokens;
+    cache_write_tokens += o.cache_write_tokens;
     if (o.cost_usd) cost_usd = cost_usd.value_or(0) + *o.cost_usd;
     return *this;
   }

@@ -77,6 +77,8 @@ const std::map<std::string, std::pair<Setter, const char*>>& Setters() {
       {"cache", {SetLlm(&LlmOptions::cache), "a string"}},
       {"price_input", {SetLlm(&LlmOptions::price_input), "a number"}},
       {"price_output", {SetLlm(&LlmOptions::price_output), "a number"}},
+      {"price_cached_input", {SetLlm(&LlmOptions::price_cached_input), "a number"}},
+      {"price_cache_write", {SetLlm(&LlmOptions::price_cache_write), "a number"}},
   };
   return kSetters;
 }

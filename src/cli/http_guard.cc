@@ -5,7 +5,6 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
-
 #include "core/text/normalize.h"
 #include "io/writers/json_text.h"
 

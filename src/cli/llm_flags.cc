@@ -95,6 +95,18 @@ void AddLlmOptions(CLI::App* cmd, LlmOptions& l, std::string* seed, bool for_met
       ->envname("TALA_PRICE_INPUT")
       ->check(CLI::NonNegativeNumber)
       ->group(g);
+  cmd->add_option("--price-cached-input", l.price_cached_input,
+                  "USD per million prompt tokens the provider's prompt cache served (OpenAI's "
+                  "cached_tokens, Anthropic's cache reads; default: the table's, else as input)")
+      ->envname("TALA_PRICE_CACHED_INPUT")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
+  cmd->add_option("--price-cache-write", l.price_cache_write,
+                  "USD per million prompt tokens written to the provider's cache (Anthropic's "
+                  "cache_creation_input_tokens; default: the table's, else as input)")
+      ->envname("TALA_PRICE_CACHE_WRITE")
+      ->check(CLI::NonNegativeNumber)
+      ->group(g);
   cmd->add_option("--price-output", l.price_output, "USD per million completion tokens")
       ->envname("TALA_PRICE_OUTPUT")
       ->check(CLI::NonNegativeNumber)

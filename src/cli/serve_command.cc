@@ -677,6 +677,12 @@ void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& default
   cmd->add_option("--price-input", f->options.llm.price_input,
                   "USD per million prompt tokens (overrides the built-in price table)")
       ->group(g);
+  cmd->add_option("--price-cached-input", f->options.llm.price_cached_input,
+                  "USD per million prompt tokens the provider's prompt cache served")
+      ->group(g);
+  cmd->add_option("--price-cache-write", f->options.llm.price_cache_write,
+                  "USD per million prompt tokens written to the provider's cache (Anthropic)")
+      ->group(g);
   cmd->add_option("--price-output", f->options.llm.price_output,
                   "USD per million completion tokens")
       ->group(g);

@@ -98,9 +98,11 @@ Status ApplyServeTable(const std::string& path, ServeSettings& s) {
       TALA_RETURN_IF_ERROR(
           Read(path, n, name, key == "base_url" ? o.llm.base_url : o.llm.cache, "a string"));
     } else if (key == "requests_per_minute" || key == "max_cost_per_day" || key == "price_input" ||
-               key == "price_output") {
+               key == "price_output" || key == "price_cached_input" || key == "price_cache_write") {
       double v = 0;
       TALA_RETURN_IF_ERROR(Read(path, n, name, v, "a number"));
+      if (key == "price_cached_input") o.llm.price_cached_input = v;
+      if (key == "price_cache_write") o.llm.price_cache_write = v;
       if (key == "requests_per_minute") o.llm.requests_per_minute = v;
       if (key == "max_cost_per_day") o.max_cost_per_day = v;
       if (key == "price_input") o.llm.price_input = v;

@@ -8,7 +8,8 @@
 //   sample_by_tag = { "route=checkout" = 0.5 }   # a share for rows with that tag
 //   judge = "openai:gpt-4o-mini"   base_url = "..."   cache = ".tala/cache.sqlite"
 //   requests_per_minute = 600   max_in_flight = 32   max_cost_per_day = 5.0
-//   price_input = 0.15   price_output = 0.60
+//   price_input = 0.15   price_output = 0.60   price_cached_input = 0.075   price_cache_write =
+//   0.15
 //
 //   [[serve.alerts]]
 //   when = "faithfulness.mean_7d < 0.70"   # METRIC.mean_WINDOW OP NUMBER

@@ -18,10 +18,12 @@ constexpr const char* kAnthropicUrl = "https://api.anthropic.com/v1";
 
 std::optional<runtime::Price> PriceFor(const std::string& model, const LlmOptions& o) {
   std::optional<runtime::Price> price = runtime::KnownPrice(model);
-  if (o.price_input || o.price_output) {
+  if (o.price_input || o.price_output || o.price_cached_input || o.price_cache_write) {
     runtime::Price p = price.value_or(runtime::Price{});
     if (o.price_input) p.input = *o.price_input;
     if (o.price_output) p.output = *o.price_output;
+    if (o.price_cached_input) p.cached_input = *o.price_cached_input;
+    if (o.price_cache_write) p.cache_write = *o.price_cache_write;
     price = p;
   }
   return price;
@@ -60,6 +62,8 @@ Result<std::optional<judges::http::ModelSettings>> EmbeddingSettings(
 CallTally ToTally(const runtime::CallCounts& c, const std::optional<runtime::Price>& price) {
   CallTally t{c.calls,   c.cache_hits, c.requests,      c.retries,
               c.repairs, c.failed,     c.prompt_tokens, c.completion_tokens};
+  t.cache_read_tokens = c.provider_cache_read_tokens;
+  t.cache_write_tokens = c.provider_cache_write_tokens;
   if (price) t.cost_usd = runtime::Cost(c, *price);
   return t;
 }
@@ -165,6 +169,8 @@ RunAccounting ToRunAccounting(const runtime::Accounting& a, const LlmSetup& setu
       c.cache_hits = share(counts.cache_hits, k);
       c.prompt_tokens = share(counts.prompt_tokens, k);
       c.completion_tokens = share(counts.completion_tokens, k);
+      c.provider_cache_read_tokens = share(counts.provider_cache_read_tokens, k);
+      c.provider_cache_write_tokens = share(counts.provider_cache_write_tokens, k);
       per_metric[users[k]].Add(c);
     }
   };

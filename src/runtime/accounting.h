@@ -23,8 +23,12 @@ struct CallCounts {
   int64_t failed = 0;   // calls given up on (the row's verdict is null with the reason)
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
-  int64_t cached_prompt_tokens = 0;  // tokens the cache hits saved
+  int64_t cached_prompt_tokens = 0;  // tokens tala's cache hits saved (never sent)
   int64_t cached_completion_tokens = 0;
+  // Of prompt_tokens, those the provider's prompt cache served (billed at its cached-input
+  // price) and those written to it (Anthropic bills a write above the input price).
+  int64_t provider_cache_read_tokens = 0;
+  int64_t provider_cache_write_tokens = 0;
   void Add(const CallCounts& other);
 };
 
@@ -44,10 +48,14 @@ struct Accounting {
   int64_t usage_clamped = 0;
 };
 
-// Prices in US dollars per million tokens.
+// Prices in US dollars per million tokens: input the provider's prompt cache did not serve,
+// input it served (cached_input; unknown: billed as input) and input written to it
+// (cache_write; unknown: as input), and output.
 struct Price {
   double input = 0;
   double output = 0;
+  std::optional<double> cached_input;
+  std::optional<double> cache_write;
 };
 // The built-in price of a model ("gpt-4o-mini"), when tala knows one; prices change, so the
 // user can override them (--price-input/--price-output or [price] in tala.toml).

@@ -306,6 +306,12 @@ void JudgeRunner::OnResponse(Pending* raw, Result<HttpResponse> response) {
     if (!reply) return RetryOrFail(std::move(p), reply.error(), std::nullopt);
     c.prompt_tokens = clamp(reply->prompt_tokens, prompt_bound);
     c.completion_tokens = clamp(reply->completion_tokens, completion_bound);
+    // The provider cache's part of the prompt, never more than the prompt.
+    c.provider_cache_read_tokens =
+        clamp(reply->cache_read_tokens, static_cast<double>(c.prompt_tokens));
+    c.provider_cache_write_tokens =
+        clamp(reply->cache_write_tokens,
+              static_cast<double>(c.prompt_tokens - c.provider_cache_read_tokens));
     impl_->limiter.AdjustTokens(static_cast<double>(c.prompt_tokens + c.completion_tokens) -
                                 p->token_estimate);
     // Several choices or log-probabilities travel packed in one text, as the cache stores it.

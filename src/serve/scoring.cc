@@ -246,6 +246,14 @@ Result<int64_t> Service::ScorePending(int max_rows) {
     RunAccounting spent = ToRunAccounting(runner->accounting(), *s.llm, s.metrics);
     calls = spent.total.calls;
     cost = spent.total.cost_usd.value_or(0);
+    {
+      std::lock_guard<std::mutex> stats(s.stats_mu);
+      const CallTally& t = spent.total;
+      s.judge_prompt_uncached += t.prompt_tokens - t.cache_read_tokens - t.cache_write_tokens;
+      s.judge_prompt_cache_read += t.cache_read_tokens;
+      s.judge_prompt_cache_write += t.cache_write_tokens;
+      s.judge_completion_tokens += t.completion_tokens;
+    }
     // A fatal judge error (bad key, unknown model) leaves the unfinished rows pending: they
     // are scored once the judge works again.
     if (!run.ok()) {

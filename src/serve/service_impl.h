@@ -45,6 +45,10 @@ struct Service::Impl {
   // Judge spend and HTTP requests, for /metrics without the database (guarded by stats_mu).
   std::mutex stats_mu;
   double judge_calls = 0, judge_cost = 0;
+  // Judge tokens since the start: prompt tokens the provider's prompt cache did not serve, that
+  // it served, that were written to it; completion tokens (guarded by stats_mu).
+  int64_t judge_prompt_uncached = 0, judge_prompt_cache_read = 0, judge_prompt_cache_write = 0;
+  int64_t judge_completion_tokens = 0;
   struct HttpSeries {
     int64_t count = 0;
     double seconds = 0;

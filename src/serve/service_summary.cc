@@ -343,6 +343,17 @@ Result<std::string> Service::PrometheusText(double now) {
     head("tala_judge_cost_usd_total", "counter",
          "What the judge calls cost, when the price is known.");
     out += "tala_judge_cost_usd_total " + Number(s.judge_cost) + "\n";
+    head("tala_judge_prompt_tokens_total", "counter",
+         "Prompt tokens sent to an LLM judge since the start, by what the provider's prompt "
+         "cache did with them: none (billed at the input price), read, write.");
+    for (auto [cache, n] : {std::pair<const char*, int64_t>{"none", s.judge_prompt_uncached},
+                            {"read", s.judge_prompt_cache_read},
+                            {"write", s.judge_prompt_cache_write}}) {
+      out += std::string("tala_judge_prompt_tokens_total{cache=\"") + cache + "\"} " +
+             std::to_string(n) + "\n";
+    }
+    counter("tala_judge_completion_tokens_total",
+            "Completion tokens an LLM judge returned since the start.", s.judge_completion_tokens);
   }
   if (!s.options.alerts.empty()) {
     std::lock_guard<std::mutex> lock(s.stats_mu);

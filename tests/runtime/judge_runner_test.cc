@@ -122,6 +122,60 @@ TEST(JudgeRunnerTest, TheAnthropicWireFormatWorksToo) {
   EXPECT_EQ(server.stats().chat_requests, 20);
 }
 
+// Issue 56: the provider's prompt cache, as each provider reports it, is counted: OpenAI's
+// cached_tokens are part of prompt_tokens, Anthropic's cache reads and writes are not part of
+// input_tokens. The tokens equal the mock's own sums, and the cost prices each part.
+TEST(JudgeRunnerTest, PromptCacheReadsAndWritesAreCountedAsTheProvidersReportThem) {
+  for (const char* provider : {"openai", "anthropic"}) {
+    SCOPED_TRACE(provider);
+    MockJudgeOptions o;
+    o.cached_share = 0.5;
+    o.cache_write_share = 0.2;  // Anthropic replies only
+    MockJudgeServer server(o);
+    ASSERT_TRUE(server.Start());
+    JudgeBackends b = Backends(server, provider);
+    b.embeddings.reset();
+    Outcome out = RunRows(Rows(6), b, FastOptions());
+    ASSERT_TRUE(out.status.ok()) << out.status.ToString();
+    const auto stats = server.stats();
+    const CallCounts& t = out.accounting.total;
+    EXPECT_EQ(t.prompt_tokens, stats.prompt_tokens);
+    EXPECT_EQ(t.completion_tokens, stats.completion_tokens);
+    EXPECT_EQ(t.provider_cache_read_tokens, stats.cached_tokens);
+    EXPECT_EQ(t.provider_cache_write_tokens, stats.cache_write_tokens);
+    EXPECT_GT(stats.cached_tokens, stats.prompt_tokens / 3);
+    if (std::string(provider) == "openai") {
+      EXPECT_EQ(stats.cache_write_tokens, 0);
+    } else {
+      EXPECT_GT(stats.cache_write_tokens, 0);
+    }
+    const Price price{1.0, 4.0, 0.1, 1.25};
+    const double expected =
+        (static_cast<double>(stats.prompt_tokens - stats.cached_tokens - stats.cache_write_tokens) *
+             1.0 +
+         static_cast<double>(stats.cached_tokens) * 0.1 +
+         static_cast<double>(stats.cache_write_tokens) * 1.25 +
+         static_cast<double>(stats.completion_tokens) * 4.0) /
+        1e6;
+    EXPECT_DOUBLE_EQ(Cost(t, price), expected);
+    // A price that does not know the cached rates bills them as input.
+    EXPECT_DOUBLE_EQ(Cost(t, Price{1.0, 4.0}),
+                     (static_cast<double>(stats.prompt_tokens) * 1.0 +
+                      static_cast<double>(stats.completion_tokens) * 4.0) /
+                         1e6);
+  }
+}
+
+TEST(JudgeRunnerTest, TheBuiltInPricesKnowTheCachedRates) {
+  auto mini = KnownPrice("gpt-4o-mini-2024-07-18");
+  ASSERT_TRUE(mini.has_value());
+  EXPECT_DOUBLE_EQ(mini->cached_input.value_or(-1), 0.075);  // half the input price
+  auto haiku = KnownPrice("claude-3-5-haiku-latest");
+  ASSERT_TRUE(haiku.has_value());
+  EXPECT_DOUBLE_EQ(haiku->cached_input.value_or(-1), 0.08);  // a tenth
+  EXPECT_DOUBLE_EQ(haiku->cache_write.value_or(-1), 1.00);   // 1.25x
+}
+
 class FaultRecoveryTest : public ::testing::TestWithParam<Fault> {};
 
 TEST_P(FaultRecoveryTest, AFaultedFirstRequestIsRecovered) {

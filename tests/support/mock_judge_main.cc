@@ -26,7 +26,7 @@ void Usage(FILE* out) {
       "usage: tala-mock-judge [--host ADDR] [--port N] [--latency-ms N] [--threads N]\n"
       "                       [--fault-rate R] [--seed N] [--stall-ms N] [--always FAULT]\n"
       "                       [--system-fingerprint FP] [--arrival-log FILE]\n"
-      "                       [--max-choices N]\n"
+      "                       [--max-choices N] [--cached-share R] [--cache-write-share R]\n"
       "\n"
       "An OpenAI/Anthropic-compatible judge server that answers tala's prompts\n"
       "deterministically (claims by sentence, support by word overlap). It prints its base URL\n"
@@ -49,7 +49,12 @@ void Usage(FILE* out) {
       "  --arrival-log FILE  append each request's arrival time (microseconds since the\n"
       "                    epoch) to FILE, a line each, to measure the rate it was sent at\n"
       "  --max-choices N   the most answers a request asking for several (OpenAI's n)\n"
-      "                    gets (default 8; 1 acts like a server without n)\n");
+      "                    gets (default 8; 1 acts like a server without n)\n"
+      "  --cached-share R  report this share of each chat prompt as read from the provider's\n"
+      "                    prompt cache (OpenAI's prompt_tokens_details.cached_tokens,\n"
+      "                    Anthropic's cache_read_input_tokens; default 0)\n"
+      "  --cache-write-share R  Anthropic replies: this share as written to the cache\n"
+      "                    (cache_creation_input_tokens; default 0)\n");
 }
 
 // A whole non-negative integer within [lo, hi], or nullopt.
@@ -96,6 +101,11 @@ int main(int argc, char** argv) {
                    : flag == "--stall-ms" ? options.stall_ms
                                           : options.threads;
       field = static_cast<int>(*n);
+    } else if (flag == "--cached-share" || flag == "--cache-write-share") {
+      char* end = nullptr;
+      double r = std::strtod(v, &end);
+      if (end == v || *end != '\0' || !(r >= 0 && r <= 1)) return bad("a share 0..1");
+      (flag == "--cached-share" ? options.cached_share : options.cache_write_share) = r;
     } else if (flag == "--fault-rate") {
       char* end = nullptr;
       double r = std::strtod(v, &end);
@@ -159,9 +169,11 @@ int main(int argc, char** argv) {
   double cpu =
       u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
   std::fprintf(stderr,
-               "tala-mock-judge: %lld requests, %lld prompt tokens, %lld completion tokens, "
-               "%.1f us CPU per request\n",
+               "tala-mock-judge: %lld requests, %lld prompt tokens (%lld read from the prompt "
+               "cache, %lld written to it), %lld completion tokens, %.1f us CPU per request\n",
                static_cast<long long>(s.requests), static_cast<long long>(s.prompt_tokens),
+               static_cast<long long>(s.cached_tokens),
+               static_cast<long long>(s.cache_write_tokens),
                static_cast<long long>(s.completion_tokens),
                s.requests > 0 ? 1e6 * cpu / static_cast<double>(s.requests) : 0.0);
   server.Stop();

@@ -381,6 +381,17 @@ struct MockJudgeServer::Impl {
     std::string content = ApplyContentFault(f, task, MockAnswer(system, user), &finish);
     int64_t prompt = Tokens(prompt_chars), completion = Tokens(content.size());
     CountTokens(prompt, completion, false);
+    // The provider cache's share of the prompt, as each provider reports it.
+    const int64_t read = static_cast<int64_t>(static_cast<double>(prompt) * options.cached_share);
+    const int64_t written =
+        anthropic ? std::min(prompt - read, static_cast<int64_t>(static_cast<double>(prompt) *
+                                                                 options.cache_write_share))
+                  : 0;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stats.cached_tokens += read;
+      stats.cache_write_tokens += written;
+    }
     if (f == Fault::kHugeUsage) prompt = int64_t{1} << 40;
     json reply;
     if (anthropic) {
@@ -389,7 +400,11 @@ struct MockJudgeServer::Impl {
                {"role", "assistant"},
                {"content", json::array({{{"type", "text"}, {"text", content}}})},
                {"stop_reason", finish == "length" ? "max_tokens" : "end_turn"},
-               {"usage", {{"input_tokens", prompt}, {"output_tokens", completion}}}};
+               {"usage",
+                {{"input_tokens", prompt - read - written},
+                 {"cache_read_input_tokens", read},
+                 {"cache_creation_input_tokens", written},
+                 {"output_tokens", completion}}}};
     } else {
       reply = {{"id", "chatcmpl-mock"},
                {"object", "chat.completion"},
@@ -402,7 +417,8 @@ struct MockJudgeServer::Impl {
                {"usage",
                 {{"prompt_tokens", prompt},
                  {"completion_tokens", completion},
-                 {"total_tokens", prompt + completion}}}};
+                 {"total_tokens", prompt + completion},
+                 {"prompt_tokens_details", {{"cached_tokens", read}}}}}};
     }
     res.set_content(reply.dump(), "application/json");
   }

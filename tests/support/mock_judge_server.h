@@ -52,6 +52,12 @@ struct MockJudgeOptions {
   // The most answers one request gets when it asks for several (OpenAI's `n`); 1 behaves like a
   // server without `n`.
   int max_choices = 8;
+  // Shares of each chat prompt the reply reports as read from the provider's prompt cache
+  // (OpenAI: usage.prompt_tokens_details.cached_tokens; Anthropic: cache_read_input_tokens,
+  // input_tokens then the rest) and, for Anthropic, as written to it
+  // (cache_creation_input_tokens). Rounded down per reply; the sums are in the stats.
+  double cached_share = 0;
+  double cache_write_share = 0;
   std::vector<Fault> fault_kinds = {Fault::kRateLimited,   Fault::kServerError, Fault::kDrop,
                                     Fault::kMalformedBody, Fault::kCutOff,      Fault::kWrongArity,
                                     Fault::kProse};
@@ -63,6 +69,8 @@ struct MockJudgeStats {
   int64_t embedding_requests = 0;
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
+  int64_t cached_tokens = 0;       // of prompt_tokens, reported as read from the prompt cache
+  int64_t cache_write_tokens = 0;  // of prompt_tokens, reported as written to it (Anthropic)
   std::map<std::string, int64_t> by_task;  // "rate_chunks" -> requests
   std::map<std::string, int64_t> faults;   // fault name -> times injected
 };

@@ -192,6 +192,8 @@ CallTally ReadTally(simdjson::dom::element t) {
   out.failed = count("failed");
   out.prompt_tokens = count("prompt_tokens");
   out.completion_tokens = count("completion_tokens");
+  out.cache_read_tokens = count("cache_read_tokens");
+  out.cache_write_tokens = count("cache_write_tokens");
   double cost = 0;
   if (!t["cost_usd"].get_double().get(cost)) out.cost_usd = cost;
   return out;

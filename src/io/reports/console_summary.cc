@@ -50,15 +50,28 @@ std::string AccountingTable(const RunAccounting& a) {
     out += fmt::format("requests {} (retries {}, repairs {}), failed calls {}\n", a.total.requests,
                        a.total.retries, a.total.repairs, a.total.failed);
   }
+  // What the provider's prompt cache served: billed at its cached price, so the cost above is
+  // less than the tokens at the input price.
+  if (a.total.cache_read_tokens + a.total.cache_write_tokens > 0) {
+    out += fmt::format(
+        "provider prompt cache: {} of {} prompt tokens read from it ({:.1f}%), {} written to it; "
+        "the cost counts them at the cached prices\n",
+        a.total.cache_read_tokens, a.total.prompt_tokens,
+        a.total.prompt_tokens > 0 ? 100.0 * static_cast<double>(a.total.cache_read_tokens) /
+                                        static_cast<double>(a.total.prompt_tokens)
+                                  : 0.0,
+        a.total.cache_write_tokens);
+  }
   return out;
 }
 
 void AppendTallyJson(std::string& out, const CallTally& t) {
   out += fmt::format(
       "{{\"calls\":{},\"cache_hits\":{},\"requests\":{},\"retries\":{},\"repairs\":{},"
-      "\"failed\":{},\"prompt_tokens\":{},\"completion_tokens\":{},\"cost_usd\":",
+      "\"failed\":{},\"prompt_tokens\":{},\"completion_tokens\":{},\"cache_read_tokens\":{},"
+      "\"cache_write_tokens\":{},\"cost_usd\":",
       t.calls, t.cache_hits, t.requests, t.retries, t.repairs, t.failed, t.prompt_tokens,
-      t.completion_tokens);
+      t.completion_tokens, t.cache_read_tokens, t.cache_write_tokens);
   if (t.cost_usd) {
     AppendJsonNumber(out, *t.cost_usd);
   } else {

@@ -32,7 +32,9 @@ void Tally(std::string& out, const CallTally& t) {
       ",\"requests\":" + std::to_string(t.requests) + ",\"retries\":" + std::to_string(t.retries) +
       ",\"repairs\":" + std::to_string(t.repairs) + ",\"failed\":" + std::to_string(t.failed) +
       ",\"prompt_tokens\":" + std::to_string(t.prompt_tokens) +
-      ",\"completion_tokens\":" + std::to_string(t.completion_tokens) + ",\"cost_usd\":";
+      ",\"completion_tokens\":" + std::to_string(t.completion_tokens) +
+      ",\"cache_read_tokens\":" + std::to_string(t.cache_read_tokens) +
+      ",\"cache_write_tokens\":" + std::to_string(t.cache_write_tokens) + ",\"cost_usd\":";
   if (t.cost_usd) {
     AppendJsonNumber(out, *t.cost_usd);
   } else {

@@ -140,6 +140,11 @@ class OpenAiChat : public ChatProvider {
       out.finish_reason = finish->get<std::string>();
     out.prompt_tokens = IntAt(j, "usage", "prompt_tokens");
     out.completion_tokens = IntAt(j, "usage", "completion_tokens");
+    // Cached input is part of prompt_tokens in OpenAI's usage.
+    auto usage = j.find("usage");
+    if (usage != j.end() && usage->is_object()) {
+      out.cache_read_tokens = IntAt(*usage, "prompt_tokens_details", "cached_tokens");
+    }
     for (size_t i = 1; i < choices->size(); ++i) {
       const json& more = (*choices)[i];
       if (!more.is_object() || !more.contains("message") || !more["message"].is_object()) continue;
@@ -203,7 +208,12 @@ class AnthropicMessages : public ChatProvider {
                           : reason == "end_turn" ? "stop"
                                                  : reason;
     }
-    out.prompt_tokens = IntAt(j, "usage", "input_tokens");
+    // Anthropic's input_tokens leaves out what the cache served and what was written to it:
+    // the prompt is the three together.
+    out.cache_read_tokens = IntAt(j, "usage", "cache_read_input_tokens");
+    out.cache_write_tokens = IntAt(j, "usage", "cache_creation_input_tokens");
+    out.prompt_tokens =
+        IntAt(j, "usage", "input_tokens") + out.cache_read_tokens + out.cache_write_tokens;
     out.completion_tokens = IntAt(j, "usage", "output_tokens");
     return out;
   }

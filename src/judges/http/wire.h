@@ -64,7 +64,12 @@ struct ChatReply {
   // 07-18", "fp_44709d6fcb"): they change under a fixed model name, and the judge with them.
   std::string model, system_fingerprint;
   std::string finish_reason;  // normalised: "stop", "length", or as the server said
+  // Every input token, whether the provider's prompt cache served it or not; of them, those read
+  // from that cache (billed at its cached price) and those written to it (Anthropic bills a
+  // write above the input price).
   int64_t prompt_tokens = 0;
+  int64_t cache_read_tokens = 0;
+  int64_t cache_write_tokens = 0;
   int64_t completion_tokens = 0;
 };
 
