@@ -25,6 +25,7 @@ pairs that ask different things, and is low for any grouping that keeps asks apa
 
   /usr/bin/python3 bench/intent_sources.py            # the table (needs build/bench/bench_testset)
   /usr/bin/python3 bench/intent_sources.py build      # bench/data/intents/ from the mirrors
+  /usr/bin/python3 bench/intent_sources.py whole [BENCH]  # every question of each source, as is
 """
 
 import collections
@@ -208,9 +209,40 @@ def score(m):
     return m["pairs"] - 10 * max(0.0, m["mixing"] - 0.10)
 
 
+def whole(bench=None):
+    """Every labelled question of each source, as it is (no noise, no traffic), grouped at the
+    shipped thresholds: a rule's effect on real users' own wordings (compare two builds by
+    passing another bench_testset)."""
+    print("source      questions  intents  mixing  same-label pairs together")
+    for s in SOURCES:
+        rows = [(text, label, text) for label, texts in read(s).items() for text in texts]
+        text = "".join(q.replace("\n", " ") + "\n" for q, _, _ in rows)
+        found = [int(x) for x in subprocess.run(
+            [bench or BENCH, "group"], input=text, capture_output=True, text=True,
+            check=True).stdout.split()]
+        groups = collections.defaultdict(list)
+        for (q, label, _), i in zip(rows, found):
+            groups[i].append((q, label))
+        multi = [g for g in groups.values() if len({q for q, _ in g}) >= 2]
+        mixing = sum(len({label for _, label in g}) > 1 for g in multi) / max(1, len(multi))
+        by_label = collections.defaultdict(list)
+        for (q, label, _), i in zip(rows, found):
+            by_label[label].append(i)
+        same = together = 0
+        for intents in by_label.values():
+            counts = collections.Counter(intents)
+            n = len(intents)
+            same += n * (n - 1) // 2
+            together += sum(c * (c - 1) // 2 for c in counts.values())
+        print(f"{s:11s} {len(rows):9d}  {len(groups):7d}  {mixing:.4f}  {together / same:.4f}")
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "build":
         build()
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "whole":
+        whole(sys.argv[2] if len(sys.argv) > 2 else None)
         return
     grid = GRID
     sources = list(SOURCES)

@@ -207,6 +207,38 @@ std::unordered_map<std::string, std::string> Corrections(
   return out;
 }
 
+// Words run together: a term whose word English does not know (six letters or more, no digit)
+// that splits into two words it knows, of three letters or more, that the log's questions also
+// use on their own, is read as those two ("teammanager" as "team" and "manager"); of several
+// splits, the one whose rarer word the log uses most.
+std::unordered_map<std::string, std::pair<std::string, std::string>> Compounds(
+    const std::unordered_map<std::string, int64_t>& counts, const TermWords& words,
+    const std::unordered_map<std::string, std::string>& corrections) {
+  thread_local text::Stemmer stemmer;
+  std::unordered_map<std::string, std::pair<std::string, std::string>> out;
+  for (const auto& [term, n] : counts) {
+    auto it = words.find(term);
+    if (it == words.end() || it->second.known || corrections.count(term)) continue;
+    const std::string& word = it->second.word;
+    if (word.size() < 6 || word.size() > 30 || HasDigit(word)) continue;
+    int64_t best = 0;
+    for (size_t cut = 3; cut + 3 <= word.size(); ++cut) {
+      const std::string left = word.substr(0, cut), right = word.substr(cut);
+      if (text::IsStopWord(left) || text::IsStopWord(right)) continue;
+      if (!KnownWord(left) || !KnownWord(right)) continue;
+      std::string a = stemmer.Stem(left), b = stemmer.Stem(right);
+      auto ca = counts.find(a), cb = counts.find(b);
+      if (ca == counts.end() || cb == counts.end()) continue;
+      const int64_t rarer = std::min(ca->second, cb->second);
+      if (rarer > best) {
+        best = rarer;
+        out[term] = {std::move(a), std::move(b)};
+      }
+    }
+  }
+  return out;
+}
+
 // One says a word whose opposite the other says ("open" / "close", "first" / "last"): whatever
 // else they share, they ask other things. Not when either also says the other's word, or a typo
 // of it: the typo variants of a question that holds both ("a live show, later recorded").
@@ -369,14 +401,22 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
     g.question_terms.push_back(std::move(terms));
   }
   const auto corrections = Corrections(counts, words);
+  const auto compounds = Compounds(counts, words, corrections);
   std::unordered_map<std::string, size_t> phrasing_of;
   g.corrected.assign(questions.size(), false);
   for (size_t q = 0; q < questions.size(); ++q) {
     std::vector<std::string>& terms = g.question_terms[q];
-    for (std::string& t : terms) {
-      auto it = corrections.find(t);
+    const size_t said = terms.size();
+    for (size_t k = 0; k < said; ++k) {
+      auto it = corrections.find(terms[k]);
       if (it != corrections.end()) {
-        t = it->second;
+        terms[k] = it->second;
+        g.corrected[q] = true;
+      }
+      auto split = compounds.find(terms[k]);
+      if (split != compounds.end()) {
+        terms[k] = split->second.first;
+        terms.push_back(split->second.second);
         g.corrected[q] = true;
       }
     }

@@ -5,7 +5,9 @@
 //      term used at least 5 times as often is read as that term ("feri" as "ferri"), and so is
 //      a word English does not know one edit from a word it knows that the log uses at least as
 //      often ("taem" as "team", however often the typo recurs); a short unknown word one edit
-//      from a stop word is that stop word ("te", "wich"). So typos join their word;
+//      from a stop word is that stop word ("te", "wich"); a word it does not know that splits
+//      into two words it knows, both used on their own in the log, is those two
+//      ("teammanager"). So typos join their word;
 //   3. phrasings: questions with the same set of terms are one phrasing (casing, word order,
 //      punctuation and repeated filler differ);
 //   4. intents: each phrasing, the most asked first, joins the intent whose leader (its most
