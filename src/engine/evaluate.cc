@@ -390,6 +390,7 @@ Status DryRun(Run& run, RunSummary& summary) {
   summary.accounting = ToRunAccounting(estimate, *run.llm, run.metrics);
   summary.accounting.estimated = true;
   summary.accounting.rows = n;
+  if (auto note = ProviderCacheNote(estimate, *run.llm)) summary.notes.push_back(*note);
   return OkStatus();
 }
 

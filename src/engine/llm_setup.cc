@@ -1,5 +1,6 @@
 #include "engine/llm_setup.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "judges/llm/prompts.h"
@@ -200,6 +201,37 @@ RunAccounting ToRunAccounting(const runtime::Accounting& a, const LlmSetup& setu
   return out;
 }
 
+std::optional<std::string> ProviderCacheNote(const runtime::Accounting& estimate,
+                                             const LlmSetup& setup) {
+  if (estimate.shared_start.empty()) return std::nullopt;
+  const std::string& provider = setup.backends.chat.provider;
+  if (provider == "anthropic") {
+    return std::string(
+        "provider prompt cache: none applies: Anthropic caches only what a request marks with "
+        "cache_control, and tala marks nothing; every prompt token is estimated at the input "
+        "price");
+  }
+  // OpenAI serves a prompt's start from its cache from 1,024 identical tokens on.
+  constexpr int64_t kOpenAiMinimum = 1024;
+  std::string each;
+  int64_t longest = 0;
+  for (const auto& [prompt, start] : estimate.shared_start) {
+    const int64_t tokens = static_cast<int64_t>(start.size()) / 4;
+    longest = std::max(longest, tokens);
+    each += (each.empty() ? "" : ", ") + prompt + " " + std::to_string(tokens);
+  }
+  if (longest < kOpenAiMinimum) {
+    return "provider prompt cache: none applies: the calls of each prompt share at most " +
+           std::to_string(longest) + " tokens at their start (" + each +
+           "), under OpenAI's 1,024-token minimum for cached input; every prompt token is "
+           "estimated at the input price";
+  }
+  return "provider prompt cache: the calls of a prompt share up to " + std::to_string(longest) +
+         " tokens at their start (" + each +
+         "), which OpenAI may serve from its prompt cache at the cached price; this estimate "
+         "bills every prompt token at the input price, so the run may cost less";
+}
+
 int64_t EstimatePromptTokens(const judges::llm::ModelCall& call, const LlmSetup& setup) {
   int64_t prompt = 0;
   for (const auto& m : call.messages) prompt += static_cast<int64_t>(m.content.size()) / 4;
@@ -212,6 +244,16 @@ void AddEstimatedCall(const judges::llm::ModelCall& call, int64_t prompt, int64_
                       runtime::Accounting& estimate) {
   const bool remote = call.kind != judges::llm::CallKind::kEmbed || setup.backends.embeddings;
   if (!remote) return;
+  if (call.kind != judges::llm::CallKind::kEmbed && !call.messages.empty()) {
+    std::string text;
+    for (const auto& m : call.messages) text += m.content + '\n';
+    auto [it, first] = estimate.shared_start.try_emplace(judges::llm::PromptName(call), text);
+    if (!first) {
+      const auto end =
+          std::mismatch(it->second.begin(), it->second.end(), text.begin(), text.end());
+      it->second.erase(end.first, it->second.end());
+    }
+  }
   runtime::CallCounts c;
   if (may_be_cached && runner.Cached(call)) {
     c.cache_hits = 1;

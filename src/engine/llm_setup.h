@@ -47,6 +47,12 @@ void AddEstimatedCall(const judges::llm::ModelCall& call, int64_t prompt, int64_
                       bool may_be_cached, runtime::JudgeRunner& runner, const LlmSetup& setup,
                       runtime::Accounting& estimate);
 
+// --dry-run: what a provider's prompt cache could do for the estimated calls (the start each
+// prompt's calls share, against the provider's rules), for the estimate's notes; nullopt when
+// no chat call was estimated.
+std::optional<std::string> ProviderCacheNote(const runtime::Accounting& estimate,
+                                             const LlmSetup& setup);
+
 // --dry-run: adds one row's planned calls to `estimate` (calls, cache hits, tokens at four
 // characters a token, completion tokens from the shape each reply takes).
 void EstimateRow(const Sample& sample, const judges::RowPlan& plan, runtime::JudgeRunner& runner,

@@ -36,6 +36,9 @@ struct Accounting {
   CallCounts total;
   double request_seconds = 0;  // summed wall time of the HTTP requests (latency x requests)
   std::map<std::string, CallCounts> by_prompt;  // "rate_chunks", "embeddings", ...
+  // --dry-run: per chat prompt, the text every estimated call of it starts with (its messages
+  // joined in order): what a provider's prompt cache could serve them from.
+  std::map<std::string, std::string> shared_start;
   std::map<TaskSet, CallCounts> by_tasks;
   // Calls for the metrics' own questions, by the questions' keys joined with '\n'.
   std::map<std::string, CallCounts> by_questions;

@@ -238,6 +238,13 @@ TEST_F(LlmEvalTest, DryRunEstimatesWithoutCallingOrWriting) {
   EXPECT_NE(r.out.find("dry run"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("estimated calls"), std::string::npos) << r.out;
   EXPECT_EQ(dir_.Read("never.jsonl"), "");
+  // Issue 56: what a provider's prompt cache could do is said, from the start the calls of each
+  // prompt share (tala's prompts share a few hundred tokens, under OpenAI's minimum).
+  EXPECT_NE(r.out.find("provider prompt cache: none applies: the calls of each prompt share at "
+                       "most "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("under OpenAI's 1,024-token minimum"), std::string::npos) << r.out;
   RunTala("eval " + Eval(data, out, ""));  // warm the cache
   CommandOutput again = RunTala("eval " + Eval(data, out, "--dry-run --json"));
   EXPECT_NE(again.out.find("\"estimated\":true"), std::string::npos) << again.out;
