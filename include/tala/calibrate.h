@@ -24,6 +24,10 @@ struct CalibrateOptions {
   // compared with the judge's claim verdicts.
   std::string labels;
   std::string metric;
+  // Several reviewers (a line per reviewer and row, each with its "labeller"): the human value
+  // is the majority of their yes/no (at `threshold`; a tie is left out and listed), or this
+  // reviewer's alone when named.
+  std::string reviewer;
 };
 
 struct Calibration {
@@ -44,6 +48,15 @@ struct Calibration {
   long claims = 0, claims_agreed = 0;
   long judge_supported_human_not = 0, judge_unsupported_human_supported = 0;
   std::optional<double> claims_kappa;
+  // Several reviewers: who they are, the rows two or more labelled, how often they agree (raw,
+  // Cohen's kappa for two reviewers, Krippendorff's alpha for any number), the rows whose
+  // reviewers disagree (for a second look; ties among them have no majority and are left out of
+  // the judge's figures).
+  std::vector<std::string> reviewers;
+  std::string reviewer;  // the reviewer whose labels were the human value (empty: the majority)
+  long reviewed_by_several = 0, reviewer_ties = 0;
+  std::optional<double> reviewer_agreement, reviewer_kappa, reviewer_alpha;
+  std::vector<std::string> disagreements;
 };
 
 // kDataError names file:line and path for a missing or mistyped value; kNotFound when no row

@@ -93,4 +93,36 @@ std::optional<PairwiseResult> PairwiseAccuracy(const std::vector<LabelledScore>&
   return result;
 }
 
+std::optional<double> KrippendorffAlpha(const std::vector<std::vector<int>>& units) {
+  // The coincidence matrix: each ordered pair of labels within a unit, weighted 1 / (m - 1).
+  std::map<std::pair<int, int>, double> coincide;
+  std::map<int, double> marginal;
+  double n = 0;
+  for (const std::vector<int>& unit : units) {
+    const size_t m = unit.size();
+    if (m < 2) continue;
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < m; ++j) {
+        if (i == j) continue;
+        coincide[{unit[i], unit[j]}] += 1.0 / static_cast<double>(m - 1);
+      }
+      marginal[unit[i]] += 1;
+      n += 1;
+    }
+  }
+  if (n < 2 || marginal.size() < 2) return std::nullopt;
+  double observed = 0, expected = 0;
+  for (const auto& [pair, o] : coincide) {
+    if (pair.first != pair.second) observed += o;
+  }
+  for (const auto& [c, nc] : marginal) {
+    for (const auto& [k, nk] : marginal) {
+      if (c != k) expected += nc * nk;
+    }
+  }
+  observed /= n;
+  expected /= n * (n - 1);
+  return 1.0 - observed / expected;
+}
+
 }  // namespace tala::analysis

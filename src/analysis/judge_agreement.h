@@ -28,6 +28,11 @@ std::optional<double> CohensKappa(const Confusion& c);
 // Undefined without both a positive and a negative row.
 std::optional<double> Auroc(const std::vector<LabelledScore>& rows);
 
+// Krippendorff's alpha for nominal labels: each unit the labels its reviewers gave (units with
+// fewer than two are left out). 1: full agreement; 0: as by chance. Undefined (nullopt) with no
+// unit of two labels or when every label is the same.
+std::optional<double> KrippendorffAlpha(const std::vector<std::vector<int>>& units);
+
 struct BestThreshold {
   double threshold = 0;
   double accuracy = 0;

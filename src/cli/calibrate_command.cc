@@ -93,6 +93,10 @@ void AddCalibrateCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--pair-by", o.pair_by,
                   "dotted path of a group id: within each group every positive row should "
                   "outscore every negative one");
+  cmd->add_option("--reviewer", o.reviewer,
+                  "with --labels from several reviewers (a line per reviewer and row, each with "
+                  "its labeller): take this reviewer's labels as the human value (default: the "
+                  "majority; how often the reviewers agree is printed either way)");
   cmd->add_flag("--json", f->json, "print the figures as JSON");
   cmd->callback([f, exit_code] { *exit_code = RunCalibrate(*f); });
 }

@@ -4,17 +4,27 @@
 #include <simdjson.h>
 
 #include <map>
+#include <set>
 
 #include "analysis/judge_agreement.h"
 #include "io/readers/labelled_values.h"
 #include "io/readers/labels_reader.h"
 #include "io/readers/results_reader.h"
+#include "io/writers/json_text.h"
 
 namespace tala {
 
 namespace {
 std::string Num(const std::optional<double>& v) {
   return v ? fmt::format("{:.4f}", *v) : std::string("null");
+}
+std::string Texts(const std::vector<std::string>& list) {
+  std::string out = "[";
+  for (const std::string& t : list) {
+    if (out.size() > 1) out += ',';
+    io::AppendJsonString(out, t);
+  }
+  return out + "]";
 }
 }  // namespace
 
@@ -44,20 +54,77 @@ Result<io::LabelledValues> JoinLabels(const CalibrateOptions& o, Calibration& c)
   for (const io::ResultRow& row : results.rows) by_id[row.id] = &row;
   io::LabelledValues values;
   std::vector<analysis::LabelledScore> claims;
+  // Reviewers, and how they agree on the rows several of them labelled.
+  std::set<std::string> reviewers;
+  for (const io::LabelRow& label : labels.rows) {
+    for (const io::LabelReview& r : label.reviews) {
+      if (!r.labeller.empty() && r.values.count(o.metric)) reviewers.insert(r.labeller);
+    }
+  }
+  if (!o.reviewer.empty() && !reviewers.count(o.reviewer)) {
+    return InvalidArgument("--reviewer " + o.reviewer + ": no label of " + o.metric + " in " +
+                           o.labels + " has that labeller");
+  }
+  c.reviewers.assign(reviewers.begin(), reviewers.end());
+  c.reviewer = o.reviewer;
+  std::vector<std::vector<int>> units;
+  analysis::Confusion between;  // two reviewers: the first as "human", the second as "judge"
+  long agree = 0, compared = 0;
+  for (const io::LabelRow& label : labels.rows) {
+    std::map<std::string, bool> said;  // reviewer -> yes at the threshold
+    for (const io::LabelReview& r : label.reviews) {
+      auto v = r.values.find(o.metric);
+      if (v != r.values.end()) said[r.labeller] = v->second >= o.threshold;
+    }
+    if (said.size() < 2) continue;
+    ++c.reviewed_by_several;
+    std::vector<int> unit;
+    int yes = 0;
+    for (const auto& [who, positive] : said) {
+      unit.push_back(positive ? 1 : 0);
+      yes += positive ? 1 : 0;
+    }
+    units.push_back(unit);
+    const bool all_agree = yes == 0 || yes == static_cast<int>(said.size());
+    ++compared;
+    agree += all_agree ? 1 : 0;
+    if (!all_agree) c.disagreements.push_back(label.id);
+    if (reviewers.size() == 2 && said.size() == 2) {
+      const bool a = said.at(c.reviewers[0]), b = said.at(c.reviewers[1]);
+      ++(a ? (b ? between.true_positive : between.false_negative)
+           : (b ? between.false_positive : between.true_negative));
+    }
+  }
+  if (compared > 0) {
+    c.reviewer_agreement = static_cast<double>(agree) / static_cast<double>(compared);
+    c.reviewer_alpha = analysis::KrippendorffAlpha(units);
+  }
+  if (between.n() > 0) c.reviewer_kappa = analysis::CohensKappa(between);
   for (const io::LabelRow& label : labels.rows) {
     auto row = by_id.find(label.id);
     if (row == by_id.end()) {
       ++c.unmatched_labels;
       continue;
     }
-    auto human = label.values.find(o.metric);
-    if (human == label.values.end()) {
+    // The human value: the named reviewer's, else the majority of the reviewers' yes/no.
+    std::optional<bool> human;
+    int yes = 0, votes = 0;
+    for (const io::LabelReview& r : label.reviews) {
+      if (!o.reviewer.empty() && r.labeller != o.reviewer) continue;
+      auto v = r.values.find(o.metric);
+      if (v == r.values.end()) continue;
+      ++votes;
+      yes += v->second >= o.threshold ? 1 : 0;
+    }
+    if (votes > 0 && 2 * yes != votes) human = 2 * yes > votes;
+    if (votes > 0 && 2 * yes == votes) ++c.reviewer_ties;
+    if (!human) {
       ++values.skipped_missing_human;
     } else {
       auto judge = row->second->scores.find(o.metric);
       std::optional<double> j;
       if (judge != row->second->scores.end()) j = judge->second;
-      values.rows.push_back({human->second >= o.threshold, j, ""});
+      values.rows.push_back({*human, j, ""});
     }
     if (label.claims.empty()) continue;
     std::vector<bool> verdicts = JudgeClaims(row->second->json);
@@ -160,6 +227,32 @@ std::string FormatCalibration(const Calibration& c) {
     s += fmt::format("{} labelled rows are not in the results file (left out)\n",
                      c.unmatched_labels);
   }
+  if (c.reviewed_by_several > 0) {
+    std::string who;
+    for (const std::string& r : c.reviewers) who += (who.empty() ? "" : ", ") + r;
+    s += fmt::format(
+        "\nreviewers ({}): {} rows labelled by two or more; they agree on {}; Cohen's kappa "
+        "{}; Krippendorff's alpha {}\n",
+        who, c.reviewed_by_several, Num(c.reviewer_agreement), Num(c.reviewer_kappa),
+        Num(c.reviewer_alpha));
+    s += c.reviewer.empty()
+             ? fmt::format(
+                   "the human value above is the reviewers' majority ({} ties left out): "
+                   "set the judge's kappa beside theirs\n",
+                   c.reviewer_ties)
+             : fmt::format("the human value above is {}'s\n", c.reviewer);
+    if (!c.disagreements.empty()) {
+      std::string ids;
+      for (size_t i = 0; i < c.disagreements.size() && i < 20; ++i) {
+        ids += (i ? ", " : "") + c.disagreements[i];
+      }
+      if (c.disagreements.size() > 20) {
+        ids += fmt::format(" and {} more", c.disagreements.size() - 20);
+      }
+      s += fmt::format("reviewers disagree on {} rows, for a second look: {}\n",
+                       c.disagreements.size(), ids);
+    }
+  }
   return s;
 }
 
@@ -169,11 +262,15 @@ std::string CalibrationJson(const Calibration& c) {
       "\"raw_agreement\":{},\"kappa\":{},\"confusion\":{{\"tp\":{},\"fp\":{},\"tn\":{},"
       "\"fn\":{}}},\"auroc\":{},\"best_threshold\":{},\"best_threshold_accuracy\":{},"
       "\"pairwise_accuracy\":{},\"pairs\":{},\"claims\":{},\"claims_agreed\":{},"
-      "\"claims_kappa\":{},\"unmatched_labels\":{}}}\n",
+      "\"claims_kappa\":{},\"unmatched_labels\":{},\"reviewers\":{},"
+      "\"reviewed_by_several\":{},\"reviewer_ties\":{},\"reviewer_agreement\":{},"
+      "\"reviewer_kappa\":{},\"reviewer_alpha\":{},\"disagreements\":{}}}\n",
       c.n, c.undefined_judge, c.missing_human, c.threshold, Num(c.raw_agreement), Num(c.kappa),
       c.true_positive, c.false_positive, c.true_negative, c.false_negative, Num(c.auroc),
       Num(c.best_threshold), Num(c.best_threshold_accuracy), Num(c.pairwise_accuracy), c.pairs,
-      c.claims, c.claims_agreed, Num(c.claims_kappa), c.unmatched_labels);
+      c.claims, c.claims_agreed, Num(c.claims_kappa), c.unmatched_labels, Texts(c.reviewers),
+      c.reviewed_by_several, c.reviewer_ties, Num(c.reviewer_agreement), Num(c.reviewer_kappa),
+      Num(c.reviewer_alpha), Texts(c.disagreements));
 }
 
 }  // namespace tala

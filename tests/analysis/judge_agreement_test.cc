@@ -23,6 +23,19 @@ TEST(JudgeAgreementTest, IssueCheckRawAgreementAndKappa) {
   EXPECT_EQ(c.false_negative, 0);
 }
 
+// Krippendorff's own worked example (four observers, twelve units, nominal, some missing):
+// alpha 0.743.
+TEST(JudgeAgreementTest, KrippendorffAlphaOfThePublishedExample) {
+  const std::vector<std::vector<int>> units = {
+      {1, 1, 1},    {2, 2, 3, 2}, {3, 3, 3, 3}, {3, 3, 3, 3}, {2, 2, 2, 2}, {1, 2, 3, 4},
+      {4, 4, 4, 4}, {1, 1, 2, 1}, {2, 2, 2, 2}, {5, 5, 5},    {1, 1},       {3}};
+  ASSERT_TRUE(KrippendorffAlpha(units).has_value());
+  EXPECT_NEAR(*KrippendorffAlpha(units), 0.743, 0.0005);
+  EXPECT_NEAR(*KrippendorffAlpha({{1, 1}, {0, 0}, {1, 1}}), 1.0, 1e-12);
+  EXPECT_FALSE(KrippendorffAlpha({{1, 1}, {1, 1}}).has_value());  // one label throughout
+  EXPECT_FALSE(KrippendorffAlpha({{1}, {0}}).has_value());        // no unit of two
+}
+
 TEST(JudgeAgreementTest, KappaUndefinedWhenBothRatersUseOneLabel) {
   auto rows = FromLists({1, 1}, {1, 1});
   EXPECT_FALSE(CohensKappa(Confuse(rows, 0.5)).has_value());

@@ -96,6 +96,59 @@ TEST(ReviewTest, ThreeRowsLabelledByKeyPressesExportAndCalibrateReadsThem) {
   EXPECT_EQ(e["n_total"], 20);
 }
 
+// Issue 55: several reviewers label the same rows, a line each with its labeller; calibrate says
+// how often they agree (raw, Cohen's kappa, Krippendorff's alpha), takes their majority (or one
+// reviewer) as the human value, and lists the rows they disagree on. Estimate reads the mean.
+TEST(ReviewTest, SeveralReviewersAgreementMajorityAndDisagreements) {
+  TempDir dir;
+  std::string results = Results(dir);
+  // demo-01..demo-04: ana and ben agree on three, differ on demo-04; demo-05 ana alone.
+  std::string labels = dir.Write("labels.jsonl",
+                                 "{\"id\":\"demo-01\",\"faithfulness\":1,\"labeller\":\"ana\"}\n"
+                                 "{\"id\":\"demo-01\",\"faithfulness\":1,\"labeller\":\"ben\"}\n"
+                                 "{\"id\":\"demo-02\",\"faithfulness\":0,\"labeller\":\"ana\"}\n"
+                                 "{\"id\":\"demo-02\",\"faithfulness\":0,\"labeller\":\"ben\"}\n"
+                                 "{\"id\":\"demo-03\",\"faithfulness\":1,\"labeller\":\"ana\"}\n"
+                                 "{\"id\":\"demo-03\",\"faithfulness\":1,\"labeller\":\"ben\"}\n"
+                                 "{\"id\":\"demo-04\",\"faithfulness\":1,\"labeller\":\"ana\"}\n"
+                                 "{\"id\":\"demo-04\",\"faithfulness\":0,\"labeller\":\"ben\"}\n"
+                                 "{\"id\":\"demo-05\",\"faithfulness\":0,\"labeller\":\"ana\"}\n");
+  auto calibrate = RunTala("calibrate " + results + " --labels " + labels +
+                           " --metric faithfulness --json 2>&1");
+  ASSERT_EQ(calibrate.exit_code, 0) << calibrate.out;
+  json c = json::parse(calibrate.out);
+  EXPECT_EQ(c["reviewers"], json::array({"ana", "ben"}));
+  EXPECT_EQ(c["reviewed_by_several"], 4);
+  EXPECT_DOUBLE_EQ(c["reviewer_agreement"].get<double>(), 0.75);
+  EXPECT_NEAR(c["reviewer_kappa"].get<double>(), 0.5, 1e-4);  // po 0.75, pe 0.5
+  EXPECT_NEAR(c["reviewer_alpha"].get<double>(), 0.5333, 1e-4);
+  EXPECT_EQ(c["disagreements"], json::array({"demo-04"}));
+  EXPECT_EQ(c["reviewer_ties"], 1);  // demo-04 has no majority: left out
+  EXPECT_EQ(c["n"].get<int>() + c["undefined_judge"].get<int>(), 4);
+  // Ben's labels alone: demo-01..04 (demo-05 is ana's only).
+  auto ben = RunTala("calibrate " + results + " --labels " + labels +
+                     " --metric faithfulness --reviewer ben 2>&1");
+  ASSERT_EQ(ben.exit_code, 0) << ben.out;
+  EXPECT_NE(ben.out.find("the human value above is ben's"), std::string::npos) << ben.out;
+  EXPECT_NE(ben.out.find("reviewers disagree on 1 rows, for a second look: demo-04"),
+            std::string::npos)
+      << ben.out;
+  // One reviewer twice on a row, or lines without a labeller, stay an error naming the lines.
+  std::string twice = dir.Write("twice.jsonl",
+                                "{\"id\":\"demo-01\",\"faithfulness\":1,\"labeller\":\"ana\"}\n"
+                                "{\"id\":\"demo-01\",\"faithfulness\":0,\"labeller\":\"ana\"}\n");
+  auto refused =
+      RunTala("calibrate " + results + " --labels " + twice + " --metric faithfulness 2>&1");
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("twice.jsonl:2"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("first on line 1"), std::string::npos) << refused.out;
+  // The estimate reads each row's mean label (demo-04: 0.5).
+  auto estimate =
+      RunTala("estimate " + results + " --labels " + labels + " --metric faithfulness --json");
+  ASSERT_EQ(estimate.exit_code, 0) << estimate.out;
+  EXPECT_EQ(json::parse(estimate.out)["n_labelled"], 5);
+}
+
 TEST(ReviewTest, EstimateRefusesRowsPickedByScoreAndSaysWhenItCannotKnow) {
   TempDir dir;
   std::string results = Results(dir);

@@ -88,11 +88,34 @@ Result<Labels> ReadLabels(const std::string& path) {
       row.id = id.get_string().get(text) ? simdjson::minify(id) : std::string(text);
     }
     TALA_RETURN_IF_ERROR(ReadRow(ctx, o, row));
+    row.reviews.push_back({row.labeller, row.values});
     auto [it, fresh] = index.emplace(row.id, labels.rows.size());
     if (!fresh) {
-      return DataError({path, line, 0, "id"},
-                       "\"" + row.id + "\" is labelled again (first on line " +
-                           std::to_string(lines[it->second]) + "); keep one label per row");
+      // Another reviewer's label of the row: kept beside the others, the values their mean.
+      LabelRow& first = labels.rows[it->second];
+      const bool named =
+          !row.labeller.empty() &&
+          std::all_of(first.reviews.begin(), first.reviews.end(), [&](const LabelReview& r) {
+            return !r.labeller.empty() && r.labeller != row.labeller;
+          });
+      if (!named) {
+        return DataError({path, line, 0, "id"},
+                         "\"" + row.id + "\" is labelled again (first on line " +
+                             std::to_string(lines[it->second]) +
+                             "); keep one label per row and reviewer (several reviewers: give "
+                             "each line its \"labeller\")");
+      }
+      first.reviews.push_back(std::move(row.reviews.front()));
+      std::map<std::string, std::pair<double, int>> sums;
+      for (const LabelReview& r : first.reviews) {
+        for (const auto& [metric, v] : r.values) {
+          sums[metric].first += v;
+          ++sums[metric].second;
+        }
+      }
+      for (const auto& [metric, sum] : sums) first.values[metric] = sum.first / sum.second;
+      if (first.claims.empty()) first.claims = std::move(row.claims);
+      return OkStatus();
     }
     labels.rows.push_back(std::move(row));
     lines.push_back(line);
@@ -110,14 +133,16 @@ Status CheckLabelRange(const Labels& labels, const std::string& metric, const Re
     hi = std::max(hi, v);
   }
   for (const LabelRow& row : labels.rows) {
-    auto it = row.values.find(metric);
-    if (it == row.values.end()) continue;
-    if (!(it->second >= lo && it->second <= hi)) {
-      char range[64];
-      std::snprintf(range, sizeof range, "[%g, %g]", lo, hi);
-      return DataError({path, 0, 0, metric},
-                       "the label of row \"" + row.id + "\" is " + std::to_string(it->second) +
-                           ", outside the values " + metric + " takes " + range);
+    for (const LabelReview& review : row.reviews) {
+      auto it = review.values.find(metric);
+      if (it == review.values.end()) continue;
+      if (!(it->second >= lo && it->second <= hi)) {
+        char range[64];
+        std::snprintf(range, sizeof range, "[%g, %g]", lo, hi);
+        return DataError({path, 0, 0, metric},
+                         "the label of row \"" + row.id + "\" is " + std::to_string(it->second) +
+                             ", outside the values " + metric + " takes " + range);
+      }
     }
   }
   return OkStatus();

@@ -4,7 +4,9 @@
 // the rows were chosen; then one line per labelled row:
 //   {"id": ..., "<metric>": number or true/false, "claims": [true, false, null, ...],
 //    "note": "...", "labeller": "...", "time": "..."}
-// Every field but id is optional.
+// Every field but id is optional. Several reviewers may label one row: a line each, each with
+// its own "labeller" (issue 55); the row's values are then the mean of theirs (for yes/no
+// labels, the share who said yes), and `reviews` keeps each reviewer's.
 
 #include <map>
 #include <optional>
@@ -24,9 +26,15 @@ struct LabelSelection {
   std::string results;  // the results file the rows came from
 };
 
+struct LabelReview {
+  std::string labeller;
+  std::map<std::string, double> values;  // metric -> this reviewer's value (true = 1)
+};
+
 struct LabelRow {
   std::string id;
   std::map<std::string, double> values;     // metric -> the person's value (true = 1)
+  std::vector<LabelReview> reviews;         // each reviewer's line, in file order
   std::vector<std::optional<bool>> claims;  // per-claim labels, in the judge's claim order
   std::string note, labeller, time;
 };
@@ -37,8 +45,8 @@ struct Labels {
 };
 
 // kDataError naming file:line and field for a wrong type, a missing id, or an id labelled twice
-// (naming both lines: which label stands cannot be guessed; tala review --serve merges a
-// changed mind into one line).
+// by one reviewer, or by lines without a labeller (naming both lines: which label stands cannot
+// be guessed; tala review --serve merges a changed mind into one line).
 Result<Labels> ReadLabels(const std::string& path);
 
 // kDataError when a label of `metric` lies outside the values the metric can take: [0, 1] for
