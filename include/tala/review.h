@@ -28,4 +28,13 @@ struct ReviewOptions {
 // kInvalidArgument for an unknown pick, n < 1, or a metric no row has a value of.
 Result<ReviewQueue> PickForReview(const ReviewOptions& options);
 
+// The picked rows split between reviewers (tala review --assign): a seeded `overlap` share of
+// them, rounded, goes to every reviewer (their agreement is read from it: tala calibrate), the
+// rest is dealt in turn; each queue keeps results order and names its labeller.
+// kInvalidArgument for fewer than two names, an empty or repeated name, or an overlap outside
+// [0, 1].
+Result<std::vector<ReviewQueue>> AssignReviewers(const ReviewQueue& queue,
+                                                 const std::vector<std::string>& labellers,
+                                                 double overlap, uint64_t seed);
+
 }  // namespace tala

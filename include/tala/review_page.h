@@ -14,6 +14,9 @@ struct ReviewQueue {
   double threshold = 0.5;
   int64_t population = 0;              // rows with a value of the metric
   std::vector<std::string> rows_json;  // the picked rows' results lines, in results order
+  // The reviewer the page is for (tala review --assign): their name is filled in and their work
+  // kept apart from another reviewer's in the same browser. Empty: whoever opens it.
+  std::string labeller;
 };
 
 // One HTML file: no network, every row's text escaped; `#selftest` labels three rows by key

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -35,8 +36,18 @@ struct ReviewFlags {
   std::string host = "127.0.0.1";
   int port = 8178;
   std::string labels = "labels.jsonl";
-  std::string testset;  // a candidates file: review a golden set's candidates instead
+  std::string testset;              // a candidates file: review a golden set's candidates instead
+  std::vector<std::string> assign;  // reviewers: a page each (--assign ana,ben)
+  double overlap = 0.2;             // the share of the rows every reviewer labels
 };
+
+// review.html -> review-ana.html: the page of one reviewer.
+std::string PageFor(const std::string& out, const std::string& labeller) {
+  const size_t slash = out.find_last_of('/');
+  const size_t dot = out.find_last_of('.');
+  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  return has_ext ? out.substr(0, dot) + "-" + labeller + out.substr(dot) : out + "-" + labeller;
+}
 
 // The candidates file's lines (each checked to be a JSON object with an id by accept later).
 Result<std::vector<std::string>> CandidateLines(const std::string& path) {
@@ -288,6 +299,44 @@ int RunReview(const ReviewFlags& f) {
     PrintError("tala review", s);
     return ExitCodeFor(s);
   }
+  if (!f.assign.empty()) {
+    if (f.serve) {
+      PrintError("tala review", InvalidArgument("--assign writes a page per reviewer; serve each "
+                                                "reviewer's own pick instead of --serve"));
+      return 2;
+    }
+    for (const std::string& name : f.assign) {
+      if (name.find_first_of("/\\") != std::string::npos) {
+        PrintError("tala review", InvalidArgument("--assign: \"" + name +
+                                                  "\" names a path; give reviewers' names"));
+        return 2;
+      }
+    }
+    auto pages = AssignReviewers(*queue, f.assign, f.overlap, f.options.seed);
+    if (!pages) {
+      PrintError("tala review", pages.error());
+      return 2;
+    }
+    const auto shared = static_cast<long long>(
+        std::llround(f.overlap * static_cast<double>(queue->rows_json.size())));
+    for (const ReviewQueue& page : *pages) {
+      const std::string path = PageFor(f.out, page.labeller);
+      if (Status s = fs::WriteFileAtomically(path, RenderReviewPage(page)); !s.ok()) {
+        PrintError("tala review", s);
+        return 2;
+      }
+      std::fprintf(stderr, "tala review: %s: %zu rows into %s\n", page.labeller.c_str(),
+                   page.rows_json.size(), path.c_str());
+    }
+    std::fprintf(stderr,
+                 "tala review: %zu of %lld rows with %s picked (%s, seed %llu), %lld of them for "
+                 "every reviewer; each exports labels.jsonl: join the files (cat) and run tala "
+                 "calibrate --labels to see how often the reviewers agree\n",
+                 queue->rows_json.size(), static_cast<long long>(queue->population),
+                 queue->metric.c_str(), queue->pick.c_str(),
+                 static_cast<unsigned long long>(queue->seed), shared);
+    return 0;
+  }
   if (f.serve) return Serve(f, *queue);
   if (Status s = fs::WriteFileAtomically(f.out, RenderReviewPage(*queue)); !s.ok()) {
     PrintError("tala review", s);
@@ -321,6 +370,16 @@ void AddReviewCommand(CLI::App& app, int* exit_code) {
                   "accept, edit, unanswerable, reject or needs-expert each, exported for tala "
                   "testset accept");
   cmd->add_option("--out,-o", f->out, "the page to write")->capture_default_str();
+  cmd->add_option("--assign", f->assign,
+                  "reviewers (ana,ben,...): a page each (review-ana.html, ...), the picked rows "
+                  "split between them with --overlap of them for everyone, each page with its "
+                  "reviewer's name filled in")
+      ->delimiter(',');
+  cmd->add_option("--overlap", f->overlap,
+                  "with --assign: the share of the picked rows every reviewer labels (their "
+                  "agreement, in tala calibrate --labels, is read from these)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--n", o.n, "rows to pick")->capture_default_str()->check(CLI::Range(1, 100000));
   cmd->add_option("--pick", o.pick,
                   "random (uniform), stratified (uniform within score bins, every range shown), "

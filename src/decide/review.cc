@@ -97,4 +97,42 @@ Result<ReviewQueue> PickForReview(const ReviewOptions& o) {
   return q;
 }
 
+Result<std::vector<ReviewQueue>> AssignReviewers(const ReviewQueue& queue,
+                                                 const std::vector<std::string>& labellers,
+                                                 double overlap, uint64_t seed) {
+  if (labellers.size() < 2) return InvalidArgument("--assign needs two reviewers or more (a,b)");
+  for (size_t i = 0; i < labellers.size(); ++i) {
+    if (labellers[i].empty()) return InvalidArgument("--assign: a reviewer's name is empty");
+    if (std::find(labellers.begin(), labellers.begin() + static_cast<long>(i), labellers[i]) !=
+        labellers.begin() + static_cast<long>(i)) {
+      return InvalidArgument("--assign: " + labellers[i] + " is named twice");
+    }
+  }
+  if (!(overlap >= 0 && overlap <= 1)) {
+    return InvalidArgument("--overlap must be a share between 0 and 1");
+  }
+  const size_t n = queue.rows_json.size();
+  std::mt19937_64 rng(seed ^ 0x5eedu);
+  const std::vector<size_t> order = UniformPick(n, n, rng);
+  const size_t shared = static_cast<size_t>(std::llround(overlap * static_cast<double>(n)));
+  std::vector<std::vector<size_t>> rows(labellers.size());
+  for (size_t k = 0; k < n; ++k) {
+    if (k < shared) {
+      for (auto& mine : rows) mine.push_back(order[k]);
+    } else {
+      rows[(k - shared) % labellers.size()].push_back(order[k]);
+    }
+  }
+  std::vector<ReviewQueue> out;
+  for (size_t r = 0; r < labellers.size(); ++r) {
+    std::sort(rows[r].begin(), rows[r].end());
+    ReviewQueue q = queue;
+    q.labeller = labellers[r];
+    q.rows_json.clear();
+    for (size_t i : rows[r]) q.rows_json.push_back(queue.rows_json[i]);
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
 }  // namespace tala

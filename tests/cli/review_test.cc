@@ -6,8 +6,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "cli/headless_browser.h"
@@ -147,6 +149,46 @@ TEST(ReviewTest, SeveralReviewersAgreementMajorityAndDisagreements) {
       RunTala("estimate " + results + " --labels " + labels + " --metric faithfulness --json");
   ASSERT_EQ(estimate.exit_code, 0) << estimate.out;
   EXPECT_EQ(json::parse(estimate.out)["n_labelled"], 5);
+}
+
+// --assign: a page per reviewer, the picked rows split between them with --overlap shared.
+TEST(ReviewTest, AssignWritesAPagePerReviewerWithASharedShare) {
+  TempDir dir;
+  std::string results = Results(dir);
+  auto r = RunTala("review " + results + " --n 10 --pick random --seed 4 --assign ana,ben,cy " +
+                   "--overlap 0.4 --out " + dir.path() + "/queue.html 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::map<std::string, std::set<std::string>> ids;
+  for (const char* who : {"ana", "ben", "cy"}) {
+    std::ifstream in(dir.path() + "/queue-" + who + ".html");
+    std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(html.find(std::string("\"labeller\":\"") + who + "\""), std::string::npos) << who;
+    std::regex id("\"id\":\"(demo-[0-9]+)\"");
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), id); it != std::sregex_iterator();
+         ++it) {
+      ids[who].insert((*it)[1].str());
+    }
+  }
+  // 10 rows: 4 for everyone, the other 6 dealt two each.
+  std::set<std::string> all, everyone = ids["ana"];
+  for (const auto& [who, mine] : ids) {
+    EXPECT_EQ(mine.size(), 6u) << who;
+    all.insert(mine.begin(), mine.end());
+    std::set<std::string> kept;
+    for (const std::string& i : everyone) {
+      if (mine.count(i)) kept.insert(i);
+    }
+    everyone = kept;
+  }
+  EXPECT_EQ(all.size(), 10u);
+  EXPECT_EQ(everyone.size(), 4u);
+  EXPECT_NE(r.out.find("4 of them for every reviewer"), std::string::npos) << r.out;
+  // One reviewer, a repeated name or a path is refused.
+  for (const char* bad : {"ana", "ana,ana", "ana,../x"}) {
+    auto refused =
+        RunTala("review " + results + " --assign " + bad + " --out " + dir.path() + "/x.html 2>&1");
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.out;
+  }
 }
 
 TEST(ReviewTest, EstimateRefusesRowsPickedByScoreAndSaysWhenItCannotKnow) {

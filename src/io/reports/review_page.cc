@@ -48,7 +48,7 @@ constexpr const char* kScript = R"JS(<script>
 "use strict";
 const Q = JSON.parse(document.getElementById("queue").textContent);
 const META = JSON.parse(document.getElementById("meta").textContent);
-const KEY = "tala-review|" + META.results + "|" + META.metric + "|" + META.pick + "|" + META.seed;
+const KEY = "tala-review|" + META.results + "|" + META.metric + "|" + META.pick + "|" + META.seed + (META.labeller ? "|" + META.labeller : "");
 let state = {}, cur = 0, focus = -1;
 try { state = JSON.parse(localStorage.getItem(KEY) || "{}"); } catch (e) { state = {}; }
 const idOf = (row) => JSON.stringify(row.id);
@@ -195,7 +195,7 @@ function download() {
 }
 // The labeller's name is remembered across pages; the button exports.
 function wireLabellerAndExport() {
-  $("labeller").value = localStorage.getItem("tala-review|labeller") || "";
+  $("labeller").value = META.labeller || localStorage.getItem("tala-review|labeller") || "";
   $("labeller").addEventListener("input", () => { try { localStorage.setItem("tala-review|labeller", $("labeller").value); } catch (e) {} });
   $("export").addEventListener("click", download);
 }
@@ -230,7 +230,9 @@ std::string RenderReviewPage(const ReviewQueue& q, bool served, const std::strin
   io::AppendJsonString(meta, q.pick);
   meta += ",\"seed\":" + std::to_string(q.seed) + ",\"results\":";
   io::AppendJsonString(meta, q.results);
-  meta += ",\"population\":" + std::to_string(q.population) + "}";
+  meta += ",\"population\":" + std::to_string(q.population) + ",\"labeller\":";
+  io::AppendJsonString(meta, q.labeller);
+  meta += "}";
   std::string page = ReviewPageHead(kHead);
   page += "<script type=\"application/json\" id=\"queue\">" + io::ScriptJson(rows) + "</script>\n";
   page += "<script type=\"application/json\" id=\"meta\">" + io::ScriptJson(meta) + "</script>\n";
