@@ -41,6 +41,13 @@ struct ReviewFlags {
   double overlap = 0.2;             // the share of the rows every reviewer labels
 };
 
+// "tala review: 8 of 20 rows with faithfulness picked (random, seed 3)": what was picked.
+std::string Picked(const ReviewQueue& q) {
+  return "tala review: " + std::to_string(q.rows_json.size()) + " of " +
+         std::to_string(q.population) + " rows with " + q.metric + " picked (" + q.pick +
+         ", seed " + std::to_string(q.seed) + ")";
+}
+
 // review.html -> review-ana.html: the page of one reviewer.
 std::string PageFor(const std::string& out, const std::string& labeller) {
   const size_t slash = out.find_last_of('/');
@@ -329,12 +336,9 @@ int RunReview(const ReviewFlags& f) {
                    page.rows_json.size(), path.c_str());
     }
     std::fprintf(stderr,
-                 "tala review: %zu of %lld rows with %s picked (%s, seed %llu), %lld of them for "
-                 "every reviewer; each exports labels.jsonl: join the files (cat) and run tala "
-                 "calibrate --labels to see how often the reviewers agree\n",
-                 queue->rows_json.size(), static_cast<long long>(queue->population),
-                 queue->metric.c_str(), queue->pick.c_str(),
-                 static_cast<unsigned long long>(queue->seed), shared);
+                 "%s, %lld of them for every reviewer; each exports labels.jsonl: join the files "
+                 "(cat) and run tala calibrate --labels to see how often the reviewers agree\n",
+                 Picked(*queue).c_str(), shared);
     return 0;
   }
   if (f.serve) return Serve(f, *queue);
@@ -343,12 +347,9 @@ int RunReview(const ReviewFlags& f) {
     return 2;
   }
   std::fprintf(stderr,
-               "tala review: %zu of %lld rows with %s picked (%s, seed %llu) into %s; open it in a "
-               "browser, label with the keyboard, export labels.jsonl, then run tala estimate or "
-               "tala calibrate --labels\n",
-               queue->rows_json.size(), static_cast<long long>(queue->population),
-               queue->metric.c_str(), queue->pick.c_str(),
-               static_cast<unsigned long long>(queue->seed), f.out.c_str());
+               "%s into %s; open it in a browser, label with the keyboard, export labels.jsonl, "
+               "then run tala estimate or tala calibrate --labels\n",
+               Picked(*queue).c_str(), f.out.c_str());
   return 0;
 }
 }  // namespace
