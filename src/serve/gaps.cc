@@ -1,6 +1,8 @@
 // Service::GapsJson: what the documents lack, read from the production questions the database
 // holds (GapReader, the same reading as tala testset's report).
 
+#include "testset/gaps.h"
+
 #include <simdjson.h>
 
 #include <algorithm>
@@ -54,14 +56,7 @@ Result<std::string> Service::GapsJson(const std::string& window, int64_t limit, 
       auto sample = io::ParseRow(row, {kStored, rows, rows});
       if (!sample) continue;
       AskedQuestion a;
-      if (sample->user_input) {
-        a.question = *sample->user_input;
-      } else {
-        // A conversation: its last user turn, as tala testset reads a log.
-        for (const Message& m : sample->messages) {
-          if (m.type == Message::Type::kHuman) a.question = m.content;
-        }
-      }
+      a.question = testset::QuestionOf(*sample);  // as tala testset reads a log
       if (sample->retrieved_contexts) a.contexts = std::move(*sample->retrieved_contexts);
       asked.push_back(std::move(a));
     }

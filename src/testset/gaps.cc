@@ -17,6 +17,15 @@ namespace tala {
 
 namespace testset {
 
+std::string QuestionOf(const Sample& sample) {
+  if (sample.user_input) return *sample.user_input;
+  std::string question;
+  for (const Message& m : sample.messages) {
+    if (m.type == Message::Type::kHuman) question = m.content;
+  }
+  return question;
+}
+
 Result<bool> NothingAnswers(const std::vector<Chunk>& chunks, const ChunkIndex& index,
                             const std::vector<std::string>& terms) {
   if (std::all_of(terms.begin(), terms.end(), Filler)) return false;
@@ -54,8 +63,6 @@ namespace {
 // An intent's retrieved passages are read up to this many (distinct): enough for every passage
 // of a few dozen rows, bounded for an intent of thousands.
 constexpr size_t kMaxPassagesPerIntent = 60;
-// A question longer than this is a pasted document, not one users ask again (as tala testset).
-constexpr size_t kMaxQuestionBytes = 2000;
 
 }  // namespace
 
@@ -93,7 +100,7 @@ Result<GapReport> GapReader::Read(const std::vector<AskedQuestion>& asked) const
   std::vector<LoggedQuestion> rows;
   for (const AskedQuestion& a : asked) {
     if (a.question.find_first_not_of(" \t\r\n") == std::string::npos ||
-        a.question.size() > kMaxQuestionBytes) {
+        a.question.size() > testset::kMaxQuestionBytes) {
       continue;
     }
     kept.push_back(&a);

@@ -7,12 +7,21 @@
 #include <string>
 #include <vector>
 
+#include "tala/sample.h"
 #include "tala/status.h"
 #include "tala/testset.h"
 #include "testset/documents.h"
 #include "testset/reference_draft.h"
 
 namespace tala::testset {
+
+// A logged "question" longer than this is a pasted document, a stack trace or a blob, not a
+// question users ask again: it is left out (R1: one 5 MB word took the grouping's memory to
+// 23.6 GB).
+inline constexpr size_t kMaxQuestionBytes = 2000;
+
+// The question a row asks: its user_input, or a conversation's last user turn ("" if none).
+std::string QuestionOf(const Sample& sample);
 
 // Whether no chunk answers an intent of these terms: the draft from its best three chunks by
 // BM25 is "no" (so too for terms no chunk holds). An intent of filler alone, or of no terms

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include "core/text/stemmer.h"
@@ -87,7 +88,7 @@ bool IsContentWord(const judges::offline::ProfiledToken& t, const std::vector<st
 std::vector<std::pair<size_t, std::vector<std::string>>> AskedAttributes(
     const judges::offline::TextProfile& p) {
   const judges::offline::WordNet& wordnet = judges::offline::WordNet::Get();
-  std::vector<std::pair<size_t, std::vector<std::string>>> out;
+  std::vector<std::pair<size_t, std::vector<std::string>>> out;  // (position, nouns)
   const auto& tokens = p.tokens();
   for (size_t k = 1; k < tokens.size(); ++k) {
     if (tokens[k - 1].folded != "how") continue;
@@ -98,19 +99,22 @@ std::vector<std::pair<size_t, std::vector<std::string>>> AskedAttributes(
   return out;
 }
 
+using AskedAttributeList = std::vector<std::pair<size_t, std::vector<std::string>>>;
+
 // Whether the content word at `k` of `a` is the attribute the other asks about, or an
 // attribute `a` asks about that the other names: "how far apart" and "the distance between"
-// state each other's "far" and "distance".
+// state each other's "far" and "distance". `asked_a`, `asked_b`: AskedAttributes of each.
 bool StatesAttribute(const judges::offline::TextProfile& a, size_t k,
-                     const judges::offline::TextProfile& b) {
+                     const AskedAttributeList& asked_a, const judges::offline::TextProfile& b,
+                     const AskedAttributeList& asked_b) {
   const judges::offline::ProfiledToken& t = a.tokens()[k];
-  for (const auto& [at, nouns] : AskedAttributes(a)) {
+  for (const auto& [at, nouns] : asked_a) {
     if (at != k) continue;
     for (const std::string& noun : nouns) {
       if (b.HasFolded(noun) || b.HasFolded(noun + "s")) return true;
     }
   }
-  for (const auto& [at, nouns] : AskedAttributes(b)) {
+  for (const auto& [at, nouns] : asked_b) {
     for (const std::string& noun : nouns) {
       if (t.folded == noun || t.folded == noun + "s") return true;
     }
@@ -124,10 +128,12 @@ bool StatesAttribute(const judges::offline::TextProfile& a, size_t k,
 int64_t Unstated(const judges::offline::TextProfile& a, const judges::offline::TextProfile& b,
                  const std::vector<std::string>& names) {
   int64_t n = 0;
+  std::optional<std::pair<AskedAttributeList, AskedAttributeList>> asked;  // read on first need
   for (size_t k = 0; k < a.tokens().size(); ++k) {
     const judges::offline::ProfiledToken& t = a.tokens()[k];
     if (!IsContentWord(t, names) || !judges::offline::MatchInEvidence(t, b).empty()) continue;
-    if (StatesAttribute(a, k, b)) continue;
+    if (!asked) asked.emplace(AskedAttributes(a), AskedAttributes(b));
+    if (StatesAttribute(a, k, asked->first, b, asked->second)) continue;
     ++n;
   }
   return n;
@@ -139,17 +145,6 @@ int64_t Unstated(const judges::offline::TextProfile& a, const judges::offline::T
 bool WordsContrast(const judges::offline::TextProfile& a, const std::vector<std::string>& a_names,
                    const judges::offline::TextProfile& b, const std::vector<std::string>& b_names) {
   return Unstated(a, b, a_names) > 0 && Unstated(b, a, b_names) > 0;
-}
-
-// A name and the strings one byte shorter: two names one edit apart (a deletion, insertion,
-// substitution or swap) share one of these, so they find each other through an index of them
-// (a few pairs more, which NamesAgree then reads).
-std::vector<std::string> NameKeys(const std::string& name) {
-  std::vector<std::string> out = {name};
-  for (size_t k = 0; k < name.size(); ++k) out.push_back(name.substr(0, k) + name.substr(k + 1));
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
 }
 
 // Every name of each has its like in the other: the same, or one edit away (a typo).
@@ -212,14 +207,15 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
     auto it = index.find(key);
     return it == index.end() ? nullptr : &it->second;
   };
-  // Intents by their names' keys (NameKeys): a candidate must agree with the intent's names, so
-  // an intent with names meets only intents with a name like its rarest one, and one without
-  // only intents without (a templated log, "when does ferry 4711 sail?", shares every word and
-  // differs by its names: pair by pair it was 50 million pairs for 10,000 questions).
+  // Intents by their names' keys (DeletionKeys: two names a typo apart share one): a candidate must
+  // agree with the intent's names, so an intent with names meets only intents with a name like its
+  // rarest one, and one without only intents without (a templated log, "when does ferry 4711
+  // sail?", shares every word and differs by its names: pair by pair it was 50 million pairs for
+  // 10,000 questions).
   std::unordered_map<std::string, std::vector<size_t>> with_name_key;
   for (size_t i = 0; i < n; ++i) {
     for (const std::string& name : names[i]) {
-      for (std::string& key : NameKeys(name)) {
+      for (std::string& key : DeletionKeys(name)) {
         std::vector<size_t>& list = with_name_key[std::move(key)];
         if (list.empty() || list.back() != i) list.push_back(i);
       }
@@ -233,7 +229,7 @@ Result<MeaningJoin> JoinByMeaning(Grouping& g, const std::vector<std::string>& q
       for (const std::string& name : names[i]) {
         if (with_name.at(name).size() < with_name.at(*rarest).size()) rarest = &name;
       }
-      for (const std::string& key : NameKeys(*rarest)) {
+      for (const std::string& key : DeletionKeys(*rarest)) {
         for (size_t j : with_name_key.at(key)) like_names[j] = i;
       }
     }

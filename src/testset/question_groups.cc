@@ -15,6 +15,14 @@
 
 namespace tala::testset {
 
+std::vector<std::string> DeletionKeys(const std::string& word) {
+  std::vector<std::string> out = {word};
+  for (size_t k = 0; k < word.size(); ++k) out.push_back(word.substr(0, k) + word.substr(k + 1));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 bool OneEditApart(const std::string& a, const std::string& b) {
   if (a == b) return false;
   const size_t la = a.size(), lb = b.size();
@@ -169,11 +177,6 @@ std::unordered_map<std::string, std::string> Corrections(
     return it != words.end() && it->second.known;
   };
   std::unordered_map<std::string, std::vector<const std::string*>> by_key;
-  auto keys = [](const std::string& t) {
-    std::vector<std::string> out = {t};
-    for (size_t i = 0; i < t.size(); ++i) out.push_back(t.substr(0, i) + t.substr(i + 1));
-    return out;
-  };
   // A term of 4 to 30 letters may be a typo: shorter ones are too near each other, and longer
   // ones are no word (a URL, a token, base64); each term's keys cost its length squared.
   auto spelled = [](const std::string& t) {
@@ -181,7 +184,7 @@ std::unordered_map<std::string, std::string> Corrections(
   };
   for (const auto& [term, n] : counts) {
     if (!spelled(term)) continue;
-    for (std::string& k : keys(term)) by_key[std::move(k)].push_back(&term);
+    for (std::string& k : DeletionKeys(term)) by_key[std::move(k)].push_back(&term);
   }
   std::unordered_map<std::string, std::string> out;
   for (const auto& [term, n] : counts) {
@@ -189,7 +192,7 @@ std::unordered_map<std::string, std::string> Corrections(
     const std::string* best = nullptr;
     int64_t best_n = 0;
     const bool unknown = !knows(term);
-    for (const std::string& k : keys(term)) {
+    for (const std::string& k : DeletionKeys(term)) {
       auto it = by_key.find(k);
       if (it == by_key.end()) continue;
       for (const std::string* other : it->second) {

@@ -96,6 +96,9 @@ Grouping GroupQuestions(const std::vector<std::string>& questions,
 // Optimal-string-alignment distance of exactly one: a deletion, insertion, substitution or swap
 // of neighbours.
 bool OneEditApart(const std::string& a, const std::string& b);
+// A word and the strings one byte shorter, sorted and unique: two words one edit apart share one
+// of these, so an index of them finds the candidates OneEditApart then checks.
+std::vector<std::string> DeletionKeys(const std::string& word);
 
 // Orders each intent's phrasings (most asked first, ties: first asked first), finds its terms,
 // and orders the intents by traffic (ties: first asked first): what GroupQuestions ends with,

@@ -47,10 +47,7 @@ using testset::Grouping;
 
 constexpr const char* kOfflineVersion = "offline-extractive-1";
 
-// A logged "question" longer than this is a pasted document, a stack trace or a blob, not a
-// question users ask again: it is left out (R1: one 5 MB word took the grouping's memory to
-// 23.6 GB).
-constexpr size_t kMaxQuestionBytes = 2000;
+using testset::kMaxQuestionBytes;
 // The longest line of a results file read as a log.
 constexpr size_t kMaxLogLineBytes = 64u << 20;
 
@@ -128,14 +125,7 @@ Result<Logged> ReadQuestions(const std::string& path, const char* flag) {
   while (auto row = reader->Next()) {
     if (!row->has_value()) return row->error();
     const Sample& s = **row;
-    std::string question;
-    if (s.user_input) {
-      question = *s.user_input;
-    } else {
-      for (const Message& m : s.messages) {
-        if (m.type == Message::Type::kHuman) question = m.content;
-      }
-    }
+    std::string question = testset::QuestionOf(s);
     if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
       ++out.skipped;
       continue;

@@ -269,10 +269,15 @@ struct MockJudgeServer::Impl {
     }
   }
 
-  void CountTokens(int64_t prompt, int64_t completion, bool embedding) {
+  // `cache_read` and `cache_write`: of `prompt`, what the reply says the prompt cache served or
+  // took.
+  void CountTokens(int64_t prompt, int64_t completion, bool embedding, int64_t cache_read = 0,
+                   int64_t cache_write = 0) {
     std::lock_guard<std::mutex> lock(mu);
     stats.prompt_tokens += prompt;
     stats.completion_tokens += completion;
+    stats.cached_tokens += cache_read;
+    stats.cache_write_tokens += cache_write;
     ++(embedding ? stats.embedding_requests : stats.chat_requests);
   }
 
@@ -380,18 +385,13 @@ struct MockJudgeServer::Impl {
     std::string finish = "stop";
     std::string content = ApplyContentFault(f, task, MockAnswer(system, user), &finish);
     int64_t prompt = Tokens(prompt_chars), completion = Tokens(content.size());
-    CountTokens(prompt, completion, false);
     // The provider cache's share of the prompt, as each provider reports it.
     const int64_t read = static_cast<int64_t>(static_cast<double>(prompt) * options.cached_share);
     const int64_t written =
         anthropic ? std::min(prompt - read, static_cast<int64_t>(static_cast<double>(prompt) *
                                                                  options.cache_write_share))
                   : 0;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      stats.cached_tokens += read;
-      stats.cache_write_tokens += written;
-    }
+    CountTokens(prompt, completion, false, read, written);
     if (f == Fault::kHugeUsage) prompt = int64_t{1} << 40;
     json reply;
     if (anthropic) {

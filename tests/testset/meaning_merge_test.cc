@@ -67,6 +67,19 @@ TEST(MeaningJoinTest, TheRewordedLogsIntentsJoinAgainAndNoTwoIntentsJoin) {
   }
 }
 
+// Each of `asked` three times, grouped by words (each wording its own intent, asserted), then
+// joined by meaning.
+void AskedThriceJoined(const std::vector<std::string>& asked, SentenceEncoder& encoder,
+                       std::vector<std::string>& questions, Grouping& g, MeaningJoin& join) {
+  for (int copy = 0; copy < 3; ++copy)
+    questions.insert(questions.end(), asked.begin(), asked.end());
+  g = GroupQuestions(questions);
+  ASSERT_EQ(g.intents.size(), asked.size()) << "the words alone keep them apart";
+  auto joined = JoinByMeaning(g, questions, encoder);
+  ASSERT_TRUE(joined.has_value()) << joined.error().ToString();
+  join = *joined;
+}
+
 TEST(MeaningJoinTest, AnotherVerbOrOtherNamesStayApart) {
   auto encoder = EncoderOrSkip();
   if (!encoder) GTEST_SKIP() << "no sentence encoder in " << SentenceEncoder::DefaultDir();
@@ -82,18 +95,15 @@ TEST(MeaningJoinTest, AnotherVerbOrOtherNamesStayApart) {
       "What profession do Tom Hanks and Meg Ryan have in common?",
   };
   std::vector<std::string> questions;
-  for (int copy = 0; copy < 3; ++copy)
-    questions.insert(questions.end(), asked.begin(), asked.end());
-  Grouping g = GroupQuestions(questions);
-  ASSERT_EQ(g.intents.size(), asked.size()) << "the words alone keep them apart";
-  auto join = JoinByMeaning(g, questions, *encoder);
-  ASSERT_TRUE(join.has_value()) << join.error().ToString();
-  EXPECT_EQ(join->joined, 0);
+  Grouping g;
+  MeaningJoin join;
+  ASSERT_NO_FATAL_FAILURE(AskedThriceJoined(asked, *encoder, questions, g, join));
+  EXPECT_EQ(join.joined, 0);
   EXPECT_EQ(g.intents.size(), asked.size());
   // The encoder reads the first three pairs at cosine 0.95, 0.84 and 0.86 (bench_testset pairs);
   // they never meet as candidates, as neither states the other's rarest word ("open", "cancel",
   // "directed"), so nothing was embedded.
-  EXPECT_EQ(join->embedded, 0);
+  EXPECT_EQ(join.embedded, 0);
 }
 
 TEST(MeaningJoinTest, HowAndAnAdjectiveAskTheAttributeItsNounNames) {
@@ -104,21 +114,15 @@ TEST(MeaningJoinTest, HowAndAnAdjectiveAskTheAttributeItsNounNames) {
   // were two intents). The width is another attribute than the height, and "slow down" against
   // "speed up" values the speed rather than asking it: those stay apart.
   const std::vector<std::string> asked = {
-      "How far apart are the legs?",
-      "what is the distance between the legs?",
-      "How tall is the soundbar?",
-      "What is the height of the soundbar?",
-      "What is the width of the soundbar?",
-      "can you slow your speaking down",
+      "How far apart are the legs?",        "what is the distance between the legs?",
+      "How tall is the soundbar?",          "What is the height of the soundbar?",
+      "What is the width of the soundbar?", "can you slow your speaking down",
       "please speed up your speaking",
   };
   std::vector<std::string> questions;
-  for (int copy = 0; copy < 3; ++copy)
-    questions.insert(questions.end(), asked.begin(), asked.end());
-  Grouping g = GroupQuestions(questions);
-  ASSERT_EQ(g.intents.size(), asked.size()) << "the words alone keep them apart";
-  auto join = JoinByMeaning(g, questions, *encoder);
-  ASSERT_TRUE(join.has_value()) << join.error().ToString();
+  Grouping g;
+  MeaningJoin join;
+  ASSERT_NO_FATAL_FAILURE(AskedThriceJoined(asked, *encoder, questions, g, join));
   std::vector<size_t> intent_of(questions.size());
   for (size_t i = 0; i < g.intents.size(); ++i) {
     for (size_t p : g.intents[i].phrasings) {
@@ -130,7 +134,7 @@ TEST(MeaningJoinTest, HowAndAnAdjectiveAskTheAttributeItsNounNames) {
   EXPECT_NE(intent_of[3], intent_of[4]);
   EXPECT_NE(intent_of[2], intent_of[4]);
   EXPECT_NE(intent_of[5], intent_of[6]);
-  EXPECT_EQ(join->joined, 2);
+  EXPECT_EQ(join.joined, 2);
 }
 
 TEST(MeaningJoinTest, AnIntentJoinsALeaderWhoseMembersItDoesNotContrastWith) {
