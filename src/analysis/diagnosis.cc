@@ -3,14 +3,21 @@
 #include "metrics/context_precision.h"
 #include "metrics/context_recall.h"
 #include "metrics/faithfulness.h"
+#include "metrics/id_based.h"
+#include "metrics/nv_ratings.h"
 #include "metrics/response_relevancy.h"
 
 namespace tala::analysis {
 
 const std::vector<Diagnosis>& AllDiagnoses() {
-  static const std::vector<Diagnosis> kAll = {
-      Diagnosis::kRetrieverMiss, Diagnosis::kRankingNoise, Diagnosis::kGeneratorNotGrounded,
-      Diagnosis::kOffTopic,      Diagnosis::kHealthy,      Diagnosis::kNotDiagnosed};
+  static const std::vector<Diagnosis> kAll = {Diagnosis::kRetrieverMiss,
+                                              Diagnosis::kRankingNoise,
+                                              Diagnosis::kGeneratorNotGrounded,
+                                              Diagnosis::kOffTopic,
+                                              Diagnosis::kHealthy,
+                                              Diagnosis::kNotDiagnosed,
+                                              Diagnosis::kRetrieverMissInferred,
+                                              Diagnosis::kUnknown};
   return kAll;
 }
 
@@ -28,6 +35,10 @@ std::string_view DiagnosisName(Diagnosis d) {
       return "healthy";
     case Diagnosis::kNotDiagnosed:
       return "not diagnosed";
+    case Diagnosis::kRetrieverMissInferred:
+      return "retriever miss (no reference: inferred from context relevance)";
+    case Diagnosis::kUnknown:
+      return "unknown (unsupported answer, retrieval not checked)";
   }
   return "?";
 }
@@ -36,12 +47,14 @@ std::string_view DiagnosisStage(Diagnosis d) {
   switch (d) {
     case Diagnosis::kRetrieverMiss:
     case Diagnosis::kRankingNoise:
+    case Diagnosis::kRetrieverMissInferred:
       return "retriever";
     case Diagnosis::kGeneratorNotGrounded:
     case Diagnosis::kOffTopic:
       return "generator";
     case Diagnosis::kHealthy:
     case Diagnosis::kNotDiagnosed:
+    case Diagnosis::kUnknown:
       return "";
   }
   return "";
@@ -100,6 +113,12 @@ std::string_view DiagnosisAdvice(Diagnosis d) {
     case Diagnosis::kNotDiagnosed:
       return "neither the answer's grounding nor the retrieval was scored (no contexts, or "
              "their metrics undefined), so nothing says the row is healthy";
+    case Diagnosis::kRetrieverMissInferred:
+      return "no reference, but the chunks do not address the question: fix retrieval first";
+    case Diagnosis::kUnknown:
+      return "the answer is not supported by its chunks, and with no reference nothing says "
+             "whether the chunks held the answer: add a reference, score context_relevance, or "
+             "run tala diagnose against the app";
   }
   return "";
 }
@@ -114,6 +133,10 @@ std::string DecidingMetric(Diagnosis d) {
       return metrics::FaithfulnessInfo().name;
     case Diagnosis::kOffTopic:
       return metrics::ResponseRelevancyInfo().name;
+    case Diagnosis::kRetrieverMissInferred:
+      return metrics::ContextRelevanceInfo().name;
+    case Diagnosis::kUnknown:
+      return metrics::FaithfulnessInfo().name;
     default:
       return {};
   }
@@ -121,28 +144,39 @@ std::string DecidingMetric(Diagnosis d) {
 
 Diagnosis Diagnose(const std::map<std::string, double>& scores, const DiagnosisRule& rule) {
   const std::string& recall = metrics::ContextRecallInfo().name;
+  const std::string& id_recall = metrics::IdBasedContextRecallInfo().name;
   const std::string& precision = metrics::ContextPrecisionInfo().name;
   const std::string& faithfulness = metrics::FaithfulnessInfo().name;
   const std::string& relevancy = metrics::ResponseRelevancyInfo().name;
+  const std::string& context_relevance = metrics::ContextRelevanceInfo().name;
   auto low = [&](const std::string& metric) {
     auto it = scores.find(metric);
     return it != scores.end() && it->second < rule.ThresholdFor(metric);
   };
+  auto has = [&](const std::string& metric) { return scores.count(metric) > 0; };
   bool any = false;
   for (const std::string* m : {&recall, &precision, &faithfulness, &relevancy}) {
-    any = any || scores.count(*m) > 0;
+    any = any || has(*m);
   }
   if (!any) return Diagnosis::kNotDiagnosed;
   // Pipeline order: a retrieval failure explains the generator's symptoms, not the reverse.
-  if (low(recall)) return Diagnosis::kRetrieverMiss;
+  if (low(recall) || (!has(recall) && low(id_recall))) return Diagnosis::kRetrieverMiss;
   if (low(precision)) return Diagnosis::kRankingNoise;
-  if (low(faithfulness)) return Diagnosis::kGeneratorNotGrounded;
+  if (low(faithfulness)) {
+    // With no reference, recall and precision are undefined, and an answer its chunks do not
+    // support is what a retriever miss looks like too (N16): only the chunks' relevance to the
+    // question tells the halves apart, and without it the cause is unknown.
+    if (has(recall) || has(precision) || has(id_recall)) return Diagnosis::kGeneratorNotGrounded;
+    if (!has(context_relevance)) return Diagnosis::kUnknown;
+    return low(context_relevance) ? Diagnosis::kRetrieverMissInferred
+                                  : Diagnosis::kGeneratorNotGrounded;
+  }
   if (low(relevancy)) return Diagnosis::kOffTopic;
   // Healthy says the answer was checked against what was retrieved: a row whose grounding and
   // retrieval were not scored (no contexts came with it) is not shown healthy on relevance alone.
   bool grounded = false;
   for (const std::string* m : {&recall, &precision, &faithfulness}) {
-    grounded = grounded || scores.count(*m) > 0;
+    grounded = grounded || has(*m);
   }
   if (!grounded) return Diagnosis::kNotDiagnosed;
   return Diagnosis::kHealthy;

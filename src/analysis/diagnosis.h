@@ -1,10 +1,16 @@
 #pragma once
 // Per-row diagnosis: which half of the RAG pipeline failed, read in pipeline order from the
 // row's scores with a threshold per metric (default 0.7, respecting each metric's direction):
-//   context_recall low                      -> retriever miss (the needed information was not
-//   retrieved) context_precision low, recall fine      -> ranking noise (useful chunks ranked below
-//   noise) faithfulness low, retrieval fine        -> generator not grounded response_relevancy low
-//   -> off-topic answer otherwise                               -> healthy
+//   context_recall (or id_based_context_recall) low -> retriever miss
+//   context_precision low, recall fine              -> ranking noise
+//   faithfulness low, retrieval checked and fine    -> generator not grounded
+//   faithfulness low, no reference to check retrieval against:
+//     context_relevance low                         -> retriever miss (inferred)
+//     context_relevance fine                        -> generator not grounded
+//     context_relevance not scored                  -> unknown (never blamed on the generator:
+//                                                      a retriever miss looks the same)
+//   response_relevancy low                          -> off-topic answer
+//   otherwise                                       -> healthy
 // A metric missing from the row is skipped; a row with none of the four is "not diagnosed".
 // Pure; thread-safe.
 
@@ -22,7 +28,10 @@ enum class Diagnosis {
   kGeneratorNotGrounded,
   kOffTopic,
   kHealthy,
-  kNotDiagnosed
+  kNotDiagnosed,
+  // Appended, so the positions kept in run journals (KeptRows) keep their meaning.
+  kRetrieverMissInferred,
+  kUnknown
 };
 
 struct DiagnosisRule {

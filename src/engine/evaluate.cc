@@ -32,6 +32,7 @@
 #include "judges/offline/offline_judge.h"
 #include "judges/registry.h"
 #include "judges/task_plan.h"
+#include "metrics/nv_ratings.h"
 #include "metrics/registry.h"
 
 namespace tala {
@@ -61,6 +62,9 @@ struct CheckPass {
   int64_t rows = 0;
   int64_t bad = 0;
   FieldSet fields = 0;
+  // Rows with an answer and chunks but no reference: their retrieval is judged only by
+  // context_relevance, which the offline judge then scores by default (issue 57, N16).
+  int64_t unreferenced = 0;
   std::vector<std::string> first_row_extras;  // the first row's unknown fields (for a hint)
   // --resume: each row's InputDigest by id, to tell kept rows that still stand from stale ones.
   std::unordered_map<std::string, std::string> digests;
@@ -78,6 +82,11 @@ Result<CheckPass> CheckRows(const std::string& path, const io::ReaderOptions& ro
     if (row->has_value()) {
       const Sample& sample = **row;
       pass.fields |= sample.fields();
+      const FieldSet f = sample.fields();
+      if (Contains(f, Field::kResponse) && Contains(f, Field::kRetrievedContexts) &&
+          !Contains(f, Field::kReference) && !Contains(f, Field::kReferenceContextIds)) {
+        ++pass.unreferenced;
+      }
       if (pass.rows == 1) {
         for (const auto& [name, raw] : sample.metadata) pass.first_row_extras.push_back(name);
       }
@@ -496,6 +505,17 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   std::vector<metrics::MetricSpec> specs;
   if (options.metrics.empty()) {
     specs = metrics::DefaultSpecs(pass.fields);
+    // What tells a retriever miss from an ungrounded generator on a row without a reference
+    // (analysis::Diagnose). Free with the offline judge; LLM judges take it by --metrics, as
+    // their two extra calls a row are the user's to pay.
+    const bool offline = !options.custom_judge && options.judge == "offline";
+    const std::string& relevance = metrics::ContextRelevanceInfo().name;
+    const bool listed = std::any_of(specs.begin(), specs.end(), [&](const metrics::MetricSpec& m) {
+      return m.name == relevance;
+    });
+    if (offline && pass.unreferenced > 0 && !specs.empty() && !listed) {
+      specs.push_back({relevance, {}});
+    }
     for (const UserMetricDef& def : options.user_metrics) specs.push_back({def.name, {}});
     if (specs.empty()) {
       return InvalidArgument(

@@ -33,5 +33,30 @@ TEST(DiagnosisTest, ARowWhoseGroundingWasNotScoredIsNeverHealthy) {
   EXPECT_EQ(Diagnose({}, rule), Diagnosis::kNotDiagnosed);
 }
 
+// newcomer-round4.md N16 (issue 57): with no reference, an answer its chunks do not support is
+// what a retriever miss looks like too. Only the chunks' relevance to the question tells the
+// halves apart; without it the cause is unknown, never the generator's.
+TEST(DiagnosisTest, N16_AnUnsupportedAnswerWithoutAReferenceIsNeverBlamedOnTheGeneratorUnchecked) {
+  EXPECT_EQ(Diagnose({{"faithfulness", 0.1}, {"response_relevancy", 0.9}}), Diagnosis::kUnknown);
+  EXPECT_EQ(Diagnose({{"faithfulness", 0.1}, {"context_relevance", 0.2}}),
+            Diagnosis::kRetrieverMissInferred);
+  EXPECT_EQ(Diagnose({{"faithfulness", 0.1}, {"context_relevance", 0.9}}),
+            Diagnosis::kGeneratorNotGrounded);
+  // With a reference, recall and precision decide, as before.
+  EXPECT_EQ(Diagnose({{"faithfulness", 0.1}, {"context_recall", 1.0}, {"context_relevance", 0.1}}),
+            Diagnosis::kGeneratorNotGrounded);
+  EXPECT_EQ(Diagnose({{"faithfulness", 0.1}, {"id_based_context_recall", 0.0}}),
+            Diagnosis::kRetrieverMiss);
+  EXPECT_EQ(DiagnosisStage(Diagnosis::kRetrieverMissInferred), "retriever");
+  EXPECT_EQ(DiagnosisStage(Diagnosis::kUnknown), "");
+  // Unknown rows blame no half: they never make the principal failure.
+  EXPECT_EQ(PrincipalFailure({{Diagnosis::kUnknown, 9}, {Diagnosis::kOffTopic, 1}}),
+            Diagnosis::kOffTopic);
+  EXPECT_EQ(PrincipalFailure({{Diagnosis::kUnknown, 9}}), Diagnosis::kHealthy);
+  EXPECT_EQ(PrincipalFailure(
+                {{Diagnosis::kRetrieverMissInferred, 2}, {Diagnosis::kGeneratorNotGrounded, 2}}),
+            Diagnosis::kRetrieverMissInferred);
+}
+
 }  // namespace
 }  // namespace tala::analysis

@@ -61,8 +61,9 @@ TEST(DiagnosisTest, ReadsThePipelineInOrder) {
 }
 
 TEST(DiagnosisTest, ThresholdIsConfigurable) {
-  EXPECT_EQ(Diagnose({{"faithfulness", 0.6}}, {0.5}), Diagnosis::kHealthy);
-  EXPECT_EQ(Diagnose({{"faithfulness", 0.6}}, {0.7}), Diagnosis::kGeneratorNotGrounded);
+  EXPECT_EQ(Diagnose({{"faithfulness", 0.6}, {"context_recall", 1}}, {0.5}), Diagnosis::kHealthy);
+  EXPECT_EQ(Diagnose({{"faithfulness", 0.6}, {"context_recall", 1}}, {0.7}),
+            Diagnosis::kGeneratorNotGrounded);
   EXPECT_EQ(DecidingMetric(Diagnosis::kRankingNoise), "context_precision");
   EXPECT_FALSE(DiagnosisAdvice(Diagnosis::kRetrieverMiss).empty());
 }

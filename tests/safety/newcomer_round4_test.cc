@@ -56,6 +56,68 @@ TEST(NewcomerRound4Test, N2_CiQuietIsBrief) {
   EXPECT_LT(Lines(quiet.out).size(), Lines(loud.out).size());
 }
 
+// The half the headline names fails at least as many rows as the other half in the results file
+// (N12), whatever the diagnoses are called.
+void ExpectHeadlineAgreesWithThePicture(const std::string& data, const std::string& dir) {
+  const std::string results = dir + "/agree.jsonl";
+  auto r = RunTala("eval " + data + " -q --no-progress --overwrite -o " + results + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  int64_t retriever = 0, generator = 0;
+  for (const std::string& line : Lines(Slurp(results))) {
+    const size_t at = line.find("\"diagnosis\":\"");
+    if (at == std::string::npos) continue;
+    const std::string d = line.substr(at + 13, line.find('"', at + 13) - at - 13);
+    retriever += d.rfind("retriever miss", 0) == 0 || d == "ranking noise";
+    generator += d == "generator not grounded" || d == "off-topic answer";
+  }
+  if (retriever == 0 && generator == 0) return;
+  const std::string named = retriever >= generator ? "retriever" : "generator";
+  EXPECT_NE(r.out.find("diagnosis: the " + named + " is the principal failure"), std::string::npos)
+      << data << ": retriever " << retriever << ", generator " << generator << "\n"
+      << r.out;
+}
+
+// N12, N16 (issue 57): the headline and the pipeline picture agree on every example dataset and
+// on rows without a reference, where an answer its chunks do not support is read against the
+// chunks' relevance to the question (scored by default with the offline judge), never blamed on
+// the generator unchecked.
+TEST(NewcomerRound4Test, N12_N16_TheHeadlineNamesTheHalfThatFailsMostAndAMissIsNotTheGenerators) {
+  TempDir dir;
+  ExpectHeadlineAgreesWithThePicture(kDemoPath, dir.path());
+  const std::string q = "\"user_input\":\"When was the Eiffel Tower completed?\"";
+  const std::string good =
+      "\"retrieved_contexts\":[\"The Eiffel Tower was completed in 1889 for "
+      "the World's Fair in Paris.\"]";
+  const std::string off =
+      "\"retrieved_contexts\":[\"Bananas are rich in potassium and grow in "
+      "tropical climates.\",\"The Great Wall of China is very long.\"]";
+  const std::string right = "\"response\":\"The Eiffel Tower was completed in 1889.\"";
+  const std::string wrong = "\"response\":\"The Eiffel Tower was completed in 1920 by Napoleon.\"";
+  std::string rows;
+  for (int i = 0; i < 3; ++i) rows += "{" + q + "," + right + "," + off + "}\n";   // misses
+  for (int i = 0; i < 2; ++i) rows += "{" + q + "," + wrong + "," + good + "}\n";  // inventions
+  rows += "{" + q + "," + right + "," + good + "}\n";
+  const std::string data = dir.Write("unreferenced.jsonl", rows);
+  ExpectHeadlineAgreesWithThePicture(data, dir.path());
+  const std::string results = Slurp(dir.path() + "/agree.jsonl");
+  EXPECT_NE(results.find("\"context_relevance\":"), std::string::npos) << results;
+  const auto lines = Lines(results);
+  ASSERT_EQ(lines.size(), 7u);  // the manifest and six rows
+  for (int row = 1; row <= 3; ++row) {
+    EXPECT_NE(lines[row].find("\"diagnosis\":\"retriever miss (no reference"), std::string::npos)
+        << lines[row];
+  }
+  for (int row = 4; row <= 5; ++row) {
+    EXPECT_NE(lines[row].find("\"diagnosis\":\"generator not grounded\""), std::string::npos)
+        << lines[row];
+  }
+  // Scored without context_relevance, nothing tells the halves apart: unknown, and said so.
+  auto r = RunTala("eval " + data + " -m faithfulness,response_relevancy --no-progress -o " +
+                   dir.path() + "/bare.jsonl 2>&1");
+  EXPECT_NE(r.out.find("cause unknown in 5 of 6 rows"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("generator not grounded"), std::string::npos) << r.out;
+}
+
 // N10: python.md's own example, `tala calibrate --human metadata.label`, finds the labels of a
 // row's "metadata" object; tala testset reads its feedback.
 TEST(NewcomerRound4Test, N10_ARowsMetadataObjectIsItsMetadata) {

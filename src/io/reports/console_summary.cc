@@ -6,6 +6,7 @@
 
 #include "analysis/diagnosis.h"
 #include "analysis/intervals.h"
+#include "io/reports/diagnosis_overview.h"
 #include "io/reports/markup_escape.h"
 #include "io/writers/json_text.h"
 #include "metrics/registry.h"
@@ -174,13 +175,21 @@ std::string DiagnosisVerdict(const RunSummary& s) {
     return "diagnosis: none: it reads context_recall, context_precision, faithfulness and "
            "response_relevancy, and no row has them scored";
   }
+  int64_t unknown = 0;
+  for (const auto& [name, n] : s.diagnoses) {
+    unknown += name == analysis::DiagnosisName(analysis::Diagnosis::kUnknown) ? n : 0;
+  }
   if (s.principal_failure.empty()) {
+    if (unknown > 0) return "diagnosis: " + UnknownText(unknown, diagnosed, true);
     return fmt::format("diagnosis: healthy: no stage fails in any of the {} rows diagnosed",
                        diagnosed);
   }
-  int64_t count = 0;
-  for (const auto& [name, n] : s.diagnoses) count = name == s.principal_failure ? n : count;
+  int64_t count = 0, half_rows = 0;
   const std::string half(analysis::DiagnosisStage(s.principal_failure));
+  for (const auto& [name, n] : s.diagnoses) {
+    count = name == s.principal_failure ? n : count;
+    half_rows += analysis::DiagnosisStage(name) == half ? n : 0;
+  }
   auto [low, high] =
       analysis::WilsonInterval(static_cast<double>(count), static_cast<double>(diagnosed), 0.95);
   std::string out = fmt::format(
@@ -188,6 +197,7 @@ std::string DiagnosisVerdict(const RunSummary& s) {
       "{:.0f}%])",
       half, s.principal_failure, count, diagnosed, 100.0 * count / diagnosed, 100 * low,
       100 * high);
+  out += HalfShareText(half_rows, count, diagnosed);
   // The largest failure of the other half, so a reader sees both halves at once.
   std::string other;
   int64_t most = 0;
@@ -199,7 +209,7 @@ std::string DiagnosisVerdict(const RunSummary& s) {
     }
   }
   if (!other.empty()) out += fmt::format("; {} in {}", other, most);
-  return out;
+  return out + UnknownText(unknown, diagnosed, false);
 }
 
 std::string FormatSummaryTable(const RunSummary& s, bool brief) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/diagnosis.h"
+#include "analysis/intervals.h"
 
 namespace tala::io {
 
@@ -57,12 +58,36 @@ std::string PipelineText(const DiagnosisOverview& o) {
                      stage("generator"), o.Count("healthy"), o.diagnosed);
 }
 
+std::string HalfShareText(int64_t failing, int64_t principal_rows, int64_t diagnosed) {
+  if (diagnosed <= 0 || failing <= principal_rows) return "";
+  auto [low, high] =
+      analysis::WilsonInterval(static_cast<double>(failing), static_cast<double>(diagnosed), 0.95);
+  return fmt::format(" of the {} it fails ({:.0f}%, 95% [{:.0f}%, {:.0f}%])", failing,
+                     100.0 * failing / diagnosed, 100 * low, 100 * high);
+}
+
+std::string UnknownText(int64_t unknown, int64_t diagnosed, bool alone) {
+  if (unknown <= 0) return "";
+  const char* why =
+      "answers their chunks do not support, and no reference to tell a retriever miss from the "
+      "generator: add references, score context_relevance, or run tala diagnose against the app";
+  if (alone) return fmt::format("cause unknown in {} of {} rows: {}", unknown, diagnosed, why);
+  return fmt::format("; cause unknown in {} ({})", unknown, why);
+}
+
 std::string VerdictText(const DiagnosisOverview& o) {
   if (o.diagnosed == 0) return "";
-  if (o.principal.empty()) return "no stage fails: every diagnosed row is healthy";
-  return fmt::format("the {} is the principal failure: {} in {} of {} rows ({:.0f}%)", o.stage,
+  const int64_t unknown =
+      o.Count(std::string(analysis::DiagnosisName(analysis::Diagnosis::kUnknown)));
+  if (o.principal.empty()) {
+    if (unknown > 0) return UnknownText(unknown, o.diagnosed, true);
+    return "no stage fails: every diagnosed row is healthy";
+  }
+  return fmt::format("the {} is the principal failure: {} in {} of {} rows ({:.0f}%){}{}", o.stage,
                      o.principal, o.principal_rows, o.diagnosed,
-                     100.0 * o.principal_rows / o.diagnosed);
+                     100.0 * o.principal_rows / o.diagnosed,
+                     HalfShareText(o.FailingAt(o.stage), o.principal_rows, o.diagnosed),
+                     UnknownText(unknown, o.diagnosed, false));
 }
 
 }  // namespace tala::io

@@ -34,8 +34,17 @@ DiagnosisOverview OverviewOf(const ResultsFile& results);
 // "question → retriever: 10 of 22 rows fail (45%) → generator: 5 of 22 rows fail (23%) →
 // answer: healthy in 7 of 22 rows", the picture as text; "" when no row is diagnosed.
 std::string PipelineText(const DiagnosisOverview& overview);
-// "the retriever is the principal failure: ranking noise in 6 of 22 rows (27%)", or the healthy
-// line; "" when no row is diagnosed.
+// "the retriever is the principal failure: ranking noise in 6 of 22 rows (27%) of the 10 it fails
+// (45%, 95% [27%, 65%])", or the healthy line, each with UnknownText after it; "" when no row is
+// diagnosed.
 std::string VerdictText(const DiagnosisOverview& overview);
+
+// The share of the principal half (N12, issue 57: the headline names the half that fails most):
+// " of the 10 it fails (45%, 95% [27%, 65%])", or "" when the principal failure is all the half
+// fails. Shared with the console summary.
+std::string HalfShareText(int64_t failing, int64_t principal_rows, int64_t diagnosed);
+// "; cause unknown in 2 rows (...)" for rows whose answer is unsupported with nothing to tell a
+// retriever miss from the generator; the whole line when no other row fails (`alone`); "" for 0.
+std::string UnknownText(int64_t unknown, int64_t diagnosed, bool alone);
 
 }  // namespace tala::io

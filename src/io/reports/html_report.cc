@@ -158,14 +158,21 @@ std::string Diagnoses(const ResultsFile& r) {
   const DiagnosisOverview o = OverviewOf(r);
   if (o.counts.empty()) return "";
   std::string out = Pipeline(o) + "<section id=diagnosis><h2>Diagnosis</h2>";
+  const int64_t unknown =
+      o.Count(std::string(analysis::DiagnosisName(analysis::Diagnosis::kUnknown)));
   if (o.principal.empty()) {
-    out += "<p class=verdict>no stage fails: every diagnosed row is healthy</p>";
+    out += "<p class=verdict>" +
+           EscapeMarkup(unknown > 0 ? UnknownText(unknown, o.diagnosed, true)
+                                    : "no stage fails: every diagnosed row is healthy") +
+           "</p>";
   } else {
     out += fmt::format(
         "<p class=verdict>the <b>{}</b> is the principal failure: <b>{}</b> in {} of {} rows "
-        "({:.0f}%)</p>",
+        "({:.0f}%){}{}</p>",
         o.stage, EscapeMarkup(o.principal), o.principal_rows, o.diagnosed,
-        100.0 * o.principal_rows / o.diagnosed);
+        100.0 * o.principal_rows / o.diagnosed,
+        EscapeMarkup(HalfShareText(o.FailingAt(o.stage), o.principal_rows, o.diagnosed)),
+        EscapeMarkup(UnknownText(unknown, o.diagnosed, false)));
     out += "<ol class=worst>";
     // Each with its question and why it failed, as the CLI summary shows them (N8).
     for (const auto& [value, row] : o.worst) {
