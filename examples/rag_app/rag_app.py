@@ -9,9 +9,19 @@ It answers in two ways, as `tala run` calls it:
   rag_app.py serve [--port 8765]   HTTP: POST {"question": ...} -> {"answer", "contexts": [{id, text}]}
   rag_app.py jsonl                 JSON Lines on stdin/stdout: {"id", "user_input"} -> {"id", "answer", "contexts"}
 
-and has two deliberately broken variants, so `tala ci --baseline` shows a regression caught:
+A request that carries "contexts" (a list of passages, strings or {id, text}; `tala diagnose`
+sends them) is answered from those passages, with no retrieval, and they come back as its contexts.
+
+It has two deliberately broken variants, so `tala ci --baseline` shows a regression caught:
   --broken rank     retrieval off by one rank (the best chunk is dropped)
   --broken claim    every answer gains a sentence no chunk supports
+and seeded faults per question, so `tala diagnose` can be checked against a known cause:
+  --faults FILE     JSON Lines of {"user_input", "fault"}, the fault one of
+                    retriever  retrieval misses: the chunks ranked just below the top 3 come back
+                    ignore     the generator ignores its contexts and answers from "memory" (the
+                               best sentence of the second-best chunk of the whole knowledge base)
+                    last       the generator reads only the last of its contexts
+                    claim      the answer gains a sentence no chunk supports
 Standard library only.
 """
 
@@ -21,6 +31,7 @@ import math
 import os
 import re
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -63,27 +74,80 @@ class Bm25:
         return [self.chunks[i] for _, i in scored[:k]]
 
 
+FAULTS = ("retriever", "ignore", "last", "claim")
+
+
+def best_sentence(question, contexts):
+    """The sentence of the chunks sharing the most words with the question (first chunk wins)."""
+    query = set(words(question))
+    best, best_overlap = "", -1
+    for chunk in contexts:
+        for sentence in re.split(r"(?<=[.!?])\s+", chunk["text"]):
+            overlap = len(query & set(words(sentence)))
+            if overlap > best_overlap:
+                best, best_overlap = sentence, overlap
+    return best
+
+
+def given_chunks(contexts):
+    """Passages given with a request, as chunks; ValueError when they are not a list of passages."""
+    if not isinstance(contexts, list):
+        raise ValueError("contexts must be a list of passages")
+    chunks = []
+    for i, c in enumerate(contexts):
+        if isinstance(c, str):
+            chunks.append({"id": f"given-{i + 1}", "text": c})
+        elif isinstance(c, dict) and isinstance(c.get("text"), str):
+            chunks.append({"id": str(c.get("id", f"given-{i + 1}")), "text": c["text"]})
+        else:
+            raise ValueError(f"contexts[{i}] must be a string or an object with a text")
+    return chunks
+
+
 class App:
-    def __init__(self, broken=None, k=3):
+    def __init__(self, broken=None, k=3, faults=None, delay_ms=0):
         with open(KNOWLEDGE_BASE, encoding="utf-8") as f:
             self.index = Bm25([json.loads(line) for line in f if line.strip()])
-        self.broken, self.k = broken, k
+        self.broken, self.k, self.faults, self.delay = broken, k, faults or {}, delay_ms / 1000
 
-    def answer(self, question):
+    def answer(self, question, contexts=None):
         if not isinstance(question, str) or not question.strip():
             raise ValueError("the question must be a non-empty string")
-        ranked = self.index.search(question, self.k + 1)
-        contexts = ranked[1:] if self.broken == "rank" else ranked[:self.k]
-        query = set(words(question))
-        best, best_overlap = "", -1
-        for chunk in contexts:
-            for sentence in re.split(r"(?<=[.!?])\s+", chunk["text"]):
-                overlap = len(query & set(words(sentence)))
-                if overlap > best_overlap:
-                    best, best_overlap = sentence, overlap
-        if self.broken == "claim":
-            best = f"{best} {UNSUPPORTED}"
-        return {"answer": best, "contexts": [{"id": c["id"], "text": c["text"]} for c in contexts]}
+        if self.delay:
+            time.sleep(self.delay)
+        fault = self.faults.get(question.strip())
+        if contexts is not None:
+            chunks = given_chunks(contexts)
+        else:
+            ranked = self.index.search(question, 2 * self.k + 1)
+            if fault == "retriever":
+                chunks = ranked[self.k:2 * self.k]
+            else:
+                chunks = ranked[1:self.k + 1] if self.broken == "rank" else ranked[:self.k]
+        if fault == "ignore":
+            best = best_sentence(question, self.index.search(question, 2)[1:])
+        elif fault == "last":
+            best = best_sentence(question, chunks[-1:])
+        else:
+            best = best_sentence(question, chunks)
+        if self.broken == "claim" or fault == "claim":
+            best = f"{best} {UNSUPPORTED}".strip()
+        return {"answer": best, "contexts": [{"id": c["id"], "text": c["text"]} for c in chunks]}
+
+
+def read_faults(path):
+    faults = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if row.get("fault") is None:
+                continue
+            if row["fault"] not in FAULTS:
+                sys.exit(f"{path}:{n}: fault must be one of {', '.join(FAULTS)}")
+            faults[row["user_input"].strip()] = row["fault"]
+    return faults
 
 
 def serve(app, port):
@@ -97,7 +161,7 @@ def serve(app, port):
             try:
                 length = int(self.headers.get("Content-Length", 0))
                 request = json.loads(self.rfile.read(length))
-                body, status = app.answer(request.get("question")), 200
+                body, status = app.answer(request.get("question"), request.get("contexts")), 200
             except (ValueError, AttributeError) as e:
                 body, status = {"error": str(e)}, 400
             data = json.dumps(body).encode("utf-8")
@@ -125,7 +189,8 @@ def jsonl(app):
             continue
         request = json.loads(line)
         try:
-            reply = dict(app.answer(request.get("user_input")), id=request.get("id"))
+            reply = dict(app.answer(request.get("user_input"), request.get("contexts")),
+                         id=request.get("id"))
         except ValueError as e:
             reply = {"id": request.get("id"), "error": str(e)}
         sys.stdout.write(json.dumps(reply) + "\n")
@@ -138,8 +203,12 @@ def main():
     parser.add_argument("mode", choices=["serve", "jsonl"])
     parser.add_argument("--port", type=int, default=8765, help="serve: the port (0: any free)")
     parser.add_argument("--broken", choices=["rank", "claim"], help="a deliberately broken variant")
+    parser.add_argument("--faults", metavar="FILE", help="seeded faults per question (see above)")
+    parser.add_argument("--delay-ms", type=float, default=0,
+                        help="wait this long before each answer, as a model would (benchmarks)")
     args = parser.parse_args()
-    app = App(broken=args.broken)
+    app = App(broken=args.broken, faults=read_faults(args.faults) if args.faults else None,
+              delay_ms=args.delay_ms)
     if args.mode == "serve":
         serve(app, args.port)
     else:

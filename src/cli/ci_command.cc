@@ -19,6 +19,7 @@
 #include "io/readers/results_reader.h"
 #include "io/reports/junit_report.h"
 #include "metrics/registry.h"
+#include "tala/diagnose.h"
 #include "tala/gate.h"
 
 namespace tala::cli {
@@ -31,6 +32,8 @@ struct CiFlags {
   std::string baseline;
   std::vector<std::string> min, max_drop;
   int worst = 5;
+  bool diagnose = false;  // --diagnose: tala diagnose's experiments on the failing answers
+  std::string docs;       // --docs for them
 };
 
 // The metric's worst rows (lowest, or highest for lower-is-better metrics), as Markdown items.
@@ -210,6 +213,31 @@ int RunCi(CiFlags& f) {
     std::printf("%s  %s\n", c.pass ? "PASS" : "FAIL", c.detail.c_str());
   }
   if (!history_line.empty()) md += "\nHistory: " + history_line + "\n";
+  // 6. --diagnose: each failing answer's cause, by calling the app again given passages.
+  if (f.diagnose) {
+    DiagnoseOptions d;
+    d.run = run;
+    d.eval = eval;
+    d.eval.metrics = f.ci.metrics;
+    d.answers = run.out;
+    d.docs = f.docs;
+    d.out_dir = dir + "diagnose";
+    if (!f.run.quiet) {
+      d.step = [](const std::string& what) { std::fprintf(stderr, "tala ci: %s\n", what.c_str()); };
+    }
+    StopOnSignals signals;
+    d.run.stop = d.eval.stop = signals.flag();
+    auto diagnosed = DiagnoseByExperiment(d);
+    if (!diagnosed) {
+      std::fprintf(stderr, "tala ci: --diagnose: %s\n", diagnosed.error().ToString().c_str());
+      if (diagnosed.error().code() == ErrorCode::kCancelled) return signals.exit_code();
+      md += "\n## Causes by experiment\n\nnot found: " + diagnosed.error().ToString() + "\n";
+    } else {
+      const std::string text = FormatDiagnoseReport(*diagnosed);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      md += "\n## Causes by experiment (tala diagnose)\n\n```\n" + text + "```\n";
+    }
+  }
   // Then the report, which leads with the diagnosis (the verdict, the pipeline, the worst rows),
   // and the target's run last.
   std::ifstream report(summary_md);
@@ -265,12 +293,19 @@ void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_default
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeats", f->eval.repeats, "score R times to measure judge noise (LLM judges)")
       ->check(CLI::Range(1, 100));
+  cmd->add_flag("--diagnose", f->diagnose,
+                "after the gates, find each wrong answer's cause by calling the app again with "
+                "the gold passages, its own reversed and none (as tala diagnose; files in "
+                "OUT-DIR/diagnose, causes in summary.md)");
+  cmd->add_option("--docs", f->docs,
+                  "with --diagnose: knowledge base (JSON Lines of {\"id\", \"text\"}) for gold "
+                  "passages named by reference_context_ids");
   cmd->add_option("--worst", f->worst, "worst rows listed per failing gate")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
   GroupOptions(cmd, "Scoring and gates",
                {"--metrics", "--judge", "--repeats", "--min", "--max-drop", "--baseline",
-                "--max-target-errors", "--worst", "--out-dir"});
+                "--max-target-errors", "--worst", "--out-dir", "--diagnose", "--docs"});
   cmd->callback([f, exit_code] { *exit_code = RunCi(*f); });
 }
 

@@ -50,6 +50,8 @@ std::string CiRunLabel();
 // tala ci's [history]: adds the results to the store the settings name; `said` tells how.
 Status AddToHistory(const HistorySettings& settings, const std::string& results,
                     const std::string& report, std::string* said);
+void AddDiagnoseCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_defaults,
+                        const RunOptions& run_defaults);
 struct CiSettings;
 void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_defaults,
                   const RunOptions& run_defaults, const CiSettings& ci_defaults);

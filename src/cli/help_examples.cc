@@ -33,6 +33,9 @@ constexpr Examples kExamples[] = {
     {"ci", "tala ci golden.jsonl --target 'exec:python3 app.py jsonl' --min faithfulness=0.7",
      "tala ci golden.jsonl -t http://127.0.0.1:8765/ask --baseline b.jsonl "
      "--max-drop faithfulness=0.05"},
+    {"diagnose",
+     "tala diagnose golden.jsonl --target 'exec:python3 app.py jsonl' --docs chunks.jsonl",
+     "tala diagnose golden.jsonl -t http://127.0.0.1:8765/ask --sample 50 --json"},
     {"serve", "tala serve --db tala.sqlite --sample 0.05",
      "tala serve --db tala.sqlite --metrics faithfulness,response_relevancy --port 8177"},
     {"export", "tala export tala.sqlite --metric faithfulness --max-score 0.5 -o low.jsonl",

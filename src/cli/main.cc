@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
     tala::cli::AddTestsetCommand(app, &exit_code);
     tala::cli::AddRunCommand(app, &exit_code, run_defaults);
     tala::cli::AddCiCommand(app, &exit_code, defaults, run_defaults, ci_defaults);
+    tala::cli::AddDiagnoseCommand(app, &exit_code, defaults, run_defaults);
     tala::cli::AddCacheCommand(app, &exit_code, defaults.llm.cache);
     tala::cli::AddValidateCommand(app, &exit_code);
     tala::cli::AddCalibrateCommand(app, &exit_code);

@@ -23,6 +23,6 @@ void AddTargetFlags(CLI::App& cmd, RunFlags& f);
 
 // Runs the target with a progress line and Ctrl-C handling; prints the run report. Returns the
 // exit code (0 when the run finished, whatever rows failed).
-int CallTarget(RunOptions options, bool quiet, const char* who, RunReport* report);
+int CallTarget(RunOptions options, bool quiet, const char* who, tala::RunReport* report);
 
 }  // namespace tala::cli

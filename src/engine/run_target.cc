@@ -29,12 +29,21 @@ bool IsHttp(const std::string& target) { return target.rfind("http", 0) == 0; }
 
 // The request for one golden row: the body template filled in, or by default {"question": ...}
 // over HTTP and the golden row itself for exec targets. Exec requests always carry the id their
-// reply must echo.
+// reply must echo. A row with given_contexts (tala diagnose) passes them: as "contexts" in the
+// default requests, through {{contexts}} / {{contexts_json}} in a template.
 Result<std::string> RequestFor(const GoldenRow& g, const TargetSpec& spec, const json* tmpl) {
+  const auto given = g.row.find(targets::kGivenContexts);
   if (tmpl == nullptr) {
-    if (!IsHttp(spec.target)) return g.row.dump(-1, ' ', false, json::error_handler_t::replace);
-    return json{{"question", g.row["user_input"]}}.dump(-1, ' ', false,
-                                                        json::error_handler_t::replace);
+    if (!IsHttp(spec.target)) {
+      if (given == g.row.end()) return g.row.dump(-1, ' ', false, json::error_handler_t::replace);
+      ordered_json line = g.row;
+      line.erase(targets::kGivenContexts);
+      line["contexts"] = *given;
+      return line.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    ordered_json body = {{"question", g.row["user_input"]}};
+    if (given != g.row.end()) body["contexts"] = *given;
+    return body.dump(-1, ' ', false, json::error_handler_t::replace);
   }
   TALA_ASSIGN_OR_RETURN(std::string body, targets::RenderRequest(*tmpl, g.row));
   if (IsHttp(spec.target)) return body;
@@ -58,21 +67,30 @@ void CountReason(RunReport& r, const std::string& reason) {
 std::string DatasetRow(const GoldenRow& g, const TargetSpec& spec, const targets::CallOutcome& o,
                        RunReport& report, std::string* cacheable) {
   ordered_json out = g.row;
-  for (const char* f : {"response", "retrieved_contexts", "retrieved_context_ids", "latency_ms",
-                        "target_error", "target_stderr", "target_usage"}) {
+  for (const char* f :
+       {"response", "retrieved_contexts", "retrieved_context_ids", "latency_ms", "target_error",
+        "target_stderr", "target_usage", "target_contexts", targets::kGivenContexts}) {
     out.erase(f);
   }
+  const auto given = g.row.find(targets::kGivenContexts);
   Result<targets::TargetAnswer> answer = Status(ErrorCode::kInternal, "");
   if (o.reply) {
-    answer = targets::ReadReply(o.reply->body, spec);
+    answer = targets::ReadReply(o.reply->body, spec, /*contexts_required=*/given == g.row.end());
   } else {
     answer = o.reply.error();
   }
   out["latency_ms"] = std::round(o.latency_ms * 10) / 10;
   if (answer) {
     out["response"] = answer->response;
-    out["retrieved_contexts"] = answer->contexts;
-    if (answer->context_ids) out["retrieved_context_ids"] = *answer->context_ids;
+    if (given == g.row.end()) {
+      out["retrieved_contexts"] = answer->contexts;
+      if (answer->context_ids) out["retrieved_context_ids"] = *answer->context_ids;
+    } else {
+      // The answer was made from the passages given: they are its contexts. What the target
+      // says it used is kept, so a target that retrieved anyway can be told (tala diagnose).
+      out["retrieved_contexts"] = *given;
+      if (answer->contexts_given) out["target_contexts"] = answer->contexts;
+    }
     ordered_json usage = ordered_json::object();
     if (answer->prompt_tokens) usage["prompt_tokens"] = *answer->prompt_tokens;
     if (answer->completion_tokens) usage["completion_tokens"] = *answer->completion_tokens;

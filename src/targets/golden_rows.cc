@@ -6,6 +6,7 @@
 #include <map>
 
 #include "fs/output_paths.h"
+#include "targets/request_template.h"
 
 namespace tala::targets {
 
@@ -37,6 +38,12 @@ Result<std::vector<GoldenRow>> ReadGolden(const std::string& path) {
     if (question == row.end()) return error("user_input", "missing: the question to ask");
     if (!question->is_string() && !question->is_array()) {
       return error("user_input", "expected a string or a list of messages");
+    }
+    if (auto given = row.find(kGivenContexts); given != row.end()) {
+      bool texts = given->is_array();
+      for (size_t i = 0; texts && i < given->size(); ++i) texts = (*given)[i].is_string();
+      if (!texts)
+        return error(kGivenContexts, "expected a list of strings (the passages to answer from)");
     }
     GoldenRow g{std::to_string(line), std::move(row), line};
     if (auto id = g.row.find("id"); id != g.row.end()) {

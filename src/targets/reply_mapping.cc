@@ -37,10 +37,12 @@ std::optional<std::string> Text(const json& v) {
   return std::nullopt;
 }
 
-Status ReadContexts(const json& reply, const TargetSpec& spec, TargetAnswer& a) {
+Status ReadContexts(const json& reply, const TargetSpec& spec, bool required, TargetAnswer& a) {
   std::string path;
   const json* contexts = Pick(reply, spec.contexts, {"contexts", "retrieved_contexts"}, &path);
+  if (contexts == nullptr && !required) return OkStatus();
   if (contexts == nullptr) return Bad("the reply has no contexts at " + path);
+  a.contexts_given = true;
   if (!contexts->is_array()) {
     return Bad("contexts at " + path + ": expected an array, got " + TypeOf(*contexts));
   }
@@ -102,7 +104,8 @@ Status ReadFigure(const json& reply, const std::string& path, const char* fallba
 }
 }  // namespace
 
-Result<TargetAnswer> ReadReply(std::string_view body, const TargetSpec& spec) {
+Result<TargetAnswer> ReadReply(std::string_view body, const TargetSpec& spec,
+                               bool contexts_required) {
   json reply = json::parse(body, nullptr, false);
   if (reply.is_discarded()) {
     std::string head(body.substr(0, 80));
@@ -122,7 +125,7 @@ Result<TargetAnswer> ReadReply(std::string_view body, const TargetSpec& spec) {
     return Bad("response at " + path + ": expected a string, got " + TypeOf(*response));
   }
   a.response = response->get<std::string>();
-  TALA_RETURN_IF_ERROR(ReadContexts(reply, spec, a));
+  TALA_RETURN_IF_ERROR(ReadContexts(reply, spec, contexts_required, a));
   TALA_RETURN_IF_ERROR(
       ReadFigure(reply, spec.prompt_tokens, "usage.prompt_tokens", a.prompt_tokens));
   TALA_RETURN_IF_ERROR(

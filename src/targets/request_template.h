@@ -14,8 +14,17 @@ namespace tala::targets {
 // works). A string that is exactly one placeholder becomes the value itself (a list stays a list);
 // inside longer text the value is inserted as text. kInvalidArgument names an unknown
 // placeholder and the golden row's id.
+// {{contexts}} and {{contexts_json}} are the passages the target is to answer from: the golden
+// row's `given_contexts` (tala diagnose's experiments) as a list and as the list's JSON text;
+// null and "" when the row gives none (the target retrieves them itself).
 Result<std::string> RenderRequest(const nlohmann::json& request_template,
                                   const nlohmann::ordered_json& golden_row);
+
+// The golden field that carries the passages a target is to answer from.
+inline constexpr const char* kGivenContexts = "given_contexts";
+
+// Whether the template passes contexts ({{contexts}} or {{contexts_json}} somewhere in it).
+bool TemplateTakesContexts(const nlohmann::json& request_template);
 
 // "${NAME}" replaced by the environment variable NAME (empty when unset; `missing` gets its name).
 std::string ExpandEnvironment(const std::string& text, std::string* missing = nullptr);

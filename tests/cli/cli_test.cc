@@ -421,9 +421,10 @@ namespace {
 // 100 columns.
 TEST(HelpTest, EverySubcommandEndsWithTwoExamplesOfItself) {
   for (const char* cmd :
-       {"eval",    "validate", "calibrate", "compare",     "gate",        "report",      "power",
-        "metrics", "judges",   "cache",     "cache stats", "cache clear", "cache merge", "run",
-        "ci",      "review",   "estimate",  "merge",       "serve",       "export"}) {
+       {"eval",        "validate", "calibrate", "compare", "gate",        "report",
+        "power",       "metrics",  "judges",    "cache",   "cache stats", "cache clear",
+        "cache merge", "run",      "ci",        "review",  "estimate",    "merge",
+        "serve",       "export",   "diagnose"}) {
     auto help = testing::RunTala(std::string(cmd) + " --help");
     ASSERT_EQ(help.exit_code, 0) << cmd;
     std::vector<std::string> lines;
@@ -447,15 +448,13 @@ TEST(ReadmeTest, CliReferenceListsEveryFlag) {
   ss << in.rdbuf();
   std::string reference = ss.str();
   ASSERT_NE(reference.find("# CLI reference"), std::string::npos);
-  for (const char* cmd : {"eval",          "validate",     "calibrate",
-                          "compare",       "gate",         "report",
-                          "power",         "metrics",      "judges",
-                          "cache stats",   "cache clear",  "cache merge",
-                          "run",           "ci",           "review",
-                          "estimate",      "merge",        "history",
-                          "history add",   "history show", "history report",
-                          "history prune", "testset",      "testset accept",
-                          "testset remap"}) {
+  for (const char* cmd :
+       {"eval",         "validate",       "calibrate",     "compare", "gate",
+        "report",       "power",          "metrics",       "judges",  "cache stats",
+        "cache clear",  "cache merge",    "run",           "ci",      "diagnose",
+        "review",       "estimate",       "merge",         "history", "history add",
+        "history show", "history report", "history prune", "testset", "testset accept",
+        "testset remap"}) {
     EXPECT_NE(reference.find(std::string("`tala ") + cmd), std::string::npos) << cmd;
     auto help = testing::RunTala(std::string(cmd) + " --help");
     std::regex flag("--[a-z][a-z-]+");

@@ -49,6 +49,29 @@ TEST(RequestTemplateTest, AnUnknownPlaceholderNamesItAndTheRow) {
             "the request template names {{question}}, which golden row \"r1\" does not have");
 }
 
+// tala diagnose's experiments give the target its passages (issue 57 item 3): {{contexts}} as
+// the list, {{contexts_json}} as its JSON text; a row without given passages renders null and ""
+// (the target retrieves them itself). A passage cannot reshape the request.
+TEST(RequestTemplateTest, ContextsPlaceholdersCarryTheGivenPassages) {
+  json tmpl = json::parse(
+      R"({"q":"{{user_input}}","passages":"{{contexts}}","prompt":"Use: {{contexts_json}}"})");
+  EXPECT_TRUE(TemplateTakesContexts(tmpl));
+  EXPECT_FALSE(TemplateTakesContexts(json::parse(R"({"q":"{{user_input}}","n":[1,"{{id}}"]})")));
+  ordered_json row = {{"id", 1}, {"user_input", "q"}, {kGivenContexts, {"a \"b\"", "}c"}}};
+  auto body = RenderRequest(tmpl, row);
+  ASSERT_TRUE(body) << body.error().ToString();
+  json sent = json::parse(*body);
+  EXPECT_EQ(sent["passages"], json({"a \"b\"", "}c"}));
+  EXPECT_EQ(sent["prompt"], "Use: [\"a \\\"b\\\"\",\"}c\"]");
+  EXPECT_EQ(sent.size(), 3u);
+  row.erase(kGivenContexts);
+  body = RenderRequest(tmpl, row);
+  ASSERT_TRUE(body) << body.error().ToString();
+  sent = json::parse(*body);
+  EXPECT_TRUE(sent["passages"].is_null());
+  EXPECT_EQ(sent["prompt"], "Use: ");
+}
+
 TEST(RequestTemplateTest, EnvironmentVariablesExpandAndAMissingOneIsNamed) {
   ::setenv("TALA_TEST_TOKEN", "s3cret", 1);
   std::string missing;

@@ -294,6 +294,11 @@ function open(r){panel.textContent='';var x=el('button',{'class':'close','title'
    if(c.attributed!==null)d.appendChild(el('span',{'class':'tag '+(c.attributed?'yes':'no')},c.attributed?'in context':'not in context'));
    if(c.in_response!==null)d.appendChild(el('span',{'class':'tag '+(c.in_response?'yes':'no')},c.in_response?'in response':'missing from response'));
    d.appendChild(document.createTextNode(c.text));if(c.reason)d.appendChild(el('div',{},'')).appendChild(el('small',{},c.reason));panel.appendChild(d);});}
+ if(r.interventions){section('experiments (tala diagnose): cause '+(r.cause||'?'));if(r.cause_reason)panel.appendChild(el('small',{},r.cause_reason));
+   r.interventions.forEach(function(i){var d=el('div',{'class':'claim '+(i.right?'yes':'no')});d.appendChild(el('span',{'class':'tag'},i.condition));
+   d.appendChild(el('span',{'class':'tag '+(i.right?'yes':'no')},i.error?'call failed':i.right?'right':'not right'));d.appendChild(document.createTextNode(i.error||i.response||'(no answer)'));
+   var f=[];if(i.reference_stated!==undefined)f.push('reference stated '+fmt(i.reference_stated));if(i.faithfulness!==undefined)f.push('faithfulness '+fmt(i.faithfulness));
+   if(f.length)d.appendChild(el('div',{},'')).appendChild(el('small',{},f.join(', ')));panel.appendChild(d);});}
  if(v.generated_questions){section('generated questions');v.generated_questions.forEach(function(q){panel.appendChild(el('div',{},q.text+' (cosine '+fmt(q.cosine)+(q.noncommittal?', noncommittal':'')+')'));});}
  if(v.answers){section('judged criteria');Object.keys(v.answers).forEach(function(k){var a=v.answers[k];var d=el('div',{'class':'claim'});d.appendChild(el('span',{'class':'tag'},k));
    d.appendChild(document.createTextNode((a.label?a.label:a.values.join(', '))+(a.weighted!==undefined?' (weighted '+fmt(a.weighted)+')':'')));if(a.reason)d.appendChild(el('div',{},'')).appendChild(el('small',{},a.reason));
@@ -305,6 +310,7 @@ if(location.hash==='#selftest'){var out=[];try{var key=cols[0]||'id';var th=docu
   var sorted=cells.every(function(c,i){return i===0||cells[i-1]>=c;});out.push('sorted='+(sorted&&cells.length>0?1:0));
   document.querySelector('#rows tbody tr').click();out.push('drilldown='+(panel.classList.contains('open')&&panel.querySelectorAll('h3').length>1?1:0));
   var f=document.getElementById('filter');f.value=String(rows[0].id);f.dispatchEvent(new Event('input'));out.push('filtered='+(view.length>=1&&view.length<=rows.length?1:0));
+  var tried=rows.filter(function(x){return x.interventions;})[0];if(tried){open(tried);out.push('experiments='+(panel.textContent.indexOf('experiments (tala diagnose): cause '+tried.cause)>=0&&panel.querySelectorAll('.claim .tag').length>=2*tried.interventions.length?1:0));}
  }catch(e){errors.push(String(e));}out.push('errors='+errors.length);if(errors.length)out.push(errors.join(' | '));
  var res=el('pre',{'id':'selftest-result'},'SELFTEST '+out.join(' '));document.body.appendChild(res);}
 // #foldtest: what the page shows before any scrolling, at the window's size: the pipeline picture
