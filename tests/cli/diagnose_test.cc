@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -98,6 +99,34 @@ TEST(DiagnoseTest, TheSeededCauseIsNamedForNineInTenFailingRowsAndTheWrongOneFor
   auto again = RunTala("diagnose " + kGolden + " --target " + kFaultyApp + " --docs " + kDocs +
                        " --json -q --out-dir " + dir.path() + "/e");
   EXPECT_EQ(json::parse(again.out)["causes"], report["causes"]);
+}
+
+// Over HTTP, the default request carries the passages as "contexts"; a request template passes
+// them by {{contexts}}. Both find the same causes as the exec target.
+TEST(DiagnoseTest, OverHttpTheDefaultRequestAndATemplateCarryThePassages) {
+  TempDir dir;
+  const std::string serve = "/usr/bin/python3 " + kSource + "/examples/rag_app/rag_app.py serve " +
+                            "--port 0 --faults " + kGolden;
+  const std::string toml = dir.Write(
+      "tala.toml",
+      "[target]\nbody = { question = \"{{user_input}}\", contexts = \"{{contexts}}\" }\n");
+  const std::string d = dir.path();
+  std::string script =
+      serve + " > " + d + "/port & app=$!; for i in $(seq 100); do grep -q " + "listening " + d +
+      "/port && break; sleep 0.05; done; url=$(sed " + "'s/.*listening on //' " + d + "/port); " +
+      TALA_BINARY_DIR + "/tala diagnose " + kGolden + " --target \"$url\" --docs " + kDocs +
+      " --json -q --out-dir " + d + "/a > " + d + "/a.json && " + TALA_BINARY_DIR +
+      "/tala diagnose " + kGolden + " --config " + toml + " --target \"$url\" --docs " + kDocs +
+      " --json -q --out-dir " + d + "/b > " + d + "/b.json; rc=$?; kill $app; exit $rc";
+  int rc = std::system(("bash " + dir.Write("http.sh", script)).c_str());
+  ASSERT_EQ(WEXITSTATUS(rc), 0);
+  const json a = json::parse(std::ifstream(d + "/a.json"));
+  const json b = json::parse(std::ifstream(d + "/b.json"));
+  EXPECT_FALSE(a.contains("fallback")) << a.dump();
+  EXPECT_GE(a["causes"]["retriever"].get<int64_t>(), 15) << a.dump();
+  EXPECT_GE(a["causes"]["parametric"].get<int64_t>(), 15) << a.dump();
+  EXPECT_GE(a["causes"]["ranking"].get<int64_t>(), 15) << a.dump();
+  EXPECT_EQ(b["causes"], a["causes"]);
 }
 
 TEST(DiagnoseTest, TheCleanAppHasNoFailureAndGoldPassagesComeFromItsOwnChunksWithoutDocs) {
