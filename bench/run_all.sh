@@ -26,6 +26,10 @@ echo "## LLM runtime against the mock judge (50 ms latency, 64 in flight)"
 if [ -x "$build/bench/bench_runtime" ]; then "$build/bench/bench_runtime" 1000 50 64; fi
 echo "## tala run: 1,000 questions against an HTTP app with 50 ms latency, 64 in flight"
 if [ -x "$build/bench/bench_target" ]; then "$build/bench/bench_target" 1000 50 64; fi
+echo "## tala diagnose: 60 questions, an app answering after 50 ms, against tala run and tala ci"
+bench/diagnose_wall.sh "$build" 8 || true
+echo "## --sequential's confidence sequence: wrong decisions and rows needed, 1,000 simulated runs"
+if [ -x "$build/bench/bench_sequential" ]; then "$build/bench/bench_sequential" 1000; fi
 echo "## tala serve: a million rows ingested, 1,000 a request, 1% scored in the background"
 if [ -x "$build/bench/bench_serve" ]; then "$build/bench/bench_serve" 1000000 1000 0.01; fi
 echo "## tala history: add of a 100,000-row run; show and report over 1,000 runs"

@@ -53,6 +53,22 @@ struct LlmOptions {
   std::optional<double> price_cache_write;
 };
 
+// --sequential (issue 56): rows are judged in a seeded random order, and judging stops as soon as
+// every gate is decided at level alpha by an anytime-valid confidence sequence (valid at every
+// look), or, with target_width and no gate, once every metric's interval is that narrow. The
+// rows left are not judged, and are listed beside the results file (OUT.not-judged.jsonl).
+struct SequentialOptions {
+  bool on = false;
+  double alpha = 0.05;  // shared by the gates (Bonferroni)
+  uint64_t seed = 42;   // of the order
+  // A metric's mean at least this (at most, for lower-is-better metrics).
+  std::map<std::string, double> min;
+  // A metric's paired drop against `baseline` (a results file, rows paired by id) at most this.
+  std::string baseline;
+  std::map<std::string, double> max_drop;
+  double target_width = 0;  // > 0: stop when every gated (else every) metric's interval is narrower
+};
+
 struct EvalOptions {
   std::string dataset;          // path, or "-" for stdin
   std::string format = "auto";  // auto | jsonl | json | csv
@@ -92,6 +108,7 @@ struct EvalOptions {
   // shard is finished, with its state beside it for `tala merge`. Not with resume, repeats or
   // labels.
   ShardSpec shard;
+  SequentialOptions sequential;
   const std::atomic<bool>* stop = nullptr;  // set (by a signal handler) to stop cleanly
   // Called as rows are scored (and, for LLM judges, as calls progress); may be empty.
   std::function<void(const Progress&)> progress;

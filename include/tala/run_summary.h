@@ -119,6 +119,21 @@ struct LabelledEstimate {
   double ppi_mean = 0, ppi_low = 0, ppi_high = 0, judge_mean = 0, human_mean = 0;
 };
 
+// What --sequential decided: each gate's confidence sequence when judging stopped.
+struct SequentialGate {
+  std::string name;  // "faithfulness >= 0.7", "faithfulness drop <= 0.05"
+  bool decided = false, pass = false;
+  double low = 0, high = 0;  // the interval of the mean (or of the drop)
+  int64_t rows = 0;          // values it read
+};
+struct SequentialOutcome {
+  bool used = false;
+  int64_t judged = 0, not_judged = 0;
+  bool decided = false;  // every gate (or the width) decided before the rows ran out
+  std::vector<SequentialGate> gates;
+  std::string not_judged_file;  // the ids left, one JSON object a line
+};
+
 struct RunSummary {
   std::string judge;
   std::string results_path;
@@ -143,6 +158,7 @@ struct RunSummary {
   // 5 distinct reasons are kept; rows_failed counts every failed row.
   std::vector<std::pair<std::string, int64_t>> failure_reasons;
   std::vector<LabelledEstimate> estimates;  // with EvalOptions::labels
+  SequentialOutcome sequential;             // with EvalOptions::sequential
 };
 
 // The summary `tala eval` prints, for the faces that print it too (the Python package, tala ci):

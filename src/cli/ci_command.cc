@@ -32,8 +32,9 @@ struct CiFlags {
   std::string baseline;
   std::vector<std::string> min, max_drop;
   int worst = 5;
-  bool diagnose = false;  // --diagnose: tala diagnose's experiments on the failing answers
-  std::string docs;       // --docs for them
+  bool sequential = false;  // --sequential: stop judging once every gate is decided
+  bool diagnose = false;    // --diagnose: tala diagnose's experiments on the failing answers
+  std::string docs;         // --docs for them
 };
 
 // The metric's worst rows (lowest, or highest for lower-is-better metrics), as Markdown items.
@@ -127,6 +128,12 @@ int RunCi(CiFlags& f) {
   eval.overwrite = true;  // each CI run makes its out-dir anew
   if (!f.ci.metrics.empty()) eval.metrics = f.ci.metrics;
   if (!f.ci.judge.empty()) eval.judge = f.ci.judge;
+  if (f.sequential) {
+    eval.sequential.on = true;
+    eval.sequential.min = f.ci.min;
+    eval.sequential.max_drop = f.ci.max_drop;
+    eval.sequential.baseline = f.baseline;
+  }
   std::optional<Result<RunSummary>> scored;
   int stop_code = 130;
   {
@@ -213,6 +220,12 @@ int RunCi(CiFlags& f) {
     std::printf("%s  %s\n", c.pass ? "PASS" : "FAIL", c.detail.c_str());
   }
   if (!history_line.empty()) md += "\nHistory: " + history_line + "\n";
+  // --sequential: how many rows decided the gates, whatever -q says (the rest were not judged).
+  for (const std::string& note : summary->notes) {
+    if (note.rfind("sequential:", 0) != 0) continue;
+    md += "\n" + note + "\n";
+    if (f.run.quiet) std::printf("%s\n", note.c_str());
+  }
   // 6. --diagnose: each failing answer's cause, by calling the app again given passages.
   if (f.diagnose) {
     DiagnoseOptions d;
@@ -293,6 +306,10 @@ void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_default
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeats", f->eval.repeats, "score R times to measure judge noise (LLM judges)")
       ->check(CLI::Range(1, 100));
+  cmd->add_flag("--sequential", f->sequential,
+                "judge the answers in a seeded random order and stop once every gate is decided "
+                "by an anytime-valid confidence sequence (as tala eval --sequential); the rows "
+                "left are listed in results.jsonl.not-judged.jsonl");
   cmd->add_flag("--diagnose", f->diagnose,
                 "after the gates, find each wrong answer's cause by calling the app again with "
                 "the gold passages, its own reversed and none (as tala diagnose; files in "
@@ -303,9 +320,10 @@ void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_default
   cmd->add_option("--worst", f->worst, "worst rows listed per failing gate")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
-  GroupOptions(cmd, "Scoring and gates",
-               {"--metrics", "--judge", "--repeats", "--min", "--max-drop", "--baseline",
-                "--max-target-errors", "--worst", "--out-dir", "--diagnose", "--docs"});
+  GroupOptions(
+      cmd, "Scoring and gates",
+      {"--metrics", "--judge", "--repeats", "--min", "--max-drop", "--baseline",
+       "--max-target-errors", "--worst", "--out-dir", "--sequential", "--diagnose", "--docs"});
   cmd->callback([f, exit_code] { *exit_code = RunCi(*f); });
 }
 

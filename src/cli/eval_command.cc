@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <tuple>
 
 #include "cli/commands.h"
 #include "cli/config_file.h"
@@ -34,6 +35,7 @@ struct EvalFlags {
   std::string diagnosis_baseline;
   double diagnosis_margin = 0.1;
   std::string shard, shard_by = "range";
+  std::vector<std::string> min, max_drop;  // --sequential's gates
   bool json = false;
   bool quiet = false;
   bool no_progress = false;
@@ -57,6 +59,16 @@ Status ParseFlags(EvalFlags& flags) {
     } catch (...) {
       return InvalidArgument("--seed: expected an integer or none, got \"" + flags.seed + "\"");
     }
+  }
+  for (auto [items, flag, gates] : {std::tuple{&flags.min, "--min", &o.sequential.min},
+                                    {&flags.max_drop, "--max-drop", &o.sequential.max_drop}}) {
+    TALA_ASSIGN_OR_RETURN(*gates, ParseGates(*items, flag));
+  }
+  if (!o.sequential.on && (!o.sequential.min.empty() || !o.sequential.max_drop.empty() ||
+                           o.sequential.target_width > 0)) {
+    return InvalidArgument(
+        "--min, --max-drop and --target-width decide when --sequential stops judging; gate a "
+        "finished run with tala gate");
   }
   for (const std::string& t : flags.thresholds) {
     size_t eq = t.find('=');
@@ -283,6 +295,30 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
                   "already this shard's part (one file of many)")
       ->capture_default_str()
       ->check(CLI::IsMember({"range", "hash", "partition"}));
+  cmd->add_flag("--sequential", o.sequential.on,
+                "judge rows in a seeded random order and stop as soon as every --min / --max-drop "
+                "gate is decided (an anytime-valid confidence sequence at --alpha), or, with "
+                "--target-width, once every interval is that narrow; the rows left are listed in "
+                "OUT.not-judged.jsonl");
+  cmd->add_option("--min", flags->min,
+                  "with --sequential: METRIC=VALUE gate on the mean (repeatable)");
+  cmd->add_option("--max-drop", flags->max_drop,
+                  "with --sequential: METRIC=DROP gate on the paired drop against --baseline "
+                  "(repeatable)");
+  cmd->add_option("--baseline", o.sequential.baseline,
+                  "with --sequential and --max-drop: the baseline's results file");
+  cmd->add_option("--target-width", o.sequential.target_width,
+                  "with --sequential: also stop once each gated metric's interval (every "
+                  "metric's, without gates) is at most this wide")
+      ->check(CLI::Range(0.0, 2.0));
+  cmd->add_option("--alpha", o.sequential.alpha,
+                  "with --sequential: the chance, over the whole run, that any gate is decided "
+                  "wrongly")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0001, 0.5));
+  cmd->add_option("--order-seed", o.sequential.seed,
+                  "with --sequential: the seed of the rows' random order")
+      ->capture_default_str();
   cmd->add_option("--markdown", flags->markdown, "also write the Markdown summary here");
   cmd->add_option("--csv", flags->csv, "also write the per-row CSV here");
   cmd->add_option("--html", flags->html, "also write the HTML report here");
@@ -304,6 +340,9 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
                {"--out", "--format", "--on-error", "--overwrite", "--resume", "--markdown", "--csv",
                 "--html", "--junit", "--json", "--quiet", "--no-progress", "--config"});
   GroupOptions(cmd, "Planning and sharding", {"--dry-run", "--shard", "--shard-by"});
+  GroupOptions(cmd, "Stopping when it is decided",
+               {"--sequential", "--min", "--max-drop", "--baseline", "--target-width", "--alpha",
+                "--order-seed"});
   cmd->footer(
       "--html keeps every row in memory to embed it (about 7 KB a row): for millions of rows,\n"
       "write the results first and render a sample with tala report.\n\n"

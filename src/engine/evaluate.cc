@@ -1,5 +1,6 @@
 #include "tala/evaluate.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "engine/llm_setup.h"
 #include "engine/row_scorer.h"
 #include "engine/run_tally.h"
+#include "engine/sequential_run.h"
 #include "engine/shard_files.h"
 #include "engine/threaded_rows.h"
 #include "fs/file_digest.h"
@@ -68,6 +70,7 @@ struct CheckPass {
   std::vector<std::string> first_row_extras;  // the first row's unknown fields (for a hint)
   // --resume: each row's InputDigest by id, to tell kept rows that still stand from stale ones.
   std::unordered_map<std::string, std::string> digests;
+  std::vector<std::string> ids;  // --sequential: every valid row's id, for the rows left unjudged
 };
 
 Result<CheckPass> CheckRows(const std::string& path, const io::ReaderOptions& ro,
@@ -98,6 +101,7 @@ Result<CheckPass> CheckRows(const std::string& path, const io::ReaderOptions& ro
                              "; ids pair rows across runs, so each must be unique");
       }
       if (options.resume) pass.digests.emplace(sample.id, InputDigest(sample));
+      if (options.sequential.on) pass.ids.push_back(sample.id);
       continue;
     }
     if (row->error().code() != ErrorCode::kDataError) return row->error();
@@ -127,6 +131,7 @@ struct Run {
   int64_t to_do = 0;
   std::vector<int64_t> positions;     // a shard by hash: each written row's number in the dataset
   ShardFiles* shard_files = nullptr;  // a shard's: told where each row's line lies
+  SequentialMonitor* sequential = nullptr;  // --sequential: fed each row; no row once decided
 };
 
 io::RunManifest MakeManifest(const Run& run, const std::string& judge) {
@@ -236,6 +241,8 @@ class RowSource {
             std::vector<int64_t>* positions = nullptr)
       : reader_(std::move(reader)), run_(run), summary_(summary), positions_(positions) {}
   Result<std::unique_ptr<Sample>> Next() {
+    // --sequential: once every gate is decided no new row is judged (rows in flight finish).
+    if (run_.sequential != nullptr && run_.sequential->Decided()) return std::unique_ptr<Sample>();
     while (auto row = reader_->Next()) {
       if (!row->has_value()) {
         if (row->error().code() != ErrorCode::kDataError) return row->error();
@@ -282,6 +289,7 @@ Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJson
       if (run.shard_files) run.shard_files->RowWritten(writer->size() - before);
     }
     tally.Add(result);
+    if (run.sequential != nullptr && writer != nullptr) run.sequential->Add(result);
     return OkStatus();
   };
   if (!run.llm && !run.more_judges.empty()) {
@@ -297,8 +305,10 @@ Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJson
       Report(run, summary, nullptr);
       return OkStatus();
     };
+    // --sequential looks after each batch: small batches stop closer to the decision.
+    const size_t batch = run.sequential != nullptr ? 8 * threads.size() : 0;
     return JudgeOnThreads(
-        threads, [&] { return rows.Next(); }, finish, run.options.stop);
+        threads, [&] { return rows.Next(); }, finish, run.options.stop, batch);
   }
   if (!run.llm) {
     while (true) {
@@ -472,6 +482,20 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
     TALA_ASSIGN_OR_RETURN(run.path, SpoolStdin(spooled));
   }
   if (options.repeats < 1) return InvalidArgument("--repeats must be at least 1");
+  if (options.sequential.on) {
+    const char* clash = options.resume            ? "--resume"
+                        : options.shard.active()  ? "--shard"
+                        : options.repeats > 1     ? "--repeats"
+                        : !options.labels.empty() ? "--labels"
+                        : options.out == "-"      ? "-o - (the rows left unjudged are listed "
+                                                    "beside the results file)"
+                                                  : nullptr;
+    if (clash != nullptr)
+      return InvalidArgument(std::string("--sequential does not go with ") + clash);
+    if (!(options.sequential.alpha > 0 && options.sequential.alpha < 1)) {
+      return InvalidArgument("--alpha must be in (0, 1)");
+    }
+  }
   if (options.threads < 0) return InvalidArgument("--threads must be 0 (one per core) or more");
   TALA_RETURN_IF_ERROR(CheckShardOptions(options));
   if (!options.dry_run) {
@@ -572,10 +596,31 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   run.to_do = pass.rows - pass.bad;
   if (options.dry_run) return DryRun(run, summary);
   TALA_ASSIGN_OR_RETURN(run.dataset_sha256, fs::FileSha256(run.path));
+  // --sequential: the rows in a seeded random order (the sequence's guarantee assumes it), read
+  // from a shuffled copy; the manifest still names the dataset and its digest.
+  std::unique_ptr<SequentialMonitor> monitor;
+  std::string shuffled;
+  struct RemoveAtEnd {
+    std::string* path;
+    ~RemoveAtEnd() {
+      if (!path->empty()) std::remove(path->c_str());
+    }
+  } remove_shuffled{&shuffled};
+  if (options.sequential.on) {
+    TALA_ASSIGN_OR_RETURN(monitor, SequentialMonitor::Create(options.sequential, summary.metrics));
+    TALA_ASSIGN_OR_RETURN(
+        run.path, ShuffledCopy(run.path, options.format, options.sequential.seed, &shuffled));
+    run.sequential = monitor.get();
+  }
 
   analysis::DiagnosisRule rule{options.diagnosis_threshold, options.diagnosis_thresholds};
   RunTally tally(summary, rule);
   io::RunManifest manifest = MakeManifest(run, summary.judge);
+  if (options.sequential.on) {
+    manifest.settings.push_back(
+        {"sequential",
+         fmt::format("alpha={} seed={}", options.sequential.alpha, options.sequential.seed)});
+  }
   bool append = false;
   io::JsonLinesTail tail;
   if (options.resume && options.out != "-" && std::filesystem::exists(options.out)) {
@@ -641,6 +686,10 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   }
   Status status = ScorePass(run, summary, tally, &writer, /*read_cache=*/true, &summary.accounting);
   tally.Finish();
+  if (monitor && status.ok()) {
+    TALA_ASSIGN_OR_RETURN(summary.sequential, monitor->Finish(pass.ids, options.out));
+    summary.notes.push_back(SequentialNote(summary.sequential));
+  }
   // Repeats before the run record, so that it counts every call they made too.
   if (status.ok() && options.repeats > 1) status = Repeat(run, summary);
   if (run.llm) {

@@ -46,6 +46,13 @@ Result<RunCapture> CaptureRun(const HistoryAddOptions& o) {
   HistoryRun& run = c.run;
   run.label = o.label;
   run.tags = o.tags;
+  // A --sequential run judged only the rows that decided its gates: marked, so its page and
+  // trends say so (its means stand on fewer rows).
+  if (file.manifest) {
+    for (const auto& [name, value] : file.manifest->settings) {
+      if (name == "sequential") run.tags.emplace_back("sequential", value);
+    }
+  }
   std::error_code ec;
   auto absolute = [&ec](const std::string& path) {
     if (path.empty()) return path;

@@ -403,6 +403,26 @@ std::string FormatSummaryJson(const RunSummary& s) {
     }
     out += '}';
   }
+  if (s.sequential.used) {
+    const SequentialOutcome& q = s.sequential;
+    out += fmt::format(",\"sequential\":{{\"judged\":{},\"not_judged\":{},\"decided\":{}", q.judged,
+                       q.not_judged, q.decided ? "true" : "false");
+    out += ",\"not_judged_file\":";
+    AppendJsonString(out, q.not_judged_file);
+    out += ",\"gates\":[";
+    for (size_t i = 0; i < q.gates.size(); ++i) {
+      const SequentialGate& g = q.gates[i];
+      out += i > 0 ? ",{\"name\":" : "{\"name\":";
+      AppendJsonString(out, g.name);
+      out += fmt::format(",\"decided\":{},\"pass\":{},\"low\":", g.decided ? "true" : "false",
+                         g.pass ? "true" : "false");
+      AppendJsonNumber(out, g.low);
+      out += ",\"high\":";
+      AppendJsonNumber(out, g.high);
+      out += fmt::format(",\"rows\":{}}}", g.rows);
+    }
+    out += "]}";
+  }
   out += "}";
   return out;
 }

@@ -51,6 +51,11 @@ std::string Header(const ResultsFile& r, const std::string& source) {
       prompts += (prompts.empty() ? "" : ", ") + name + "@" + version;
     }
     if (!prompts.empty()) item("prompts", prompts);
+    // A --sequential run judged only the rows that decided its gates: the header says so.
+    for (const auto& [name, value] : r.manifest->settings) {
+      if (name == "sequential")
+        item("sequential", value + " (rows judged until the gates were decided)");
+    }
   }
   if (r.has_run_records) {
     item("model calls",
