@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
     tala::cli::AddCalibrateCommand(app, &exit_code);
     tala::cli::AddEstimateCommand(app, &exit_code);
     tala::cli::AddReviewCommand(app, &exit_code);
-    tala::cli::AddCompareCommand(app, &exit_code);
+    tala::cli::AddCompareCommand(app, &exit_code, defaults);
     tala::cli::AddHistoryCommand(app, &exit_code, ci_defaults.history);
     tala::cli::AddGateCommand(app, &exit_code);
     tala::cli::AddReportCommand(app, &exit_code);

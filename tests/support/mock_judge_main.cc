@@ -27,6 +27,7 @@ void Usage(FILE* out) {
       "                       [--fault-rate R] [--seed N] [--stall-ms N] [--always FAULT]\n"
       "                       [--system-fingerprint FP] [--arrival-log FILE]\n"
       "                       [--max-choices N] [--cached-share R] [--cache-write-share R]\n"
+      "                       [--position-bias first|none]\n"
       "\n"
       "An OpenAI/Anthropic-compatible judge server that answers tala's prompts\n"
       "deterministically (claims by sentence, support by word overlap). It prints its base URL\n"
@@ -49,6 +50,7 @@ void Usage(FILE* out) {
       "  --arrival-log FILE  append each request's arrival time (microseconds since the\n"
       "                    epoch) to FILE, a line each, to measure the rate it was sent at\n"
       "  --max-choices N   the most answers a request asking for several (OpenAI's n)\n"
+      "  --position-bias first  pairwise criteria (tala compare --pairwise) always answered A\n"
       "                    gets (default 8; 1 acts like a server without n)\n"
       "  --cached-share R  report this share of each chat prompt as read from the provider's\n"
       "                    prompt cache (OpenAI's prompt_tokens_details.cached_tokens,\n"
@@ -121,6 +123,9 @@ int main(int argc, char** argv) {
       options.system_fingerprint = v;
     } else if (flag == "--arrival-log") {
       options.arrival_log = v;
+    } else if (flag == "--position-bias") {
+      if (std::string(v) != "first" && std::string(v) != "none") return bad("first or none");
+      options.pairwise_prefer_first = std::string(v) == "first";
     } else if (flag == "--max-choices") {
       auto n = Integer(v, 1, 128);
       if (!n) return bad("a whole number 1..128");

@@ -216,8 +216,8 @@ const char* FaultName(Fault f) {
   return "?";
 }
 
-std::string MockAnswer(const std::string& system, const std::string& user) {
-  if (auto q = MockQuestionAnswer(system, user)) return q->reply.dump();
+std::string MockAnswer(const std::string& system, const std::string& user, bool prefer_first) {
+  if (auto q = MockQuestionAnswer(system, user, prefer_first)) return q->reply.dump();
   Request r = ParseRequest(user);
   std::string task = TaskOf(r);
   json reply = task == "generate_questions" ? Questions(r)
@@ -368,7 +368,7 @@ struct MockJudgeServer::Impl {
       requests.push_back({system, user});
     }
     prompt_chars += system.size();
-    auto question = MockQuestionAnswer(system, user);
+    auto question = MockQuestionAnswer(system, user, options.pairwise_prefer_first);
     std::string task = question ? question->task : TaskOf(ParseRequest(user));
     Fault f = Decide(task);
     if (options.latency_ms > 0)
@@ -383,7 +383,8 @@ struct MockJudgeServer::Impl {
     }
     if (Transport(f, res)) return;
     std::string finish = "stop";
-    std::string content = ApplyContentFault(f, task, MockAnswer(system, user), &finish);
+    std::string content = ApplyContentFault(
+        f, task, MockAnswer(system, user, options.pairwise_prefer_first), &finish);
     int64_t prompt = Tokens(prompt_chars), completion = Tokens(content.size());
     // The provider cache's share of the prompt, as each provider reports it.
     const int64_t read = static_cast<int64_t>(static_cast<double>(prompt) * options.cached_share);

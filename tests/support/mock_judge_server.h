@@ -58,6 +58,8 @@ struct MockJudgeOptions {
   // (cache_creation_input_tokens). Rounded down per reply; the sums are in the stats.
   double cached_share = 0;
   double cache_write_share = 0;
+  // Pairwise criteria (tala compare --pairwise) always answered A: a judge with position bias.
+  bool pairwise_prefer_first = false;
   std::vector<Fault> fault_kinds = {Fault::kRateLimited,   Fault::kServerError, Fault::kDrop,
                                     Fault::kMalformedBody, Fault::kCutOff,      Fault::kWrongArity,
                                     Fault::kProse};
@@ -108,7 +110,8 @@ class MockJudgeServer {
 
 // The reply the mock gives to one of tala's prompts (the user message of the request), as the
 // model's content text. Exposed for tests of the parsing side.
-std::string MockAnswer(const std::string& system, const std::string& user);
+std::string MockAnswer(const std::string& system, const std::string& user,
+                       bool prefer_first = false);
 
 // cpp-httplib (as Debian builds it) listens with a backlog of 5; this raises it for the socket
 // listening on `port`, so many connections at once do not wait on SYN retransmits.

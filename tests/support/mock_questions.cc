@@ -41,7 +41,21 @@ std::vector<std::string> Lines(const std::string& text) {
   return out;
 }
 
-json Criteria(const json& j) {
+// tala compare --pairwise: the answer field is {"A": ..., "B": ...}; nullopt for other criteria.
+std::optional<std::string> PairwiseChoice(const json& j, const json& criterion, bool prefer_first) {
+  if (Str(criterion, "definition").find("two candidate answers to the question, A and B") ==
+      std::string::npos) {
+    return std::nullopt;
+  }
+  json pair = json::parse(Str(j, "answer"), nullptr, false);
+  if (!pair.is_object() || !pair.contains("A") || !pair.contains("B")) return std::nullopt;
+  if (prefer_first) return "A";
+  const std::string material = Str(j, "question") + " " + Str(j, "reference") + " " + Contexts(j);
+  const double a = Overlap(Str(pair, "A"), material), b = Overlap(Str(pair, "B"), material);
+  return std::abs(a - b) < 0.02 ? "tie" : a > b ? "A" : "B";
+}
+
+json Criteria(const json& j, bool prefer_first) {
   std::string answer = Str(j, "answer");
   if (answer.empty()) answer = Str(j, "conversation");
   std::string material = Str(j, "question") + " " + Str(j, "reference") + " " + Contexts(j);
@@ -57,6 +71,8 @@ json Criteria(const json& j) {
     } else if (type == "score") {
       double lo = c.value("min", 0.0), hi = c.value("max", 1.0);
       r["score"] = std::round(lo + (hi - lo) * cover);
+    } else if (auto pick = type == "choice" ? PairwiseChoice(j, c, prefer_first) : std::nullopt) {
+      r["choice"] = *pick;
     } else if (type == "choice") {
       const json& choices = c["choices"];
       size_t i = static_cast<size_t>(std::round(cover * static_cast<double>(choices.size() - 1)));
@@ -219,10 +235,11 @@ json TestsetReference(const json& j) {
 }  // namespace
 
 std::optional<MockQuestionReply> MockQuestionAnswer(const std::string& system,
-                                                    const std::string& user) {
+                                                    const std::string& user, bool prefer_first) {
   json j = json::parse(user, nullptr, false);
   if (!j.is_object()) return std::nullopt;
-  if (j.contains("criteria") && j["criteria"].is_array()) return {{"criteria", Criteria(j)}};
+  if (j.contains("criteria") && j["criteria"].is_array())
+    return {{"criteria", Criteria(j, prefer_first)}};
   if (j.contains("scenario") && j.contains("passages")) {
     return {{"testset_question", TestsetQuestion(j)}};
   }

@@ -1,0 +1,313 @@
+#include "tala/pairwise.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "analysis/intervals.h"
+#include "fs/atomic_file.h"
+#include "io/readers/results_reader.h"
+
+namespace tala {
+
+namespace {
+using nlohmann::json;
+
+// The words every pairwise criterion starts with: what the answer field holds. The criterion
+// itself follows; the answers stay data inside the request's JSON.
+constexpr const char* kFraming =
+    "The answer field holds two candidate answers to the question, A and B, as a JSON object "
+    "with the keys A and B. Choose A, B or tie: ";
+
+std::string Definition(const std::string& criterion) {
+  if (criterion == "grounded") {
+    return std::string(kFraming) +
+           "which answer is better supported by the contexts, every statement it makes found in "
+           "them? tie when they are equally supported.";
+  }
+  if (criterion == "relevant") {
+    return std::string(kFraming) +
+           "which answer addresses the question more directly, with less that is off the point? "
+           "tie when neither does better.";
+  }
+  if (criterion == "complete") {
+    return std::string(kFraming) +
+           "which answer states more of what the reference says (or, without a reference, more of "
+           "what the question asks for)? tie when they state as much.";
+  }
+  return std::string(kFraming) + "which answer is better by this criterion: " + criterion +
+         " tie when neither is.";
+}
+
+// The offline judge's reading for a named criterion; "" for a criterion in the user's words.
+std::string ReadingOf(const std::string& criterion) {
+  if (criterion == "grounded") return "faithfulness";
+  if (criterion == "relevant") return "response_relevancy";
+  if (criterion == "complete") return "factual_correctness";
+  return "";
+}
+
+struct AnsweredRow {
+  json inputs;
+  std::map<std::string, std::optional<double>> scores;
+};
+
+Result<std::map<std::string, AnsweredRow>> ReadTexts(const std::string& path,
+                                                     std::vector<std::string>* order) {
+  TALA_ASSIGN_OR_RETURN(io::ResultsFile file,
+                        io::ReadResults(path, io::EmptyResults::kError, io::RawLines::kKeep));
+  std::map<std::string, AnsweredRow> out;
+  for (const io::ResultRow& row : file.rows) {
+    json parsed = json::parse(row.json, nullptr, false);
+    AnsweredRow t;
+    if (parsed.is_object() && parsed.contains("inputs")) t.inputs = parsed["inputs"];
+    t.scores = row.scores;
+    if (order != nullptr) order->push_back(row.id);
+    out[row.id] = std::move(t);
+  }
+  return out;
+}
+
+std::string Text(const json& inputs, const char* field) {
+  auto it = inputs.find(field);
+  return it != inputs.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// The passages both runs retrieved: the base's, then the candidate's it did not have.
+json Passages(const json& a, const json& b) {
+  json out = json::array();
+  for (const json* side : {&a, &b}) {
+    auto it = side->find("retrieved_contexts");
+    if (it == side->end() || !it->is_array()) continue;
+    for (const json& c : *it) {
+      if (c.is_string() && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// What one order's choice (A, tie, B) says of the candidate, given which side it was shown as.
+std::string ForCandidate(int choice, bool candidate_is_a) {
+  if (choice == 1) return "tie";
+  const bool a = choice == 0;
+  return a == candidate_is_a ? "better" : "worse";
+}
+
+void Tally(PairwiseReport& r) {
+  std::vector<double> points;
+  for (const PairwiseRow& row : r.rows) {
+    r.wins += row.verdict == "win";
+    r.ties += row.verdict == "tie";
+    r.losses += row.verdict == "loss";
+    points.push_back(row.verdict == "win" ? 1.0 : row.verdict == "tie" ? 0.5 : 0.0);
+  }
+  r.pairs = static_cast<int64_t>(r.rows.size());
+  if (auto st = analysis::Summarise(points)) {
+    r.win_rate = st->mean;
+    r.low = st->ci_low;
+    r.high = st->ci_high;
+  }
+}
+
+Result<PairwiseReport> FromReadings(const PairwiseOptions& o,
+                                    const std::map<std::string, AnsweredRow>& base,
+                                    const std::map<std::string, AnsweredRow>& cand,
+                                    const std::vector<std::string>& order) {
+  PairwiseReport r;
+  const std::string metric = ReadingOf(o.criterion);
+  if (metric.empty()) {
+    return InvalidArgument("--criterion \"" + o.criterion +
+                           "\": a criterion in your own words needs an LLM judge (--judge "
+                           "openai:MODEL); the offline judge compares its readings for grounded, "
+                           "relevant or complete");
+  }
+  bool seen = false;
+  for (const std::string& id : order) {
+    auto b = base.find(id);
+    const auto& c = cand.at(id);
+    auto cv = c.scores.find(metric);
+    if (b == base.end()) {
+      ++r.unpaired;
+      continue;
+    }
+    auto bv = b->second.scores.find(metric);
+    if (cv == c.scores.end() || bv == b->second.scores.end()) continue;
+    seen = true;
+    if (!cv->second || !bv->second) {
+      ++r.unpaired;
+      continue;
+    }
+    const double diff = *cv->second - *bv->second;
+    PairwiseRow row{id,
+                    std::abs(diff) < o.tie_margin ? "tie"
+                    : diff > 0                    ? "win"
+                                                  : "loss",
+                    fmt::format("{:.3f}", *bv->second), fmt::format("{:.3f}", *cv->second)};
+    r.rows.push_back(std::move(row));
+  }
+  if (!seen) {
+    return InvalidArgument("--pairwise --criterion " + o.criterion +
+                           " with the offline judge reads " + metric +
+                           ", which the two results files do not both score (score it, "
+                           "or use an LLM judge)");
+  }
+  r.notes.push_back("offline: the candidate wins a row when its " + metric + " is at least " +
+                    fmt::format("{}", o.tie_margin) +
+                    " above the base's (no model reads the two "
+                    "answers side by side; an LLM judge does, both orders)");
+  return r;
+}
+}  // namespace
+
+Result<PairwiseReport> ComparePairwise(const PairwiseOptions& o) {
+  std::vector<std::string> order;
+  TALA_ASSIGN_OR_RETURN(auto base, ReadTexts(o.base, nullptr));
+  TALA_ASSIGN_OR_RETURN(auto cand, ReadTexts(o.candidate, &order));
+  PairwiseReport r;
+  if (o.eval.judge == "offline" && !o.eval.custom_judge) {
+    TALA_ASSIGN_OR_RETURN(r, FromReadings(o, base, cand, order));
+  } else {
+    // Each pair twice, the base shown first (~ab) and the candidate first (~ba).
+    std::string rows;
+    std::vector<std::string> paired;
+    for (const std::string& id : order) {
+      auto b = base.find(id);
+      const json& ci = cand.at(id).inputs;
+      if (b == base.end() || !ci.is_object() || !b->second.inputs.is_object() ||
+          Text(ci, "response").empty() || Text(b->second.inputs, "response").empty()) {
+        ++r.unpaired;
+        continue;
+      }
+      const json& bi = b->second.inputs;
+      for (bool candidate_first : {false, true}) {
+        const std::string first = Text(candidate_first ? ci : bi, "response");
+        const std::string second = Text(candidate_first ? bi : ci, "response");
+        json row = {{"id", id + (candidate_first ? "~ba" : "~ab")},
+                    {"user_input", ci.contains("user_input") ? ci["user_input"] : bi["user_input"]},
+                    {"response", json{{"A", first}, {"B", second}}.dump()}};
+        json passages = Passages(bi, ci);
+        if (!passages.empty()) row["retrieved_contexts"] = passages;
+        if (ci.contains("reference")) row["reference"] = ci["reference"];
+        rows += row.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+      }
+      paired.push_back(id);
+    }
+    char dataset[] = "/tmp/tala-pairwise-XXXXXX";
+    int fd = mkstemp(dataset);
+    if (fd < 0) return IoError("cannot create a temporary file for the pairs");
+    ::close(fd);
+    const std::string results = std::string(dataset) + ".results.jsonl";
+    struct Cleanup {
+      std::string a, b;
+      ~Cleanup() {
+        std::remove(a.c_str());
+        std::remove(b.c_str());
+      }
+    } cleanup{dataset, results};
+    TALA_RETURN_IF_ERROR(fs::WriteFileAtomically(dataset, rows));
+    if (paired.empty()) return InvalidArgument("--pairwise: no row was answered by both runs");
+    EvalOptions eval = o.eval;
+    eval.dataset = dataset;
+    eval.format = "jsonl";
+    eval.out = results;
+    eval.overwrite = true;
+    eval.resume = false;
+    eval.on_error = OnError::kSkip;
+    eval.labels.clear();
+    eval.sequential = {};
+    UserMetricDef def;
+    def.name = "pairwise";
+    def.prompt = Definition(o.criterion);
+    def.output = UserMetricDef::Output::kDiscrete;
+    def.values = {"A", "tie", "B"};
+    def.where = "tala compare --pairwise";
+    eval.user_metrics = {def};
+    eval.metrics = "pairwise";
+    TALA_ASSIGN_OR_RETURN(RunSummary summary, Evaluate(eval));
+    r.judge_calls = summary.accounting.total.calls;
+    TALA_ASSIGN_OR_RETURN(io::ResultsFile judged, io::ReadResults(results));
+    std::map<std::string, int> choice;
+    for (const io::ResultRow& row : judged.rows) {
+      auto it = row.scores.find("pairwise");
+      if (it != row.scores.end() && it->second) choice[row.id] = static_cast<int>(*it->second);
+    }
+    int64_t decided_both = 0, same_position = 0;
+    for (const std::string& id : paired) {
+      auto ab = choice.find(id + "~ab"), ba = choice.find(id + "~ba");
+      if (ab == choice.end() || ba == choice.end()) {
+        ++r.unpaired;  // the judge failed on one order: no verdict for the pair
+        continue;
+      }
+      const std::string first = ForCandidate(ab->second, /*candidate_is_a=*/false);
+      const std::string second = ForCandidate(ba->second, /*candidate_is_a=*/true);
+      if (ab->second != 1 && ba->second != 1) {
+        ++decided_both;
+        same_position += ab->second == ba->second;
+      }
+      const std::string verdict = first == second && first == "better"  ? "win"
+                                  : first == second && first == "worse" ? "loss"
+                                                                        : "tie";
+      r.rows.push_back({id, verdict, first, second});
+    }
+    r.position_bias = decided_both > 0 ? static_cast<double>(same_position) / decided_both : 0.0;
+    r.notes.push_back(
+        "each pair judged twice, the base's answer shown first and then the candidate's; a "
+        "verdict that changes with the order is a tie");
+  }
+  r.criterion = o.criterion;
+  r.judge = o.eval.judge;
+  Tally(r);
+  return r;
+}
+
+std::string FormatPairwise(const PairwiseReport& r) {
+  std::string out = fmt::format(
+      "pairwise ({}, judge {}): candidate wins {}, ties {}, loses {} of {} pairs; win rate "
+      "{:.3f}, 95% [{:.3f}, {:.3f}]",
+      r.criterion, r.judge, r.wins, r.ties, r.losses, r.pairs, r.win_rate, r.low, r.high);
+  if (r.position_bias) {
+    out += fmt::format("; position bias {:.0f}% (pairs whose two orders chose the same position)",
+                       100 * *r.position_bias);
+  }
+  out += "\n";
+  if (r.unpaired > 0)
+    out += fmt::format(
+        "{} rows without a verdict for both (not paired, no answer, or a judge failure)\n",
+        r.unpaired);
+  for (const char* kind : {"win", "loss"}) {
+    std::string ids;
+    int shown = 0;
+    for (const PairwiseRow& row : r.rows) {
+      if (row.verdict != kind) continue;
+      if (shown++ < 8) ids += (ids.empty() ? "" : " ") + row.id;
+    }
+    if (shown > 8) ids += " ...";
+    if (!ids.empty())
+      out += fmt::format("  {}: {}\n", kind == std::string("win") ? "wins" : "losses", ids);
+  }
+  for (const std::string& n : r.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+std::string PairwiseJson(const PairwiseReport& r) {
+  nlohmann::ordered_json out = {{"criterion", r.criterion}, {"judge", r.judge},
+                                {"pairs", r.pairs},         {"wins", r.wins},
+                                {"ties", r.ties},           {"losses", r.losses},
+                                {"win_rate", r.win_rate},   {"ci", {r.low, r.high}},
+                                {"unpaired", r.unpaired},   {"judge_calls", r.judge_calls}};
+  out["position_bias"] = r.position_bias ? json(*r.position_bias) : json();
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const PairwiseRow& row : r.rows) {
+    rows.push_back(
+        {{"id", row.id}, {"verdict", row.verdict}, {"first", row.first}, {"second", row.second}});
+  }
+  out["rows"] = std::move(rows);
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace tala
