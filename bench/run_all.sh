@@ -30,6 +30,12 @@ echo "## tala diagnose: 60 questions, an app answering after 50 ms, against tala
 bench/diagnose_wall.sh "$build" 8 || true
 echo "## --sequential's confidence sequence: wrong decisions and rows needed, 1,000 simulated runs"
 if [ -x "$build/bench/bench_sequential" ]; then "$build/bench/bench_sequential" 1000; fi
+echo "## tala review --pick active against random picks: HaluEval QA dev labels, offline faithfulness"
+if [ -x "$build/bench/bench_active_labels" ] && [ -f ../shared/data/halueval-qa-dev.jsonl ]; then
+  "$build/tala" eval ../shared/data/halueval-qa-dev.jsonl -m faithfulness -q --overwrite \
+    -o /tmp/tala-active-labels.jsonl > /dev/null &&
+    "$build/bench/bench_active_labels" /tmp/tala-active-labels.jsonl ../shared/data/halueval-qa-dev.jsonl
+fi
 echo "## tala serve: a million rows ingested, 1,000 a request, 1% scored in the background"
 if [ -x "$build/bench/bench_serve" ]; then "$build/bench/bench_serve" 1000000 1000 0.01; fi
 echo "## tala history: add of a 100,000-row run; show and report over 1,000 runs"

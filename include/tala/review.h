@@ -18,11 +18,16 @@ struct ReviewOptions {
   int n = 50;
   // random: uniform (valid for tala estimate); stratified: the same over equal-width score bins,
   // each bin's share of rows proportional to its size (uniform on average, and every score range
-  // shown); low: the worst scores first; uncertain: the scores nearest `threshold` first.
+  // shown); low: the worst scores first; uncertain: the scores nearest `threshold` first;
+  // active: each row drawn with a known chance, larger where the judge's value is least sure
+  // (analysis::ActivePickChances), so fewer labels give tala estimate the same interval; each
+  // label carries its row's chance (pick_probability) and the estimate weights by it.
   std::string pick = "stratified";
   uint64_t seed = 1;
   double threshold = 0.5;
   int strata = 5;
+  // > 0: the queue's notes say how many labels an estimate of this interval width needs.
+  double target_width = 0;
 };
 
 // kInvalidArgument for an unknown pick, n < 1, or a metric no row has a value of.

@@ -17,6 +17,7 @@ struct ReviewQueue {
   // The reviewer the page is for (tala review --assign): their name is filled in and their work
   // kept apart from another reviewer's in the same browser. Empty: whoever opens it.
   std::string labeller;
+  std::vector<std::string> notes;  // what the pick says of itself (labels needed for a width)
 };
 
 // One HTML file: no network, every row's text escaped; `#selftest` labels three rows by key

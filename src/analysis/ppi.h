@@ -5,6 +5,9 @@
 // an unbiased estimate of the human mean over all N rows whatever the judge's bias, with the
 // normal interval θ ± z·√Var. Sample variances (n − 1). Pure; thread-safe.
 
+#include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace tala::analysis {
@@ -28,5 +31,38 @@ struct PpiResult {
 PpiResult PredictionPoweredMean(const std::vector<double>& f_all,
                                 const std::vector<double>& f_labelled, const std::vector<double>& y,
                                 double z = 1.959963984540054);
+
+}  // namespace tala::analysis
+
+namespace tala::analysis {
+
+// Labels where they narrow the interval most (tala review --pick active): each row's chance of
+// being picked, for n labels among the judge's values f (each in [0, 1]). Half of it uniform,
+// half in proportion to how unsure the judge's value is, sqrt(f (1 - f)) (the spread of a label
+// around a calibrated judge's value), floored at 0.05; capped at 1 with the rest spread again.
+// The chances sum to n (n <= f.size()).
+std::vector<double> ActivePickChances(const std::vector<double>& f, long n);
+
+// Exactly n rows drawn with the given chances of inclusion (summing to n): systematic sampling
+// over the rows in a seeded random order, so row i is drawn with chance chances[i].
+std::vector<size_t> DrawWithChances(const std::vector<double>& chances, uint64_t seed);
+
+// Prediction-powered mean when the labelled rows were drawn with unequal chances (pi, one per
+// labelled row): the judge's bias is estimated by Horvitz-Thompson, mean over all N rows of
+// (f - y) / pi on the labelled ones, with the with-replacement variance of its terms; equal
+// chances n/N give PredictionPoweredMean's estimate.
+PpiResult PredictionPoweredMeanWeighted(const std::vector<double>& f_all,
+                                        const std::vector<double>& f_labelled,
+                                        const std::vector<double>& y, const std::vector<double>& pi,
+                                        double z = 1.959963984540054);
+
+// Labels needed for an interval of `width` (whole width): uniform picks and active ones, from the
+// judge's values alone (a calibrated judge's spread standing in for the labels'); nullopt when
+// the judge's own spread over N rows is already wider than that.
+struct LabelsNeeded {
+  double uniform = 0, active = 0;
+};
+std::optional<LabelsNeeded> LabelsForWidth(const std::vector<double>& f, double width,
+                                           double z = 1.959963984540054);
 
 }  // namespace tala::analysis

@@ -48,6 +48,11 @@ std::string Picked(const ReviewQueue& q) {
          ", seed " + std::to_string(q.seed) + ")";
 }
 
+// What the pick says of itself (--target-width: the labels a width needs), a line each.
+void PrintNotes(const ReviewQueue& q) {
+  for (const std::string& note : q.notes) std::fprintf(stderr, "tala review: %s\n", note.c_str());
+}
+
 // review.html -> review-ana.html: the page of one reviewer.
 std::string PageFor(const std::string& out, const std::string& labeller) {
   const size_t slash = out.find_last_of('/');
@@ -339,9 +344,13 @@ int RunReview(const ReviewFlags& f) {
                  "%s, %lld of them for every reviewer; each exports labels.jsonl: join the files "
                  "(cat) and run tala calibrate --labels to see how often the reviewers agree\n",
                  Picked(*queue).c_str(), shared);
+    PrintNotes(*queue);
     return 0;
   }
-  if (f.serve) return Serve(f, *queue);
+  if (f.serve) {
+    PrintNotes(*queue);
+    return Serve(f, *queue);
+  }
   if (Status s = fs::WriteFileAtomically(f.out, RenderReviewPage(*queue)); !s.ok()) {
     PrintError("tala review", s);
     return 2;
@@ -350,6 +359,7 @@ int RunReview(const ReviewFlags& f) {
                "%s into %s; open it in a browser, label with the keyboard, export labels.jsonl, "
                "then run tala estimate or tala calibrate --labels\n",
                Picked(*queue).c_str(), f.out.c_str());
+  PrintNotes(*queue);
   return 0;
 }
 }  // namespace
@@ -384,13 +394,19 @@ void AddReviewCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--n", o.n, "rows to pick")->capture_default_str()->check(CLI::Range(1, 100000));
   cmd->add_option("--pick", o.pick,
                   "random (uniform), stratified (uniform within score bins, every range shown), "
-                  "low (worst first) or uncertain (nearest --threshold first)")
+                  "low (worst first), uncertain (nearest --threshold first) or active (each row "
+                  "drawn with a known chance, larger where the judge is least sure: tala estimate "
+                  "weights the labels by it and needs fewer of them for the same interval)")
       ->capture_default_str();
   cmd->add_option("--metric", o.metric, "the metric people label")->capture_default_str();
   cmd->add_option("--seed", o.seed, "seed of the random picks (recorded in the labels)")
       ->capture_default_str();
   cmd->add_option("--threshold", o.threshold, "the decision threshold --pick uncertain is near")
       ->capture_default_str();
+  cmd->add_option("--target-width", o.target_width,
+                  "say how many labels (random and active picks) tala estimate needs for an "
+                  "interval this wide")
+      ->check(CLI::Range(0.0, 2.0));
   cmd->add_flag("--serve", f->serve,
                 "serve the page from 127.0.0.1 instead of writing it, and save every change to "
                 "--labels-out directly");

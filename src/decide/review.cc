@@ -1,10 +1,13 @@
 #include "tala/review.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <random>
 
+#include "analysis/ppi.h"
 #include "io/readers/results_reader.h"
 #include "metrics/registry.h"
 
@@ -59,9 +62,10 @@ std::vector<Candidate> Stratified(const std::vector<Candidate>& all, size_t n, i
 
 Result<ReviewQueue> PickForReview(const ReviewOptions& o) {
   if (o.n < 1) return InvalidArgument("--n must be at least 1");
-  if (o.pick != "random" && o.pick != "stratified" && o.pick != "low" && o.pick != "uncertain") {
-    return InvalidArgument("--pick must be random, stratified, low or uncertain, not \"" + o.pick +
-                           "\"");
+  if (o.pick != "random" && o.pick != "stratified" && o.pick != "low" && o.pick != "uncertain" &&
+      o.pick != "active") {
+    return InvalidArgument("--pick must be random, stratified, low, uncertain or active, not \"" +
+                           o.pick + "\"");
   }
   TALA_ASSIGN_OR_RETURN(io::ResultsFile results,
                         io::ReadResults(o.results, io::EmptyResults::kError, io::RawLines::kKeep));
@@ -75,7 +79,22 @@ Result<ReviewQueue> PickForReview(const ReviewOptions& o) {
   std::mt19937_64 rng(o.seed);
   const size_t n = std::min(static_cast<size_t>(o.n), all.size());
   std::vector<Candidate> picked;
-  if (o.pick == "random") {
+  std::vector<double> chance_of_pick;  // --pick active: each picked row's chance, in `picked` order
+  if (o.pick == "active") {
+    std::vector<double> values;
+    for (const Candidate& c : all) {
+      if (c.score < 0 || c.score > 1) {
+        return InvalidArgument("--pick active reads values between 0 and 1; " + o.metric + " has " +
+                               std::to_string(c.score));
+      }
+      values.push_back(c.score);
+    }
+    const std::vector<double> chances = analysis::ActivePickChances(values, static_cast<long>(n));
+    for (size_t i : analysis::DrawWithChances(chances, o.seed)) {
+      picked.push_back(all[i]);
+      chance_of_pick.push_back(chances[i]);
+    }
+  } else if (o.pick == "random") {
     for (size_t i : UniformPick(all.size(), n, rng)) picked.push_back(all[i]);
   } else if (o.pick == "stratified") {
     picked = Stratified(all, n, std::max(1, o.strata), rng);
@@ -89,11 +108,37 @@ Result<ReviewQueue> PickForReview(const ReviewOptions& o) {
                      [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
     picked.assign(all.begin(), all.begin() + static_cast<long>(n));
   }
-  std::sort(picked.begin(), picked.end(),
-            [](const Candidate& a, const Candidate& b) { return a.index < b.index; });
+  std::vector<size_t> by_row(picked.size());
+  for (size_t i = 0; i < by_row.size(); ++i) by_row[i] = i;
+  std::sort(by_row.begin(), by_row.end(),
+            [&](size_t a, size_t b) { return picked[a].index < picked[b].index; });
   ReviewQueue q{o.results, o.metric, o.pick, o.seed, o.threshold, static_cast<int64_t>(all.size()),
                 {}};
-  for (const Candidate& c : picked) q.rows_json.push_back(results.rows[c.index].json);
+  for (size_t k : by_row) {
+    std::string line = results.rows[picked[k].index].json;
+    // The row's chance of being picked goes with it to the page and into its label, where the
+    // estimate weights by it.
+    if (!chance_of_pick.empty() && !line.empty() && line.front() == '{') {
+      line.insert(1, fmt::format("\"pick_probability\":{:.17g},", chance_of_pick[k]));
+    }
+    q.rows_json.push_back(std::move(line));
+  }
+  if (o.target_width > 0) {
+    std::vector<double> values;
+    for (const Candidate& c : all) values.push_back(std::clamp(c.score, 0.0, 1.0));
+    if (auto need = analysis::LabelsForWidth(values, o.target_width)) {
+      q.notes.push_back(fmt::format(
+          "an estimate of {} within an interval {} wide needs about {:.0f} labels picked at "
+          "random, {:.0f} picked with --pick active (if the judge's values are calibrated "
+          "chances; tala calibrate tells)",
+          o.metric, o.target_width, need->uniform, need->active));
+    } else {
+      q.notes.push_back(fmt::format(
+          "no number of labels gives an interval {} wide: the judge's values alone over {} rows "
+          "spread wider",
+          o.target_width, all.size()));
+    }
+  }
   return q;
 }
 

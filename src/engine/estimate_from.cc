@@ -30,6 +30,9 @@ Result<Estimate> EstimateFrom(const io::ResultsFile& results, const io::Labels& 
   } else if (e.pick == "stratified") {
     e.notes.push_back("stratified pick with proportional allocation: treated as uniform");
   }
+  // --pick active: rows were drawn with unequal, known chances; the judge's error is weighted
+  // by them (Horvitz-Thompson), which keeps the estimate unbiased.
+  const bool weighted = e.pick == "active";
   std::map<std::string, double> judge_of;
   std::vector<double> f_all;
   for (const io::ResultRow& row : results.rows) {
@@ -38,8 +41,8 @@ Result<Estimate> EstimateFrom(const io::ResultsFile& results, const io::Labels& 
     judge_of[row.id] = *it->second;
     f_all.push_back(*it->second);
   }
-  std::vector<double> f_labelled, y;
-  long unmatched = 0;
+  std::vector<double> f_labelled, y, pi;
+  long unmatched = 0, unweighted = 0;
   for (const io::LabelRow& label : labels.rows) {
     auto value = label.values.find(metric);
     if (value == label.values.end()) continue;
@@ -48,8 +51,19 @@ Result<Estimate> EstimateFrom(const io::ResultsFile& results, const io::Labels& 
       ++unmatched;
       continue;
     }
+    if (weighted && !label.pick_probability) {
+      ++unweighted;
+      continue;
+    }
     f_labelled.push_back(judge->second);
     y.push_back(value->second);
+    pi.push_back(label.pick_probability.value_or(1));
+  }
+  if (unweighted > 0) {
+    e.notes.push_back(fmt::format(
+        "{} labels of an active pick carry no pick_probability (left out: without it a label "
+        "cannot be weighted)",
+        unweighted));
   }
   if (unmatched > 0) {
     e.notes.push_back(fmt::format("{} labelled rows have no {} value in the results (left out)",
@@ -62,7 +76,12 @@ Result<Estimate> EstimateFrom(const io::ResultsFile& results, const io::Labels& 
                     "the estimate needs at least 2",
                     y.size(), metric));
   }
-  analysis::PpiResult r = analysis::PredictionPoweredMean(f_all, f_labelled, y);
+  analysis::PpiResult r = weighted
+                              ? analysis::PredictionPoweredMeanWeighted(f_all, f_labelled, y, pi)
+                              : analysis::PredictionPoweredMean(f_all, f_labelled, y);
+  if (weighted) {
+    e.notes.push_back("active pick: each label weighted by its row's chance of being picked");
+  }
   e.n_total = static_cast<long>(f_all.size());
   e.n_labelled = static_cast<long>(y.size());
   e.ppi_mean = r.ppi.mean, e.ppi_low = r.ppi.low, e.ppi_high = r.ppi.high;

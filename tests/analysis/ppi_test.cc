@@ -60,5 +60,73 @@ TEST(PpiTest, CoversTheTruthWhereTheBiasedJudgeDoesNot) {
   EXPECT_LE(judge_covers, 0.05 * kRepeats) << judge_covers;
 }
 
+// tala review --pick active (issue 55 item 4): rows are drawn with the chances given, exactly n
+// of them, and the weighted estimate stays unbiased while its interval narrows where the judge
+// is sure of most rows.
+TEST(PpiTest, ActivePicksDrawTheirChancesAndTheWeightedEstimateStaysUnbiased) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0, 1);
+  // A judge sure of most rows (0.005 or 0.995) and unsure of a fifth (0.5); labels drawn as
+  // Bernoulli of the judge's value: a calibrated judge.
+  std::vector<double> f, y;
+  for (int i = 0; i < 500; ++i) {
+    const double v = i % 5 == 0 ? 0.5 : (i % 2 ? 0.995 : 0.005);
+    f.push_back(v);
+    y.push_back(u(rng) < v ? 1.0 : 0.0);
+  }
+  double truth = 0;
+  for (double v : y) truth += v / 500;
+  const std::vector<double> chances = ActivePickChances(f, 60);
+  double sum = 0;
+  for (double p : chances) {
+    EXPECT_GT(p, 0);
+    EXPECT_LE(p, 1);
+    sum += p;
+  }
+  EXPECT_NEAR(sum, 60, 1e-9);
+  EXPECT_GT(chances[0], chances[1]);  // the unsure row is likelier to be picked
+  std::vector<int> drawn(500, 0);
+  double error = 0, error2 = 0, width_active = 0, width_random = 0;
+  const int sims = 400;
+  for (int s = 0; s < sims; ++s) {
+    std::vector<size_t> picked = DrawWithChances(chances, static_cast<uint64_t>(s));
+    ASSERT_EQ(picked.size(), 60u);
+    std::vector<double> fl, yl, pi;
+    for (size_t i : picked) {
+      ++drawn[i];
+      fl.push_back(f[i]);
+      yl.push_back(y[i]);
+      pi.push_back(chances[i]);
+    }
+    const PpiResult r = PredictionPoweredMeanWeighted(f, fl, yl, pi);
+    error += (r.ppi.mean - truth) / sims;
+    error2 += (r.ppi.mean - truth) * (r.ppi.mean - truth) / sims;
+    width_active += (r.ppi.high - r.ppi.low) / sims;
+    std::vector<double> fr, yr;
+    for (int k = 0; k < 60; ++k) {
+      const size_t i = static_cast<size_t>(rng() % 500);
+      fr.push_back(f[i]);
+      yr.push_back(y[i]);
+    }
+    const PpiResult plain = PredictionPoweredMean(f, fr, yr);
+    width_random += (plain.ppi.high - plain.ppi.low) / sims;
+  }
+  const double se = std::sqrt((error2 - error * error) / sims);
+  EXPECT_LT(std::abs(error), 3 * se + 1e-4) << "bias " << error << ", se " << se;
+  EXPECT_LT(width_active, 0.9 * width_random);
+  // Each row is drawn about as often as its chance says.
+  EXPECT_NEAR(drawn[0] / double(sims), chances[0], 0.08);
+  EXPECT_NEAR(drawn[1] / double(sims), chances[1], 0.05);
+  // Equal chances give the plain estimate.
+  std::vector<double> equal(60, 60.0 / 500);
+  std::vector<double> fl(f.begin(), f.begin() + 60), yl(y.begin(), y.begin() + 60);
+  EXPECT_NEAR(PredictionPoweredMeanWeighted(f, fl, yl, equal).ppi.mean,
+              PredictionPoweredMean(f, fl, yl).ppi.mean, 1e-12);
+  auto need = LabelsForWidth(f, 0.1);
+  ASSERT_TRUE(need.has_value());
+  EXPECT_LT(need->active, need->uniform);
+  EXPECT_FALSE(LabelsForWidth(f, 0.001).has_value());  // the judge's own spread is wider
+}
+
 }  // namespace
 }  // namespace tala::analysis

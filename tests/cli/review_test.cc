@@ -217,6 +217,48 @@ TEST(ReviewTest, EstimateRefusesRowsPickedByScoreAndSaysWhenItCannotKnow) {
   EXPECT_NE(b.out.find(bad + ":1: field \"faithfulness\""), std::string::npos) << b.out;
 }
 
+// --pick active (issue 55 item 4): each picked row carries its chance of being picked into the
+// page (and so into its label); tala estimate weights the labels by it, and --target-width says
+// how many labels a width needs.
+TEST(ReviewTest, ActivePickCarriesEachRowsChanceAndTheEstimateWeightsByIt) {
+  TempDir dir;
+  std::string results = Results(dir);
+  const std::string page = dir.path() + "/review.html";
+  auto r = RunTala("review " + results + " --pick active --n 8 --seed 3 --target-width 0.4 -o " +
+                   page + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("8 of 20 rows with faithfulness picked (active, seed 3)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("labels picked at random"), std::string::npos) << r.out;
+  std::ifstream in(page);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::regex row("\"pick_probability\":([0-9.eE+-]+),\"id\":\"([^\"]+)\"");
+  std::string labels =
+      "{\"tala_labels\":{\"pick\":\"active\",\"seed\":3,\"metric\":"
+      "\"faithfulness\",\"n\":8}}\n";
+  int rows = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), row); it != std::sregex_iterator();
+       ++it) {
+    const double chance = std::stod((*it)[1]);
+    EXPECT_GT(chance, 0);
+    EXPECT_LE(chance, 1);
+    labels += "{\"id\":\"" + (*it)[2].str() + "\",\"faithfulness\":" + (rows % 3 ? "1" : "0") +
+              ",\"pick_probability\":" + (*it)[1].str() + "}\n";
+    ++rows;
+  }
+  EXPECT_EQ(rows, 8);
+  auto e = RunTala("estimate " + results + " --labels " + dir.Write("l.jsonl", labels) +
+                   " --metric faithfulness 2>&1");
+  EXPECT_EQ(e.exit_code, 0) << e.out;
+  EXPECT_NE(e.out.find("active pick: each label weighted"), std::string::npos) << e.out;
+  // A chance outside (0, 1] is a typo, named with its line.
+  const std::string bad =
+      dir.Write("bad.jsonl", "{\"id\":\"demo-01\",\"faithfulness\":1,\"pick_probability\":2}\n");
+  e = RunTala("estimate " + results + " --labels " + bad + " --metric faithfulness 2>&1");
+  EXPECT_EQ(e.exit_code, 2) << e.out;
+  EXPECT_NE(e.out.find(bad + ":1: field \"pick_probability\""), std::string::npos) << e.out;
+}
+
 TEST(ReviewTest, JudgeDriftNamesTheRowsWhoseVerdictsFlipped) {
   TempDir dir;
   std::string a = Results(dir);

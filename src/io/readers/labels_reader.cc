@@ -52,6 +52,14 @@ Status ReadRow(const FieldContext& ctx, simdjson::dom::object o, LabelRow& row) 
         TALA_ASSIGN_OR_RETURN(bool b, ReadFlag(ctx, field, c));
         row.claims.emplace_back(b);
       }
+    } else if (key == "pick_probability") {
+      TALA_ASSIGN_OR_RETURN(double p, ReadNumber(ctx, field, value));
+      if (!(p > 0 && p <= 1)) {
+        return DataError(
+            {ctx.file, ctx.line, 0, field},
+            "expected the row's chance of being picked, in (0, 1], got " + std::to_string(p));
+      }
+      row.pick_probability = p;
     } else if (key == "note" || key == "labeller" || key == "time") {
       std::string& out = key == "note" ? row.note : key == "labeller" ? row.labeller : row.time;
       TALA_ASSIGN_OR_RETURN(out, ReadString(ctx, field, value));

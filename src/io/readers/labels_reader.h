@@ -3,7 +3,7 @@
 // optional first line {"tala_labels": {"pick", "seed", "metric", "n", "results"}} records how
 // the rows were chosen; then one line per labelled row:
 //   {"id": ..., "<metric>": number or true/false, "claims": [true, false, null, ...],
-//    "note": "...", "labeller": "...", "time": "..."}
+//    "note": "...", "labeller": "...", "time": "...", "pick_probability": 0.12}
 // Every field but id is optional. Several reviewers may label one row: a line each, each with
 // its own "labeller" (issue 55); the row's values are then the mean of theirs (for yes/no
 // labels, the share who said yes), and `reviews` keeps each reviewer's.
@@ -19,7 +19,7 @@
 namespace tala::io {
 
 struct LabelSelection {
-  std::string pick;  // random | stratified | low | uncertain
+  std::string pick;  // random | stratified | low | uncertain | active
   int64_t seed = 0;
   std::string metric;
   int64_t n = 0;
@@ -37,6 +37,8 @@ struct LabelRow {
   std::vector<LabelReview> reviews;         // each reviewer's line, in file order
   std::vector<std::optional<bool>> claims;  // per-claim labels, in the judge's claim order
   std::string note, labeller, time;
+  // tala review --pick active: the row's chance of having been picked (the estimate weights by it).
+  std::optional<double> pick_probability;
 };
 
 struct Labels {

@@ -109,6 +109,7 @@ function exportText() {
     out[META.metric] = s.value;
     if (s.claims.some((x) => x === true || x === false)) out.claims = claimsOf(row).map((_, i) => (s.claims[i] === undefined ? null : s.claims[i]));
     if (s.note) out.note = s.note;
+    if (row.pick_probability !== undefined) out.pick_probability = row.pick_probability;
     if (who) out.labeller = who;
     out.time = s.time;
     lines.push(JSON.stringify(out));
