@@ -121,6 +121,12 @@ struct ServeOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
+// What POST /v1/labels did with a labels file (tala review's export).
+struct LabelsAnswer {
+  int64_t stored = 0;  // labels stored (one per row, metric and reviewer; a later one replaces)
+  int64_t unknown_ids = 0;  // of the labelled rows, ids not (yet) in the database
+};
+
 struct IngestAnswer {
   int64_t accepted = 0;  // rows committed
   int64_t sampled = 0;   // of them, rows that will be scored
@@ -172,7 +178,15 @@ class Service {
   //  "rows_pending", "metrics": {name: {"mean", "ci": [lo, hi], "n"}}, "diagnoses": {...}} over
   // rows stamped within `window` (a name from the options, or a number of seconds) before
   // `now`; `tag` is "" or KEY=VALUE. kInvalidArgument for an unknown window or a bad tag.
+  //  With labels (AddLabels) on rows of the window and no tag, each metric also gets
+  //  "corrected": {"mean", "ci", "labels", "rows"}: the prediction-powered mean of the window's
+  //  rows, the judge's values corrected by the people's, as tala estimate computes it.
   Result<std::string> SummaryJson(const std::string& window, const std::string& tag, double now);
+  // People's labels of stored rows, in tala review's labels.jsonl format (a header line, then
+  // {"id", "<metric>": value, "labeller", "pick_probability", ...} a line): each served metric's
+  // label stored by row, metric and reviewer. kDataError naming the request's line and field for
+  // a bad line; kInvalidArgument for a label of a metric not served or outside [0, 1].
+  Result<LabelsAnswer> AddLabels(std::string_view body, double now);
   // Prometheus text exposition: per metric and window the mean and count, and the row counters.
   Result<std::string> PrometheusText(double now);
   // Deletes up to `max_rows` rows past the retention limits (one short transaction), then gives

@@ -413,6 +413,20 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
   PostWithBody(server, "/v1/traces", f.max_body_bytes,
                [ingest](const httplib::Request& req, const std::string& body,
                         httplib::Response& res) { ingest(req, body, res, true); });
+  // People's labels of stored rows, as tala review exports them: each window's summary then
+  // shows each metric's mean corrected by them.
+  PostWithBody(
+      server, "/v1/labels", f.max_body_bytes,
+      [&service](const httplib::Request&, const std::string& body, httplib::Response& res) {
+        auto added = service.AddLabels(body, Now());
+        if (!added) {
+          return Error(res, added.error().code() == ErrorCode::kIoError ? 500 : 400, added.error());
+        }
+        res.status = 200;
+        res.set_content("{\"stored\":" + std::to_string(added->stored) +
+                            ",\"unknown_ids\":" + std::to_string(added->unknown_ids) + "}",
+                        "application/json");
+      });
   server.Get("/v1/summary", [&service](const httplib::Request& req, httplib::Response& res) {
     std::string window = req.has_param("window") ? req.get_param_value("window") : "7d";
     std::string tag = QueryParam(req, "tag");

@@ -46,7 +46,11 @@ constexpr const char* kSchema =
     "CREATE INDEX IF NOT EXISTS scores_ts ON scores (metric, ts);"
     // What each scoring batch cost in judge calls: the daily budget and /metrics read it.
     "CREATE TABLE IF NOT EXISTS judge_spend (at REAL NOT NULL, calls INTEGER NOT NULL,"
-    "  cost REAL NOT NULL);";
+    "  cost REAL NOT NULL);"
+    // People's labels (POST /v1/labels): a row's value per metric and reviewer.
+    "CREATE TABLE IF NOT EXISTS labels (id TEXT NOT NULL, metric TEXT NOT NULL,"
+    "  labeller TEXT NOT NULL, value REAL NOT NULL, pick_probability REAL, at REAL NOT NULL,"
+    "  PRIMARY KEY (id, metric, labeller));";
 
 // In the sample: the top 52 bits of the id's hash (exact in a double), as a number in [0, 1),
 // below the share.

@@ -117,4 +117,16 @@ Result<std::pair<int64_t, double>> MetricTotals(Service::Impl& impl, const std::
 // Creates the alert tables. REQUIRES: impl.db open.
 Status CreateAlertTables(Service::Impl& impl);
 
+// A window's prediction-powered mean of `metric` (labels.cc): every scored row stamped in
+// [since, until], the labelled ones corrected by their people's mean label (weighted by their
+// chance of being picked when every label carries one). nullopt when no row of the window is
+// labelled; `valid` false with fewer than 2 labels or rows.
+struct CorrectedMean {
+  bool valid = false;
+  double mean = 0, low = 0, high = 0;
+  int64_t labels = 0, rows = 0;
+};
+Result<std::optional<CorrectedMean>> CorrectedWindowMean(sqlite3* reader, const std::string& metric,
+                                                         double since, double until);
+
 }  // namespace tala

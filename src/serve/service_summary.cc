@@ -255,6 +255,37 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
     if (!queried) return queried.error();
     w = std::move(*queried);
   }
+  // People's labels on the window's rows: each metric's mean corrected by them (tala estimate's
+  // prediction-powered mean), read on a connection of this request's own, and only when some
+  // label is stored.
+  std::map<std::string, CorrectedMean> corrected;
+  if (tag.empty()) {
+    sqlite3* reader = nullptr;
+    if (sqlite3_open_v2(s.options.db.c_str(), &reader, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                        nullptr) == SQLITE_OK) {
+      std::unique_ptr<sqlite3, int (*)(sqlite3*)> own(reader, &sqlite3_close);
+      sqlite3_busy_timeout(reader, 5000);
+      sqlite3_stmt* any = nullptr;
+      bool labelled = false;
+      if (sqlite3_prepare_v2(reader, "SELECT 1 FROM labels LIMIT 1", -1, &any, nullptr) ==
+          SQLITE_OK) {
+        labelled = sqlite3_step(any) == SQLITE_ROW;
+      }
+      sqlite3_finalize(any);
+      if (labelled) {
+        sqlite3_exec(reader, "BEGIN", nullptr, nullptr, nullptr);
+        for (const auto& metric : s.metrics) {
+          auto c = CorrectedWindowMean(reader, metric->key(), since, now);
+          if (!c) {
+            sqlite3_exec(reader, "COMMIT", nullptr, nullptr, nullptr);
+            return c.error();
+          }
+          if (*c) corrected[metric->key()] = **c;
+        }
+        sqlite3_exec(reader, "COMMIT", nullptr, nullptr, nullptr);
+      }
+    }
+  }
   std::string out = "{\"window\":";
   io::AppendJsonString(out, window);
   out += ",\"seconds\":" + std::to_string(seconds) + ",\"tag\":";
@@ -276,6 +307,14 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
     first = false;
     io::AppendJsonString(out, metric->key());
     out += ":{\"n\":" + std::to_string(m.n);
+    if (auto c = corrected.find(metric->key()); c != corrected.end()) {
+      const CorrectedMean& k = c->second;
+      out += ",\"corrected\":{\"labels\":" + std::to_string(k.labels) +
+             ",\"rows\":" + std::to_string(k.rows) +
+             ",\"mean\":" + (k.valid ? Number(k.mean) : std::string("null")) + ",\"ci\":" +
+             (k.valid ? "[" + Number(k.low) + "," + Number(k.high) + "]" : std::string("null")) +
+             "}";
+    }
     if (m.n == 0) {
       out += ",\"mean\":null,\"ci\":null}";
       continue;

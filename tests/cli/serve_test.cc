@@ -360,6 +360,56 @@ TEST(ServeCommandTest, AnAlertRuleFiresOnceAndClearsAtTheWebhook) {
   EXPECT_EQ(hook.Await(2).size(), 2u);
 }
 
+// POST /v1/labels (issue 55 item 4): the review page's labels of served rows; the window's
+// summary then shows each metric's mean corrected by them, the same as tala estimate on the
+// same rows (fetched from /v1/rows) and the same labels.
+TEST(ServeCommandTest, LabelsCorrectTheWindowMeanAsTalaEstimateDoes) {
+  TempDir dir;
+  Served s(dir.path() + "/t.sqlite");
+  auto res =
+      s.client->Post("/v1/interactions", FerryRows("bad", 4, false) + FerryRows("good", 8, true),
+                     "application/x-ndjson");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 202);
+  ASSERT_FALSE(s.SettledSummary().empty());
+  // A person reads two "bad" answers as fine after all and agrees with the judge on three rows.
+  const std::string labels =
+      "{\"tala_labels\":{\"pick\":\"random\",\"seed\":1,\"metric\":\"faithfulness\"}}\n"
+      "{\"id\":\"bad0\",\"faithfulness\":1}\n{\"id\":\"bad1\",\"faithfulness\":1}\n"
+      "{\"id\":\"bad2\",\"faithfulness\":0}\n{\"id\":\"good0\",\"faithfulness\":1}\n"
+      "{\"id\":\"good1\",\"faithfulness\":1}\n";
+  auto posted = s.client->Post("/v1/labels", labels, "application/x-ndjson");
+  ASSERT_TRUE(posted);
+  EXPECT_EQ(posted->status, 200) << posted->body;
+  EXPECT_EQ(posted->body, "{\"stored\":5,\"unknown_ids\":0}");
+  auto summary = s.client->Get("/v1/summary?window=1d");
+  ASSERT_TRUE(summary);
+  simdjson::dom::parser p;
+  auto corrected = p.parse(summary->body)["metrics"]["faithfulness"]["corrected"];
+  ASSERT_FALSE(corrected.error()) << summary->body;
+  EXPECT_EQ(int64_t(corrected["labels"]), 5);
+  // tala estimate on the same rows and labels.
+  auto rows = s.client->Get("/v1/rows?since=0");
+  ASSERT_TRUE(rows);
+  const std::string results = dir.Write("rows.jsonl", rows->body);
+  auto estimate =
+      testing::RunTala("estimate " + results + " --labels " + dir.Write("labels.jsonl", labels) +
+                       " --metric faithfulness --json 2>&1");
+  ASSERT_EQ(estimate.exit_code, 0) << estimate.out;
+  simdjson::dom::parser e;
+  auto est = e.parse(estimate.out);
+  // tala estimate prints six decimals.
+  EXPECT_NEAR(double(corrected["mean"]), double(est["ppi_mean"]), 1e-6) << estimate.out;
+  EXPECT_NEAR(double(corrected["ci"].at(0)), double(est["ppi_ci"].at(0)), 1e-6);
+  // A label of a metric the server does not score is refused, and says so.
+  auto bad = s.client->Post("/v1/labels", "{\"id\":\"bad3\",\"context_recall\":1}\n",
+                            "application/x-ndjson");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(bad->body.find("not a metric this server scores"), std::string::npos) << bad->body;
+  EXPECT_EQ(s.child->Stop(SIGTERM), 0);
+}
+
 TEST(ServeCommandTest, FailingRowsComeBackOverHttpAndAsADatasetFile) {
   TempDir dir;
   const std::string db = dir.path() + "/t.sqlite";

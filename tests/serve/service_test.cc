@@ -6,9 +6,11 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <map>
 #include <regex>
 #include <string>
 
+#include "analysis/ppi.h"
 #include "support/mock_judge_server.h"
 #include "support/temp_dir.h"
 #include "tala/serve.h"
@@ -68,6 +70,66 @@ TEST(ServiceTest, IngestsAnObjectOrJsonLinesAndScoresEachRowOnce) {
   // No reference and no context_relevance served: nothing tells a retriever miss from the
   // generator, so the unsupported answer is not blamed on either (issue 57, N16).
   EXPECT_EQ(int64_t(sum["diagnoses"]["unknown (unsupported answer, retrieval not checked)"]), 1);
+}
+
+// POST /v1/labels (issue 55 item 4): people's labels of stored rows correct each window's mean
+// as tala estimate would, beside the judge-only mean; bad labels are refused whole.
+TEST(ServiceTest, LabelsCorrectTheWindowsMeanAsTheEstimateDoes) {
+  TempDir dir;
+  auto s = Open(dir.path() + "/t.sqlite");
+  std::string rows;
+  for (int i = 0; i < 12; ++i) rows += Row("r" + std::to_string(i), i % 4 ? kGood : kBad) + "\n";
+  ASSERT_TRUE(s->Ingest(rows, kNow).has_value());
+  ASSERT_EQ(*s->ScorePending(64), 12);
+  simdjson::dom::parser p;
+  auto before = Summary(*s, "1h", p);
+  EXPECT_TRUE(before["metrics"]["faithfulness"]["corrected"].error());  // no labels yet
+  // People say r0 (judged unsupported) is in fact fine, and agree with the judge on four more.
+  const std::string labels =
+      "{\"tala_labels\":{\"pick\":\"random\",\"seed\":1,\"metric\":\"faithfulness\"}}\n"
+      "{\"id\":\"r0\",\"faithfulness\":1,\"labeller\":\"ana\"}\n"
+      "{\"id\":\"r1\",\"faithfulness\":1}\n{\"id\":\"r2\",\"faithfulness\":1}\n"
+      "{\"id\":\"r4\",\"faithfulness\":0}\n{\"id\":\"r5\",\"faithfulness\":true}\n"
+      "{\"id\":\"nowhere\",\"faithfulness\":1}\n";
+  auto added = s->AddLabels(labels, kNow);
+  ASSERT_TRUE(added.has_value()) << added.error().ToString();
+  EXPECT_EQ(added->stored, 6);
+  EXPECT_EQ(added->unknown_ids, 1);
+  simdjson::dom::parser q;
+  auto after = Summary(*s, "1h", q);
+  auto c = after["metrics"]["faithfulness"]["corrected"];
+  ASSERT_FALSE(c.error()) << simdjson::to_string(after);
+  EXPECT_EQ(int64_t(c["labels"]), 5);
+  EXPECT_EQ(int64_t(c["rows"]), 12);
+  // The same arithmetic tala estimate does, on the judge's values and these labels.
+  std::vector<double> f_all, f_labelled, y;
+  auto stored = s->Rows({});
+  ASSERT_TRUE(stored.has_value()) << stored.error().ToString();
+  std::map<std::string, double> judge;
+  for (const StoredRow& row : *stored) {
+    simdjson::dom::parser r;
+    auto line = r.parse(row.result);
+    judge[std::string(std::string_view(line["id"]))] = double(line["scores"]["faithfulness"]);
+  }
+  ASSERT_EQ(judge.size(), 12u);
+  for (const auto& [id, v] : judge) f_all.push_back(v);
+  for (const auto& [id, label] : std::vector<std::pair<std::string, double>>{
+           {"r0", 1}, {"r1", 1}, {"r2", 1}, {"r4", 0}, {"r5", 1}}) {
+    f_labelled.push_back(judge[id]);
+    y.push_back(label);
+  }
+  const analysis::PpiResult expected = analysis::PredictionPoweredMean(f_all, f_labelled, y);
+  EXPECT_NEAR(double(c["mean"]), expected.ppi.mean, 1e-9);
+  EXPECT_NEAR(double(c["ci"].at(0)), expected.ppi.low, 1e-9);
+  EXPECT_NEAR(double(c["ci"].at(1)), expected.ppi.high, 1e-9);
+  // A label of a metric not served, or outside [0, 1], refuses the request; nothing is stored.
+  auto bad = s->AddLabels("{\"id\":\"r3\",\"context_recall\":1}\n", kNow);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("not a metric this server scores"), std::string::npos);
+  bad = s->AddLabels("{\"id\":\"r3\",\"faithfulness\":\"yes\"}\n", kNow);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().ToString().find("request:1: field \"faithfulness\""), std::string::npos)
+      << bad.error().ToString();
 }
 
 TEST(ServiceTest, ABadRowRefusesTheWholeRequestNamingLineAndField) {
