@@ -92,6 +92,9 @@ struct EvalOptions {
   OnError on_error = OnError::kFail;  // bad rows: stop before scoring, or skip and count
   int max_errors_shown = 20;          // errors kept for the report
   double diagnosis_threshold = 0.7;   // a diagnostic metric below this fails its stage
+  // The digest of the judge profile (tala align) whose thresholds are in diagnosis_thresholds:
+  // recorded in the manifest, so runs made with different profiles are told apart.
+  std::string judge_profile;
   // Per-metric thresholds ("context_recall" -> 0.6) that override diagnosis_threshold.
   std::map<std::string, double> diagnosis_thresholds;
   LlmOptions llm;

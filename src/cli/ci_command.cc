@@ -19,6 +19,7 @@
 #include "io/readers/results_reader.h"
 #include "io/reports/junit_report.h"
 #include "metrics/registry.h"
+#include "tala/align.h"
 #include "tala/diagnose.h"
 #include "tala/gate.h"
 
@@ -32,9 +33,10 @@ struct CiFlags {
   std::string baseline;
   std::vector<std::string> min, max_drop;
   int worst = 5;
-  bool sequential = false;  // --sequential: stop judging once every gate is decided
-  bool diagnose = false;    // --diagnose: tala diagnose's experiments on the failing answers
-  std::string docs;         // --docs for them
+  bool sequential = false;    // --sequential: stop judging once every gate is decided
+  bool diagnose = false;      // --diagnose: tala diagnose's experiments on the failing answers
+  std::string docs;           // --docs for them
+  std::string judge_profile;  // tala align's thresholds
 };
 
 // The metric's worst rows (lowest, or highest for lower-is-better metrics), as Markdown items.
@@ -128,6 +130,17 @@ int RunCi(CiFlags& f) {
   eval.overwrite = true;  // each CI run makes its out-dir anew
   if (!f.ci.metrics.empty()) eval.metrics = f.ci.metrics;
   if (!f.ci.judge.empty()) eval.judge = f.ci.judge;
+  if (!f.judge_profile.empty()) {
+    auto profile = ReadJudgeProfile(f.judge_profile);
+    if (!profile) {
+      PrintError("tala ci", profile.error());
+      return 2;
+    }
+    for (const auto& [metric, threshold] : profile->thresholds) {
+      eval.diagnosis_thresholds.emplace(metric, threshold);
+    }
+    eval.judge_profile = profile->digest;
+  }
   if (f.sequential) {
     eval.sequential.on = true;
     eval.sequential.min = f.ci.min;
@@ -306,6 +319,9 @@ void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_default
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeats", f->eval.repeats, "score R times to measure judge noise (LLM judges)")
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--judge-profile", f->judge_profile,
+                  "a judge profile from tala align: diagnose with the thresholds fitted to your "
+                  "people's labels");
   cmd->add_flag("--sequential", f->sequential,
                 "judge the answers in a seeded random order and stop once every gate is decided "
                 "by an anytime-valid confidence sequence (as tala eval --sequential); the rows "
@@ -320,10 +336,10 @@ void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_default
   cmd->add_option("--worst", f->worst, "worst rows listed per failing gate")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
-  GroupOptions(
-      cmd, "Scoring and gates",
-      {"--metrics", "--judge", "--repeats", "--min", "--max-drop", "--baseline",
-       "--max-target-errors", "--worst", "--out-dir", "--sequential", "--diagnose", "--docs"});
+  GroupOptions(cmd, "Scoring and gates",
+               {"--metrics", "--judge", "--repeats", "--min", "--max-drop", "--baseline",
+                "--max-target-errors", "--worst", "--out-dir", "--judge-profile", "--sequential",
+                "--diagnose", "--docs"});
   cmd->callback([f, exit_code] { *exit_code = RunCi(*f); });
 }
 

@@ -30,6 +30,7 @@ void AddJudgesCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults);
 void AddCacheCommand(CLI::App& app, int* exit_code, const std::string& default_cache);
 void AddCalibrateCommand(CLI::App& app, int* exit_code);
+void AddAlignCommand(CLI::App& app, int* exit_code);
 void AddPowerCommand(CLI::App& app, int* exit_code);
 void AddCompareCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults);
 void AddGateCommand(CLI::App& app, int* exit_code);

@@ -19,6 +19,7 @@
 #include "io/readers/results_reader.h"
 #include "io/reports/console_summary.h"
 #include "io/reports/markdown_report.h"
+#include "tala/align.h"
 #include "tala/evaluate.h"
 
 namespace tala::cli {
@@ -36,6 +37,7 @@ struct EvalFlags {
   double diagnosis_margin = 0.1;
   std::string shard, shard_by = "range";
   std::vector<std::string> min, max_drop;  // --sequential's gates
+  std::string judge_profile;               // tala align's profile
   bool json = false;
   bool quiet = false;
   bool no_progress = false;
@@ -81,6 +83,14 @@ Status ParseFlags(EvalFlags& flags) {
       return InvalidArgument("--diagnose: expected METRIC=THRESHOLD in [0, 1], got \"" + t + "\"");
     }
     o.diagnosis_thresholds[t.substr(0, eq)] = v;
+  }
+  if (!flags.judge_profile.empty()) {
+    // The profile's thresholds, under any --diagnose given by hand.
+    TALA_ASSIGN_OR_RETURN(JudgeProfile profile, ReadJudgeProfile(flags.judge_profile));
+    for (const auto& [metric, threshold] : profile.thresholds) {
+      o.diagnosis_thresholds.emplace(metric, threshold);
+    }
+    o.judge_profile = profile.digest;
   }
   if (!flags.diagnosis_baseline.empty()) {
     // Relative to a baseline run: a row fails a stage when it is `margin` below the baseline's
@@ -261,6 +271,9 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
                   "margin below the baseline's mean for --diagnose-baseline")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--judge-profile", flags->judge_profile,
+                  "a judge profile from tala align: each metric diagnosed with the threshold "
+                  "fitted to your people's labels (recorded in the manifest)");
   cmd->add_option("--labels", o.labels,
                   "human labels (tala review's labels.jsonl): the summary adds each labelled "
                   "metric's prediction-powered mean, corrected for the judge's bias");
@@ -333,9 +346,10 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
   cmd->add_flag("--no-progress", flags->no_progress,
                 "no progress on stderr; the summary is printed whole (for logs)");
   // --help lists the flags by what a reader looks for; the LLM judge's have their own group.
-  GroupOptions(cmd, "What to score",
-               {"--metrics", "--k", "--judge", "--diagnosis-threshold", "--diagnose",
-                "--diagnose-baseline", "--diagnose-margin", "--labels", "--repeats", "--threads"});
+  GroupOptions(
+      cmd, "What to score",
+      {"--metrics", "--k", "--judge", "--diagnosis-threshold", "--diagnose", "--diagnose-baseline",
+       "--diagnose-margin", "--judge-profile", "--labels", "--repeats", "--threads"});
   GroupOptions(cmd, "Input and output",
                {"--out", "--format", "--on-error", "--overwrite", "--resume", "--markdown", "--csv",
                 "--html", "--junit", "--json", "--quiet", "--no-progress", "--config"});

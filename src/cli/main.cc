@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
     tala::cli::AddCacheCommand(app, &exit_code, defaults.llm.cache);
     tala::cli::AddValidateCommand(app, &exit_code);
     tala::cli::AddCalibrateCommand(app, &exit_code);
+    tala::cli::AddAlignCommand(app, &exit_code);
     tala::cli::AddEstimateCommand(app, &exit_code);
     tala::cli::AddReviewCommand(app, &exit_code);
     tala::cli::AddCompareCommand(app, &exit_code, defaults);

@@ -31,6 +31,17 @@ std::string VersionMismatch(const io::ResultsFile& base, const io::ResultsFile& 
   };
   check("metric", base.manifest->metrics, candidate.manifest->metrics);
   check("prompt", base.manifest->prompts, candidate.manifest->prompts);
+  // A judge profile (tala align) moves the thresholds the rows are diagnosed with.
+  auto profile = [](const io::RunManifest& m) {
+    for (const auto& [name, value] : m.settings) {
+      if (name == "judge_profile") return value;
+    }
+    return std::string("none");
+  };
+  if (profile(*base.manifest) != profile(*candidate.manifest)) {
+    out += fmt::format("{}judge profile {} vs {}", out.empty() ? "" : ", ", profile(*base.manifest),
+                       profile(*candidate.manifest));
+  }
   // The offline judge with its sentence encoder and without it read relevance differently.
   const std::string& a = base.manifest->embeddings;
   const std::string& b = candidate.manifest->embeddings;

@@ -616,6 +616,9 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   analysis::DiagnosisRule rule{options.diagnosis_threshold, options.diagnosis_thresholds};
   RunTally tally(summary, rule);
   io::RunManifest manifest = MakeManifest(run, summary.judge);
+  if (!options.judge_profile.empty()) {
+    manifest.settings.push_back({"judge_profile", options.judge_profile});
+  }
   if (options.sequential.on) {
     manifest.settings.push_back(
         {"sequential",
