@@ -27,21 +27,11 @@ MeanInterval Interval(double mean, double variance, long n, double z) {
 PpiResult PredictionPoweredMean(const std::vector<double>& f_all,
                                 const std::vector<double>& f_labelled, const std::vector<double>& y,
                                 double z) {
-  const double big_n = static_cast<double>(f_all.size());
-  const double n = static_cast<double>(y.size());
-  auto [f_mean, f_var] = MeanVariance(f_all);
-  std::vector<double> diff(y.size());
-  for (size_t i = 0; i < y.size(); ++i) diff[i] = f_labelled[i] - y[i];
-  auto [d_mean, d_var] = MeanVariance(diff);
-  auto [y_mean, y_var] = MeanVariance(y);
-  PpiResult r;
-  r.rectifier = d_mean;
-  double variance = f_var / big_n + d_var / n;
-  r.ppi = Interval(f_mean - d_mean, variance, static_cast<long>(f_all.size()), z);
-  r.judge = Interval(f_mean, f_var / big_n, static_cast<long>(f_all.size()), z);
-  r.human = Interval(y_mean, y_var / n, static_cast<long>(y.size()), z);
-  r.effective_n = variance > 0 ? y_var / variance : 0;
-  return r;
+  // A uniform random subset: every row had the chance n/N, and the weighted estimate is the
+  // plain one.
+  const std::vector<double> equal(
+      y.size(), static_cast<double>(y.size()) / static_cast<double>(f_all.size()));
+  return PredictionPoweredMeanWeighted(f_all, f_labelled, y, equal, z);
 }
 
 namespace {

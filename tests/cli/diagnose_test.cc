@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/headless_browser.h"
+#include "cli/json_lines.h"
 #include "cli/run_tala.h"
 #include "support/temp_dir.h"
 
@@ -28,12 +29,7 @@ const std::string kDocs = kSource + "/examples/data/knowledge_base.jsonl";
 const std::string kApp = "/usr/bin/python3 " + kSource + "/examples/rag_app/rag_app.py jsonl";
 const std::string kFaultyApp = "'exec:" + kApp + " --faults " + kGolden + "'";
 
-std::vector<json> Rows(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<json> rows;
-  for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
-  return rows;
-}
+std::vector<json> Rows(const std::string& path) { return testing::ReadJsonLines(path); }
 
 // The cause each seeded fault should be found as.
 std::string Expected(const std::string& fault) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cli/json_lines.h"
 #include "cli/run_tala.h"
 #include "support/temp_dir.h"
 
@@ -21,12 +22,7 @@ const std::string kSource = TALA_SOURCE_DIR;
 const std::string kGolden = kSource + "/examples/data/golden.jsonl";
 const std::string kApp = "/usr/bin/python3 " + kSource + "/examples/rag_app/rag_app.py";
 
-std::vector<json> Rows(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<json> rows;
-  for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
-  return rows;
-}
+std::vector<json> Rows(const std::string& path) { return testing::ReadJsonLines(path); }
 
 std::vector<std::string> GoldenIds() {
   std::vector<std::string> ids;
