@@ -92,6 +92,8 @@ struct ServeOptions {
   // Sampled rows waiting to be scored; past it the oldest are skipped (counted), never refused.
   int64_t max_pending = 100000;
   double diagnosis_threshold = 0.7;
+  // Per-metric thresholds over diagnosis_threshold (a judge profile's: tala align).
+  std::map<std::string, double> diagnosis_thresholds;
   // Named windows, seconds: the summaries' and /metrics' defaults.
   std::vector<std::pair<std::string, int64_t>> windows = {
       {"1h", 3600}, {"1d", 86400}, {"7d", 7 * 86400}};

@@ -6,6 +6,8 @@
 
 #include <optional>
 
+#include "tala/align.h"
+
 namespace py = pybind11;
 
 namespace tala::python {
@@ -79,6 +81,17 @@ EvalOptions ToOptions(const py::dict& d) {
   o.on_error = on_error == "skip" ? OnError::kSkip : OnError::kFail;
   Take(d, "diagnosis_threshold", o.diagnosis_threshold);
   Take(d, "diagnosis_thresholds", o.diagnosis_thresholds);
+  std::string profile_path;
+  Take(d, "judge_profile", profile_path);
+  if (!profile_path.empty()) {
+    // tala align's thresholds, under any given in diagnosis_thresholds; recorded in the manifest.
+    auto profile = ReadJudgeProfile(profile_path);
+    if (!profile) throw py::value_error(profile.error().ToString());
+    for (const auto& [metric, threshold] : profile->thresholds) {
+      o.diagnosis_thresholds.emplace(metric, threshold);
+    }
+    o.judge_profile = profile->digest;
+  }
   Take(d, "resume", o.resume);
   Take(d, "overwrite", o.overwrite);
   Take(d, "repeats", o.repeats);

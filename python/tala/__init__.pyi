@@ -89,6 +89,7 @@ def evaluate(
     on_error: Literal["fail", "skip"] = ...,
     diagnosis_threshold: float = ...,
     diagnosis_thresholds: Mapping[str, float] = ...,
+    judge_profile: str | os.PathLike[str] | None = ...,
     resume: bool = ...,
     overwrite: bool = ...,
     repeats: int = ...,

@@ -14,7 +14,8 @@ from ._judge import engine_judge
 
 # tala eval's options, by their long names with underscores (python/src/convert.cc reads them).
 OPTIONS = frozenset({
-    "format", "k", "labels", "on_error", "diagnosis_threshold", "diagnosis_thresholds", "resume",
+    "format", "k", "labels", "on_error", "diagnosis_threshold", "diagnosis_thresholds",
+    "judge_profile", "resume",
     "overwrite",
     "repeats", "threads", "base_url", "api_key", "embeddings", "embeddings_base_url", "temperature",
     "max_tokens", "structured_output", "max_in_flight", "requests_per_minute",
@@ -409,6 +410,8 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         options["shard"] = _shard_text(options["shard"])
         if options["shard"] is not None and out is None:
             raise TypeError("a shard needs out=: its results file is what tala.merge joins")
+    if options.get("judge_profile") is not None:
+        options["judge_profile"] = os.fspath(options["judge_profile"])
     custom = engine_judge(judge)
     metrics = _names.metric_list(metrics)
     # Results key -> the alias the caller named it by (to_pandas keeps the caller's names).

@@ -269,3 +269,21 @@ def test_gate_passes_and_fails_like_the_cli():
     assert "worst rows for faithfulness:" in message and "demo-" in message
     with pytest.raises(tala.InvalidArgumentError):
         tala.gate(result)
+
+
+def test_a_judge_profile_from_tala_align_diagnoses_with_its_thresholds(tmp_path):
+    # tala align's profile (issue 55): a stricter faithfulness line than the default 0.7.
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"tala_judge_profile": 1,
+                                   "metrics": {"faithfulness": {"threshold": 0.99}}}))
+    metrics = ["faithfulness", "context_recall"]
+    plain = tala.evaluate(DEMO, metrics=metrics, out=tmp_path / "a.jsonl", progress=False)
+    strict = tala.evaluate(DEMO, metrics=metrics, out=tmp_path / "b.jsonl",
+                           progress=False, judge_profile=str(profile))
+    manifest = json.loads(open(tmp_path / "b.jsonl").readline())["tala_manifest"]
+    assert "judge_profile" in manifest["settings"]
+    grounded = lambda r: sum(1 for d in r.to_pandas()["diagnosis"] if d == "generator not grounded")
+    # Rows at 0.7-0.99 faithfulness with their retrieval fine fail the stricter line.
+    assert grounded(strict) > grounded(plain)
+    with pytest.raises(ValueError, match="not a judge profile"):
+        tala.evaluate(DEMO, metrics=["faithfulness"], progress=False, judge_profile=DEMO)

@@ -22,6 +22,7 @@
 #include "history/local_store.h"
 #include "io/writers/json_text.h"
 #include "serve/otlp.h"
+#include "tala/align.h"
 #include "tala/history.h"
 #include "tala/serve.h"
 
@@ -38,6 +39,7 @@ struct ServeFlags {
   std::string config;  // read by main before the flags; named here so that it parses
   std::vector<std::string> sample_tags;    // KEY=VALUE=SHARE
   std::vector<std::string> allowed_hosts;  // Host names besides the machine's own ('*': any)
+  std::string judge_profile;               // tala align's thresholds
 };
 
 double Now();
@@ -512,6 +514,16 @@ int RunServe(ServeFlags& f) {
     }
     f.options.sample_by_tag.emplace_back(item.substr(0, last), share);
   }
+  if (!f.judge_profile.empty()) {
+    auto profile = ReadJudgeProfile(f.judge_profile);
+    if (!profile) {
+      PrintError("tala serve", profile.error());
+      return 2;
+    }
+    for (const auto& [metric, threshold] : profile->thresholds) {
+      f.options.diagnosis_thresholds.emplace(metric, threshold);
+    }
+  }
   if (f.token.empty()) {
     if (const char* env = std::getenv("TALA_SERVE_TOKEN")) f.token = env;
   }
@@ -663,6 +675,9 @@ void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& default
                   "dashboard read production questions against them (default: against the "
                   "passages retrieved for each question, which cannot tell a missing document "
                   "from one the retriever never finds)");
+  cmd->add_option("--judge-profile", f->judge_profile,
+                  "a judge profile from tala align: diagnose rows with the thresholds fitted to "
+                  "your people's labels");
   cmd->add_option("--metrics,-m", f->options.metrics, "metrics to score (reference-free ones)")
       ->capture_default_str();
   cmd->add_option("--judge,-j", f->options.judge,

@@ -211,7 +211,7 @@ Result<int64_t> Service::ScorePending(int max_rows) {
       done[i].result = sample.error().ToString();
     }
   }
-  analysis::DiagnosisRule rule{s.options.diagnosis_threshold, {}};
+  analysis::DiagnosisRule rule{s.options.diagnosis_threshold, s.options.diagnosis_thresholds};
   int64_t calls = 0;
   double cost = 0;
   if (!over_budget && !s.llm) {
