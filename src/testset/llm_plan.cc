@@ -215,6 +215,9 @@ Result<LlmRun> RunLlmItems(const TestsetOptions& options, LlmJudge& judge,
         AddEstimatedCall(first, prompt, 160, true, *runner, setup, accounting);
       }
     }
+    // Whether a provider's prompt cache could serve the calls' shared start (issue 56), as
+    // tala eval's dry run says it.
+    if (auto note = ProviderCacheNote(accounting, setup)) run.warnings.push_back(*note);
   } else {
     std::unordered_map<const judges::llm::CallSource*, size_t> position;
     for (size_t i = 0; i < items.size(); ++i) position.emplace(items[i].get(), i);

@@ -191,6 +191,12 @@ TEST_F(LlmTestset, TheJudgesEmbeddingsModelReadsTheIntentsAndChunks) {
   EXPECT_EQ(judge.stats().requests, requests);
   ASSERT_TRUE(planned->report.llm.by_prompt.count("embeddings"));
   EXPECT_GE(planned->report.llm.by_prompt.at("embeddings"), 1);
+  // It says whether a provider's prompt cache could serve the calls' shared start (issue 56).
+  bool cache_said = false;
+  for (const std::string& note : planned->report.notes) {
+    cache_said = cache_said || note.rfind("provider prompt cache: ", 0) == 0;
+  }
+  EXPECT_TRUE(cache_said) << TestsetReportText(planned->report);
 }
 
 TEST_F(LlmTestset, LoggedQuestionsStayVerbatimAndUncoveredDocumentsGetWrittenItems) {
