@@ -18,6 +18,7 @@
 #include "io/readers/field_names.h"
 #include "python_judge.h"
 #include "rows_jsonl.h"
+#include "tala/diagnose.h"
 #include "tala/evaluate.h"
 #include "tala/merge.h"
 #include "tala/metric.h"
@@ -151,7 +152,8 @@ py::dict Merge(const std::vector<std::string>& shards, const std::string& out,
 // `options`: golden, out, target, and RunOptions' and TargetSpec's fields by name.
 // {"ok": True, "report": {...}} or {"ok": False, "error": {...}, "report": {...}} (the rows
 // written so far stay in `out`).
-py::dict Run(const py::dict& options, const py::object& progress) {
+// tala run's options from a dict (tala.run's, and tala.diagnose's run part).
+RunOptions RunOptionsFrom(const py::dict& options) {
   RunOptions o;
   auto text = [&](const char* key, std::string& field) {
     if (options.contains(key) && !options[key].is_none()) field = options[key].cast<std::string>();
@@ -181,6 +183,54 @@ py::dict Run(const py::dict& options, const py::object& progress) {
   if (options.contains("headers") && !options["headers"].is_none()) {
     t.headers = options["headers"].cast<std::vector<std::string>>();
   }
+  return o;
+}
+
+// tala diagnose (tala/diagnose.h): `options` holds the run's options, the experiment's
+// (out_dir, docs, conditions, sample, seed, all_rows, threshold) and `eval`, tala.evaluate's.
+py::dict Diagnose(const py::dict& options) {
+  DiagnoseOptions d;
+  d.run = RunOptionsFrom(options);
+  d.eval = ToOptions(options.contains("eval") ? options["eval"].cast<py::dict>() : py::dict());
+  auto text = [&](const char* key, std::string& field) {
+    if (options.contains(key) && !options[key].is_none()) field = options[key].cast<std::string>();
+  };
+  auto number = [&](const char* key, auto& field) {
+    using T = std::remove_reference_t<decltype(field)>;
+    if (options.contains(key) && !options[key].is_none()) field = options[key].cast<T>();
+  };
+  text("out_dir", d.out_dir);
+  text("docs", d.docs);
+  number("sample", d.sample);
+  number("seed", d.seed);
+  number("all_rows", d.all_rows);
+  number("threshold", d.threshold);
+  number("dry_run", d.dry_run);
+  if (options.contains("conditions") && !options["conditions"].is_none()) {
+    d.conditions = options["conditions"].cast<std::vector<std::string>>();
+  }
+  d.run.stop = &g_stop;
+  d.eval.stop = &g_stop;
+  Result<DiagnoseReport> result = Status(ErrorCode::kInternal, "not run");
+  {
+    py::gil_scoped_release release;
+    BeginRun();
+    result = DiagnoseByExperiment(d);
+    EndRun();
+  }
+  py::dict out;
+  out["ok"] = result.has_value();
+  if (result) {
+    out["json"] = DiagnoseJson(*result);
+    out["text"] = FormatDiagnoseReport(*result);
+  } else {
+    out["error"] = ErrorDict(result.error());
+  }
+  return out;
+}
+
+py::dict Run(const py::dict& options, const py::object& progress) {
+  RunOptions o = RunOptionsFrom(options);
   o.stop = &g_stop;
   std::optional<py::error_already_set> raised;
   if (!progress.is_none()) o.progress = ProgressCallback(progress, raised);
@@ -249,6 +299,7 @@ PYBIND11_MODULE(_tala, m) {
         py::arg("custom_judge") = py::none());
   m.def("metrics", &tala::python::Metrics);
   m.def("run", &tala::python::Run, py::arg("options"), py::arg("progress") = py::none());
+  m.def("diagnose", &tala::python::Diagnose, py::arg("options"));
   m.def("merge", &tala::python::Merge, py::arg("shards"), py::arg("out"),
         py::arg("dataset_label") = "");
   m.attr("__version__") = TALA_VERSION;  // the engine's, as results manifests record it

@@ -27,7 +27,7 @@ from ._analysis import Comparison, calibrate, compare, power
 from ._evaluate import Result, evaluate, merge
 from ._gate import GateVerdict, gate
 from ._history import History, history
-from ._run import RunResult, run
+from ._run import Diagnosis, RunResult, diagnose, run
 from ._testset import Testset, accept_testset, testset
 from ._judge import Judge
 from ._tala import __version__
@@ -41,7 +41,7 @@ def metrics():
 
 
 __all__ = [
-    "evaluate", "merge", "Result", "run", "RunResult", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate",
+    "evaluate", "merge", "Result", "run", "RunResult", "diagnose", "Diagnosis", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate",
     "power", "history", "History", "testset", "Testset", "accept_testset", "metrics", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
     "NotFoundError", "IoError", "__version__",
 ]

@@ -126,6 +126,27 @@ class RunResult(os.PathLike[str]):
     def failed(self) -> int: ...
     def save(self, path: PathLike) -> PathLike: ...
 
+class Diagnosis:
+    report: dict[str, Any]
+    causes: dict[str, int]
+    rows: list[dict[str, Any]]
+
+def diagnose(
+    golden: PathLike,
+    target: str,
+    out_dir: PathLike = ...,
+    docs: PathLike | None = ...,
+    conditions: Sequence[str] = ...,
+    sample: int = ...,
+    seed: int = ...,
+    all_rows: bool = ...,
+    threshold: float = ...,
+    judge: str = ...,
+    metrics: str | Sequence[str] | None = ...,
+    dry_run: bool = ...,
+    **options: Any,
+) -> Diagnosis: ...
+
 def run(
     golden: PathLike,
     target: str,

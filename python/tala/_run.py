@@ -1,5 +1,6 @@
 """tala.run: the Python twin of `tala run` (calls the system under test for every golden row)."""
 
+import json
 import os
 import shutil
 import tempfile
@@ -99,3 +100,51 @@ def run(golden, target, out=None, progress="auto", **options):
             shutil.rmtree(keep_dir, ignore_errors=True)
         raise error_for(answer["error"])
     return RunResult(os.fspath(out), answer["report"], keep_dir=keep_dir)
+
+
+class Diagnosis:
+    """What tala.diagnose found: ``causes`` (retriever, ranking, generator, parametric, unknown:
+    rows each), ``rows`` (each experimented row with its cause, why, and every condition's
+    answer), ``report`` (the whole of diagnose.json) and, as text, what `tala diagnose` prints."""
+
+    def __init__(self, report, text):
+        self.report = report
+        self.causes = report["causes"]
+        self.rows = report["rows"]
+        self._text = text
+
+    def __str__(self):
+        return self._text
+
+    def __repr__(self):
+        shown = ", ".join(f"{k} {v}" for k, v in self.causes.items() if v)
+        return f"<tala.Diagnosis {self.report['experimented']} rows: {shown or 'no failure'}>"
+
+
+def diagnose(golden, target, out_dir="tala-diagnose", docs=None,
+             conditions=("gold", "reordered", "none"), sample=0, seed=42, all_rows=False,
+             threshold=0.7, judge="offline", metrics=None, dry_run=False, **options):
+    """The cause of each wrong answer, by experiment, as `tala diagnose` finds it: the app
+    answers every golden row; each answer that is not right is asked again with the gold
+    passages, its own reversed, and none; returns a Diagnosis.
+
+    golden, target and ``options`` (``max_in_flight=``, ``body=``, ``headers=``, ...) as
+    tala.run takes them; ``docs``: a knowledge base (JSON Lines of id and text) for gold passages
+    named by reference_context_ids; ``judge``/``metrics``: how the answers are scored.
+    """
+    unknown = sorted(set(options) - OPTIONS)
+    if unknown:
+        raise TypeError(f"tala.diagnose got unknown options {', '.join(unknown)}; besides its "
+                        f"own it takes tala.run's: {', '.join(sorted(OPTIONS))}")
+    request = dict(options, golden=os.fspath(golden), target=target, out_dir=os.fspath(out_dir),
+                   docs=None if docs is None else os.fspath(docs), conditions=list(conditions),
+                   sample=sample, seed=seed, all_rows=all_rows, threshold=threshold,
+                   dry_run=dry_run,
+                   eval={"judge": judge, "metrics": metrics if isinstance(metrics, str)
+                         else ",".join(metrics or [])})
+    answer = _tala.diagnose(request)
+    if not answer["ok"]:
+        if answer["error"]["code"] == "cancelled":
+            raise KeyboardInterrupt(f"tala.diagnose stopped; what was written is in {out_dir}")
+        raise error_for(answer["error"])
+    return Diagnosis(json.loads(answer["json"]), answer["text"])
