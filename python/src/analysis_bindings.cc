@@ -12,6 +12,7 @@
 #include "tala/compare.h"
 #include "tala/gate.h"
 #include "tala/history.h"
+#include "tala/pairwise.h"
 #include "tala/power.h"
 #include "tala/report.h"
 #include "tala/testset.h"
@@ -253,6 +254,20 @@ void BindAnalyses(py::module_& m) {
             {.base = base, .candidate = candidate, .top = top, .allow_version_mismatch = allow});
       },
       py::arg("base"), py::arg("candidate"), py::arg("top"), py::arg("allow_version_mismatch"));
+  // tala compare --pairwise: the judge's settings come as tala.evaluate's options dict.
+  m.def(
+      "compare_pairwise",
+      [](const std::string& base, const std::string& candidate, const std::string& criterion,
+         const py::dict& eval) {
+        PairwiseOptions o;
+        o.base = base;
+        o.candidate = candidate;
+        o.criterion = criterion;
+        o.eval = ToOptions(eval);
+        auto r = Unlocked<PairwiseReport>([&] { return ComparePairwise(o); });
+        return Answer(r, r ? py::cast(PairwiseJson(*r)) : py::object(py::none()));
+      },
+      py::arg("base"), py::arg("candidate"), py::arg("criterion"), py::arg("eval"));
   m.def(
       "calibrate",
       [](const std::string& file, const std::string& human, const std::string& judge,

@@ -1,7 +1,7 @@
 # Type stubs for editors and type checkers: the public API of the tala package.
 import os
 from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence, TypedDict,
-                    Union)
+                    Union, overload)
 
 PathLike = Union[str, os.PathLike[str]]
 Rows = Union[PathLike, Iterable[Mapping[str, Any]], Any]  # a path, dicts, or a pandas DataFrame
@@ -186,8 +186,13 @@ class Comparison(dict[str, Any]):
     @property
     def worse(self) -> list[str]: ...
 
+@overload
 def compare(base: Result | PathLike, candidate: Result | PathLike, top: int = ...,
             allow_version_mismatch: bool = ...) -> Comparison: ...
+@overload
+def compare(base: Result | PathLike, candidate: Result | PathLike, top: int = ...,
+            allow_version_mismatch: bool = ..., *, pairwise: Literal[True],
+            criterion: str = ..., judge: str = ..., **judge_options: Any) -> dict[str, Any]: ...
 def calibrate(data: Result | PathLike, human: str, judge: str, positive: str = ...,
               threshold: float = ..., pair_by: str = ...) -> dict[str, Any]: ...
 def power(p: float | None = ..., n: int | None = ..., p1: float | None = ...,

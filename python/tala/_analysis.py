@@ -1,6 +1,8 @@
 """tala.compare, tala.calibrate and tala.power: the analyses of `tala compare`, `tala calibrate`
 and `tala power`, computed by the engine."""
 
+import json
+
 from . import _tala
 from ._errors import error_for
 from ._gate import _path_of
@@ -39,12 +41,29 @@ class Comparison(_Report):
         return [m["metric"] for m in self["metrics"] if m["verdict"] == "worse"]
 
 
-def compare(base, candidate, top=3, allow_version_mismatch=False):
+def compare(base, candidate, top=3, allow_version_mismatch=False, pairwise=False,
+            criterion="grounded", judge="offline", **judge_options):
     """Pairs two runs (Results or results files) row by row by id: per metric the mean
     difference (candidate − base) with a paired-bootstrap 95% interval, a permutation p-value, a
     direction-aware verdict (better, worse, no detectable change) and the rows that moved most.
     Raises InvalidArgumentError when the runs' metric or prompt versions differ, unless
-    ``allow_version_mismatch``."""
+    ``allow_version_mismatch``.
+
+    ``pairwise=True``: `tala compare --pairwise` instead: which answer is better, row by row, on
+    ``criterion`` (grounded, relevant, complete, or your own words), judged by ``judge`` (an LLM
+    judge sees both answers, twice with the order swapped; the offline judge compares its
+    readings), with tala.evaluate's ``judge_options`` (base_url=, cache=, ...). Returns a dict:
+    wins, ties, losses, win_rate, ci, position_bias, rows."""
+    if pairwise:
+        from ._evaluate import OPTIONS
+        unknown = sorted(set(judge_options) - OPTIONS)
+        if unknown:
+            raise TypeError(f"tala.compare got unknown options {', '.join(unknown)}")
+        return json.loads(_value(_tala.compare_pairwise(
+            _path_of(base), _path_of(candidate), criterion, dict(judge_options, judge=judge))))
+    if judge_options:
+        raise TypeError(f"tala.compare takes {', '.join(sorted(judge_options))} only with "
+                        "pairwise=True")
     return Comparison(_value(_tala.compare(_path_of(base), _path_of(candidate), int(top),
                                            bool(allow_version_mismatch))))
 

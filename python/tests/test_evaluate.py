@@ -287,3 +287,20 @@ def test_a_judge_profile_from_tala_align_diagnoses_with_its_thresholds(tmp_path)
     assert grounded(strict) > grounded(plain)
     with pytest.raises(ValueError, match="not a judge profile"):
         tala.evaluate(DEMO, metrics=["faithfulness"], progress=False, judge_profile=DEMO)
+
+
+def test_compare_pairwise_with_the_offline_judge(tmp_path):
+    # tala compare --pairwise from Python (issue 55): the offline judge compares its readings.
+    good = [{"id": str(i), "user_input": f"Where does ferry {i} leave?",
+             "response": f"Ferry {i} leaves from Pier {i}.",
+             "retrieved_contexts": [f"Ferry {i} leaves from Pier {i} every hour."]}
+            for i in range(12)]
+    worse = [dict(r, response=f"Ferry {r['id']} leaves from Dock 99.") if int(r["id"]) % 4 == 0
+             else r for r in good]
+    base = tala.evaluate(good, metrics=["faithfulness"], out=tmp_path / "a.jsonl", progress=False)
+    cand = tala.evaluate(worse, metrics=["faithfulness"], out=tmp_path / "b.jsonl", progress=False)
+    verdict = tala.compare(base, cand, pairwise=True)
+    assert (verdict["wins"], verdict["losses"], verdict["pairs"]) == (0, 3, 12)
+    assert verdict["position_bias"] is None
+    with pytest.raises(TypeError, match="only with pairwise=True"):
+        tala.compare(base, cand, base_url="http://127.0.0.1:1")
