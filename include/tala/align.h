@@ -9,6 +9,7 @@
 // allowed. When the held-out folds show no gain, no profile is written unless forced.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,5 +59,9 @@ struct JudgeProfile {
   std::string digest;
 };
 Result<JudgeProfile> ReadJudgeProfile(const std::string& path);
+// Reads the profile at `path` and adds its thresholds to `thresholds` (one already there, given
+// by hand, wins); returns the profile's digest, for the manifest. Errors as ReadJudgeProfile's.
+Result<std::string> ApplyJudgeProfile(const std::string& path,
+                                      std::map<std::string, double>& thresholds);
 
 }  // namespace tala

@@ -85,12 +85,9 @@ EvalOptions ToOptions(const py::dict& d) {
   Take(d, "judge_profile", profile_path);
   if (!profile_path.empty()) {
     // tala align's thresholds, under any given in diagnosis_thresholds; recorded in the manifest.
-    auto profile = ReadJudgeProfile(profile_path);
-    if (!profile) throw py::value_error(profile.error().ToString());
-    for (const auto& [metric, threshold] : profile->thresholds) {
-      o.diagnosis_thresholds.emplace(metric, threshold);
-    }
-    o.judge_profile = profile->digest;
+    auto digest = ApplyJudgeProfile(profile_path, o.diagnosis_thresholds);
+    if (!digest) throw py::value_error(digest.error().ToString());
+    o.judge_profile = *digest;
   }
   Take(d, "resume", o.resume);
   Take(d, "overwrite", o.overwrite);

@@ -152,16 +152,17 @@ py::dict Merge(const std::vector<std::string>& shards, const std::string& out,
 // `options`: golden, out, target, and RunOptions' and TargetSpec's fields by name.
 // {"ok": True, "report": {...}} or {"ok": False, "error": {...}, "report": {...}} (the rows
 // written so far stay in `out`).
+// options[key] into `field` when it is given and not None.
+template <typename T>
+void Take(const py::dict& options, const char* key, T& field) {
+  if (options.contains(key) && !options[key].is_none()) field = options[key].cast<T>();
+}
+
 // tala run's options from a dict (tala.run's, and tala.diagnose's run part).
 RunOptions RunOptionsFrom(const py::dict& options) {
   RunOptions o;
-  auto text = [&](const char* key, std::string& field) {
-    if (options.contains(key) && !options[key].is_none()) field = options[key].cast<std::string>();
-  };
-  auto number = [&](const char* key, auto& field) {
-    using T = std::remove_reference_t<decltype(field)>;
-    if (options.contains(key) && !options[key].is_none()) field = options[key].cast<T>();
-  };
+  auto text = [&](const char* key, std::string& field) { Take(options, key, field); };
+  auto number = [&](const char* key, auto& field) { Take(options, key, field); };
   text("golden", o.golden);
   text("out", o.out);
   text("cache", o.cache);
@@ -192,13 +193,8 @@ py::dict Diagnose(const py::dict& options) {
   DiagnoseOptions d;
   d.run = RunOptionsFrom(options);
   d.eval = ToOptions(options.contains("eval") ? options["eval"].cast<py::dict>() : py::dict());
-  auto text = [&](const char* key, std::string& field) {
-    if (options.contains(key) && !options[key].is_none()) field = options[key].cast<std::string>();
-  };
-  auto number = [&](const char* key, auto& field) {
-    using T = std::remove_reference_t<decltype(field)>;
-    if (options.contains(key) && !options[key].is_none()) field = options[key].cast<T>();
-  };
+  auto text = [&](const char* key, std::string& field) { Take(options, key, field); };
+  auto number = [&](const char* key, auto& field) { Take(options, key, field); };
   text("out_dir", d.out_dir);
   text("docs", d.docs);
   number("sample", d.sample);

@@ -131,15 +131,12 @@ int RunCi(CiFlags& f) {
   if (!f.ci.metrics.empty()) eval.metrics = f.ci.metrics;
   if (!f.ci.judge.empty()) eval.judge = f.ci.judge;
   if (!f.judge_profile.empty()) {
-    auto profile = ReadJudgeProfile(f.judge_profile);
-    if (!profile) {
-      PrintError("tala ci", profile.error());
+    auto digest = ApplyJudgeProfile(f.judge_profile, eval.diagnosis_thresholds);
+    if (!digest) {
+      PrintError("tala ci", digest.error());
       return 2;
     }
-    for (const auto& [metric, threshold] : profile->thresholds) {
-      eval.diagnosis_thresholds.emplace(metric, threshold);
-    }
-    eval.judge_profile = profile->digest;
+    eval.judge_profile = *digest;
   }
   if (f.sequential) {
     eval.sequential.on = true;

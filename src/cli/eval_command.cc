@@ -86,11 +86,8 @@ Status ParseFlags(EvalFlags& flags) {
   }
   if (!flags.judge_profile.empty()) {
     // The profile's thresholds, under any --diagnose given by hand.
-    TALA_ASSIGN_OR_RETURN(JudgeProfile profile, ReadJudgeProfile(flags.judge_profile));
-    for (const auto& [metric, threshold] : profile.thresholds) {
-      o.diagnosis_thresholds.emplace(metric, threshold);
-    }
-    o.judge_profile = profile.digest;
+    TALA_ASSIGN_OR_RETURN(o.judge_profile,
+                          ApplyJudgeProfile(flags.judge_profile, o.diagnosis_thresholds));
   }
   if (!flags.diagnosis_baseline.empty()) {
     // Relative to a baseline run: a row fails a stage when it is `margin` below the baseline's

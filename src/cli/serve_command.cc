@@ -515,13 +515,10 @@ int RunServe(ServeFlags& f) {
     f.options.sample_by_tag.emplace_back(item.substr(0, last), share);
   }
   if (!f.judge_profile.empty()) {
-    auto profile = ReadJudgeProfile(f.judge_profile);
-    if (!profile) {
-      PrintError("tala serve", profile.error());
+    auto digest = ApplyJudgeProfile(f.judge_profile, f.options.diagnosis_thresholds);
+    if (!digest) {
+      PrintError("tala serve", digest.error());
       return 2;
-    }
-    for (const auto& [metric, threshold] : profile->thresholds) {
-      f.options.diagnosis_thresholds.emplace(metric, threshold);
     }
   }
   if (f.token.empty()) {

@@ -208,4 +208,11 @@ Result<JudgeProfile> ReadJudgeProfile(const std::string& path) {
   return p;
 }
 
+Result<std::string> ApplyJudgeProfile(const std::string& path,
+                                      std::map<std::string, double>& thresholds) {
+  TALA_ASSIGN_OR_RETURN(JudgeProfile profile, ReadJudgeProfile(path));
+  for (const auto& [metric, threshold] : profile.thresholds) thresholds.emplace(metric, threshold);
+  return profile.digest;
+}
+
 }  // namespace tala
