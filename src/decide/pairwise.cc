@@ -1,7 +1,6 @@
 #include "tala/pairwise.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/intervals.h"
-#include "fs/atomic_file.h"
+#include "fs/scratch_file.h"
 #include "io/readers/results_reader.h"
 
 namespace tala {
@@ -197,24 +196,14 @@ Result<PairwiseReport> ComparePairwise(const PairwiseOptions& o) {
       }
       paired.push_back(id);
     }
-    char dataset[] = "/tmp/tala-pairwise-XXXXXX";
-    int fd = mkstemp(dataset);
-    if (fd < 0) return IoError("cannot create a temporary file for the pairs");
-    ::close(fd);
-    const std::string results = std::string(dataset) + ".results.jsonl";
-    struct Cleanup {
-      std::string a, b;
-      ~Cleanup() {
-        std::remove(a.c_str());
-        std::remove(b.c_str());
-      }
-    } cleanup{dataset, results};
-    TALA_RETURN_IF_ERROR(fs::WriteFileAtomically(dataset, rows));
     if (paired.empty()) return InvalidArgument("--pairwise: no row was answered by both runs");
+    TALA_ASSIGN_OR_RETURN(fs::ScratchFile dataset, fs::ScratchFile::Create("pairwise", rows));
+    // The judge's results go in a file of their own, removed with it.
+    TALA_ASSIGN_OR_RETURN(fs::ScratchFile results, fs::ScratchFile::Create("pairwise-results", ""));
     EvalOptions eval = o.eval;
-    eval.dataset = dataset;
+    eval.dataset = dataset.path();
     eval.format = "jsonl";
-    eval.out = results;
+    eval.out = results.path();
     eval.overwrite = true;
     eval.resume = false;
     eval.on_error = OnError::kSkip;
@@ -230,7 +219,7 @@ Result<PairwiseReport> ComparePairwise(const PairwiseOptions& o) {
     eval.metrics = "pairwise";
     TALA_ASSIGN_OR_RETURN(RunSummary summary, Evaluate(eval));
     r.judge_calls = summary.accounting.total.calls;
-    TALA_ASSIGN_OR_RETURN(io::ResultsFile judged, io::ReadResults(results));
+    TALA_ASSIGN_OR_RETURN(io::ResultsFile judged, io::ReadResults(results.path()));
     std::map<std::string, int> choice;
     for (const io::ResultRow& row : judged.rows) {
       auto it = row.scores.find("pairwise");

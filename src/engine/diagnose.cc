@@ -14,6 +14,7 @@
 #include "analysis/diagnosis.h"
 #include "analysis/intervals.h"
 #include "fs/atomic_file.h"
+#include "fs/scratch_file.h"
 #include "io/readers/results_reader.h"
 #include "metrics/factual_correctness.h"
 #include "metrics/faithfulness.h"
@@ -37,10 +38,6 @@ const std::string& Faithfulness() { return metrics::FaithfulnessInfo().name; }
 const std::string& Relevancy() { return metrics::ResponseRelevancyInfo().name; }
 const std::string& FactualCorrectness() { return metrics::FactualCorrectnessInfo().name; }
 
-std::string IdText(const ordered_json& id) {
-  return id.is_string() ? id.get<std::string>() : id.dump();
-}
-
 // A JSON Lines file's rows by id (rows without an object or id are passed over).
 Result<std::map<std::string, ordered_json>> RowsById(const std::string& path) {
   std::ifstream in(path);
@@ -50,7 +47,7 @@ Result<std::map<std::string, ordered_json>> RowsById(const std::string& path) {
   while (std::getline(in, line)) {
     ordered_json row = ordered_json::parse(line, nullptr, false);
     if (!row.is_object() || !row.contains("id")) continue;
-    const std::string id = IdText(row["id"]);
+    const std::string id = targets::IdText(row["id"]);
     rows[id] = std::move(row);
   }
   return rows;
@@ -247,16 +244,12 @@ std::string FirstMetrics(const DiagnoseOptions& o, bool any_reference) {
 
 // The judge's calls for scoring every golden row once with `metrics`, estimated by Evaluate's
 // dry run over the golden rows standing in for answers (the reference as the answer, or the
-// question; the gold passages, or the reference, as the passages). Written to a temporary file
-// that is removed; 0 for the offline judge.
+// question; the gold passages, or the reference, as the passages), through a scratch file; 0 for
+// the offline judge.
 Result<int64_t> EstimateJudgeCalls(const DiagnoseOptions& o,
                                    const std::vector<targets::GoldenRow>& golden,
                                    const std::map<std::string, std::string>& docs,
                                    const std::string& metrics) {
-  namespace stdfs = std::filesystem;
-  std::error_code ec;
-  const stdfs::path path =
-      stdfs::temp_directory_path(ec) / fmt::format("tala-diagnose-estimate-{}.jsonl", ::getpid());
   std::string rows;
   for (const targets::GoldenRow& g : golden) {
     ordered_json row = {{"id", g.id}, {"user_input", g.row["user_input"]}};
@@ -269,18 +262,16 @@ Result<int64_t> EstimateJudgeCalls(const DiagnoseOptions& o,
     row["retrieved_contexts"] = passages;
     rows += row.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
   }
-  TALA_RETURN_IF_ERROR(fs::WriteFileAtomically(path.string(), rows));
+  TALA_ASSIGN_OR_RETURN(fs::ScratchFile file, fs::ScratchFile::Create("diagnose-estimate", rows));
   EvalOptions eval = o.eval;
-  eval.dataset = path.string();
+  eval.dataset = file.path();
   eval.out = "-";
   eval.dry_run = true;
   eval.on_error = OnError::kSkip;
   eval.metrics = metrics;
   eval.labels.clear();
-  Result<RunSummary> s = Evaluate(eval);
-  stdfs::remove(path, ec);
-  if (!s) return s.error();
-  return s->accounting.total.calls;
+  TALA_ASSIGN_OR_RETURN(RunSummary s, Evaluate(eval));
+  return s.accounting.total.calls;
 }
 
 // Rewrites the results file with each experimented row's cause and the answers of its
@@ -294,7 +285,7 @@ Status AnnotateResults(const std::string& path, const std::vector<ExperimentRow>
   while (std::getline(in, line)) {
     ordered_json row = ordered_json::parse(line, nullptr, false);
     auto it = row.is_object() && row.contains("id") && row.contains("scores")
-                  ? by_id.find(IdText(row["id"]))
+                  ? by_id.find(targets::IdText(row["id"]))
                   : by_id.end();
     if (it == by_id.end()) {
       out += line + "\n";

@@ -599,17 +599,12 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
   // --sequential: the rows in a seeded random order (the sequence's guarantee assumes it), read
   // from a shuffled copy; the manifest still names the dataset and its digest.
   std::unique_ptr<SequentialMonitor> monitor;
-  std::string shuffled;
-  struct RemoveAtEnd {
-    std::string* path;
-    ~RemoveAtEnd() {
-      if (!path->empty()) std::remove(path->c_str());
-    }
-  } remove_shuffled{&shuffled};
+  std::optional<fs::ScratchFile> shuffled;  // removed when the run ends
   if (options.sequential.on) {
     TALA_ASSIGN_OR_RETURN(monitor, SequentialMonitor::Create(options.sequential, summary.metrics));
-    TALA_ASSIGN_OR_RETURN(
-        run.path, ShuffledCopy(run.path, options.format, options.sequential.seed, &shuffled));
+    TALA_ASSIGN_OR_RETURN(shuffled,
+                          ShuffledCopy(run.path, options.format, options.sequential.seed));
+    run.path = shuffled->path();
     run.sequential = monitor.get();
   }
 

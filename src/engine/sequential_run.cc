@@ -1,7 +1,6 @@
 #include "engine/sequential_run.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,8 +13,8 @@
 
 namespace tala {
 
-Result<std::string> ShuffledCopy(const std::string& path, const std::string& format, uint64_t seed,
-                                 std::string* cleanup) {
+Result<fs::ScratchFile> ShuffledCopy(const std::string& path, const std::string& format,
+                                     uint64_t seed) {
   const bool jsonl = format == "jsonl" ||
                      (format == "auto" && path.size() > 6 &&
                       (path.ends_with(".jsonl") || path.ends_with(".ndjson"))) ||
@@ -32,19 +31,9 @@ Result<std::string> ShuffledCopy(const std::string& path, const std::string& for
   }
   std::mt19937_64 rng(seed);
   std::shuffle(lines.begin(), lines.end(), rng);
-  char name[] = "/tmp/tala-sequential-XXXXXX";
-  int fd = mkstemp(name);
-  if (fd < 0) return IoError("cannot create a temporary file for the shuffled rows");
-  std::FILE* out = fdopen(fd, "wb");
-  bool ok = out != nullptr;
-  for (const std::string& line : lines) {
-    ok = ok && std::fwrite(line.data(), 1, line.size(), out) == line.size() &&
-         std::fputc('\n', out) != EOF;
-  }
-  if (out != nullptr) ok = std::fclose(out) == 0 && ok;
-  *cleanup = name;
-  if (!ok) return IoError("cannot write the shuffled rows to " + std::string(name));
-  return std::string(name);
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  return fs::ScratchFile::Create("sequential", text);
 }
 
 std::string SequentialNote(const SequentialOutcome& o) {

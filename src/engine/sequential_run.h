@@ -10,16 +10,17 @@
 #include <vector>
 
 #include "analysis/confidence_sequence.h"
+#include "fs/scratch_file.h"
 #include "io/writers/results_jsonl_writer.h"
 #include "tala/evaluate.h"
 #include "tala/run_summary.h"
 
 namespace tala {
 
-// A copy of the JSON Lines dataset `path` with its rows in a seeded random order, in a temporary
-// file (`cleanup` gets its path). kInvalidArgument for a dataset that is not JSON Lines.
-Result<std::string> ShuffledCopy(const std::string& path, const std::string& format, uint64_t seed,
-                                 std::string* cleanup);
+// A copy of the JSON Lines dataset `path` with its rows in a seeded random order, in a scratch
+// file. kInvalidArgument for a dataset that is not JSON Lines.
+Result<fs::ScratchFile> ShuffledCopy(const std::string& path, const std::string& format,
+                                     uint64_t seed);
 
 // The summary's line: how many rows decided it, each gate's verdict and interval, what was saved.
 std::string SequentialNote(const SequentialOutcome& outcome);

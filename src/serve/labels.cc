@@ -2,13 +2,12 @@
 // prediction-powered mean of a window (tala estimate's, over the window's rows).
 
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <map>
 
 #include "analysis/ppi.h"
-#include "fs/atomic_file.h"
+#include "fs/scratch_file.h"
 #include "io/readers/labels_reader.h"
 #include "serve/service_impl.h"
 
@@ -29,17 +28,9 @@ Status AsRequest(const Status& s, const std::string& path) {
 
 Result<LabelsAnswer> Service::AddLabels(std::string_view body, double now) {
   Impl& s = *impl_;
-  char path[] = "/tmp/tala-labels-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return IoError("cannot create a temporary file for the labels");
-  ::close(fd);
-  struct Remove {
-    const char* p;
-    ~Remove() { std::remove(p); }
-  } remove{path};
-  TALA_RETURN_IF_ERROR(fs::WriteFileAtomically(path, body));
-  auto labels = io::ReadLabels(path);
-  if (!labels) return AsRequest(labels.error(), path);
+  TALA_ASSIGN_OR_RETURN(fs::ScratchFile file, fs::ScratchFile::Create("labels", body));
+  auto labels = io::ReadLabels(file.path());
+  if (!labels) return AsRequest(labels.error(), file.path());
   std::map<std::string, bool> served;
   for (const auto& m : s.metrics) served[m->key()] = true;
   for (const io::LabelRow& row : labels->rows) {

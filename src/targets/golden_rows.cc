@@ -10,13 +10,11 @@
 
 namespace tala::targets {
 
-namespace {
 using nlohmann::ordered_json;
 
 std::string IdText(const ordered_json& id) {
   return id.is_string() ? id.get<std::string>() : id.dump();
 }
-}  // namespace
 
 Result<std::vector<GoldenRow>> ReadGolden(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -12,6 +12,9 @@
 
 namespace tala::targets {
 
+// A row's id as text: a string as it is, a number as written ("7").
+std::string IdText(const nlohmann::ordered_json& id);
+
 struct GoldenRow {
   std::string id;              // as text; a row without one gets its line number
   nlohmann::ordered_json row;  // the row's fields in their order, "id" always present
