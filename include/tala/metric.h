@@ -16,6 +16,12 @@ namespace tala {
 
 enum class Direction { kHigherIsBetter, kLowerIsBetter };
 
+// Where a metric scores a conversation (a row whose user_input is a list of messages whose ai
+// messages carry their own passages or reference): not at all (a row metric scores the
+// conversation's last answer), on each of its turns (the conversation's value is the mean over
+// the turns), or once on the whole conversation (on its last turn).
+enum class ConversationScope { kRow, kEachTurn, kWhole };
+
 struct MetricInfo {
   std::string name;                  // wire name, as in Ragas
   std::vector<std::string> aliases;  // other names accepted in --metrics
@@ -35,6 +41,7 @@ struct MetricInfo {
   // fields are too common to say the row is meant for them (data_compare reads any two texts).
   bool by_default = true;
   std::string family;  // the group `tala metrics` lists it under (set by the registry)
+  ConversationScope conversation_scope = ConversationScope::kRow;
   // The definition's version, recorded in every run manifest: bump it when the arithmetic
   // changes, so `tala compare` refuses to set old and new numbers side by side.
   std::string version = "1";

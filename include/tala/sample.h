@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,6 +56,15 @@ struct Message {
   std::string content;
   std::string tool_calls_json;  // raw JSON array, empty when absent
   std::vector<ToolCall> tool_calls;
+  // What an ai message of a conversation was generated from, and what it should have said: the
+  // turn's own passages (ranked) and reference. Absent on other messages.
+  std::optional<std::vector<std::string>> retrieved_contexts;
+  std::optional<std::vector<std::string>> retrieved_context_ids;
+  std::optional<std::string> reference;
+  std::optional<Verdicts> verdicts;  // hand-written verdicts on this turn (the replay judge)
+  bool carries_turn_fields() const {
+    return retrieved_contexts || retrieved_context_ids || reference || verdicts;
+  }
 };
 
 struct Sample {
@@ -79,10 +89,20 @@ struct Sample {
 
   std::optional<Verdicts> verdicts;  // hand-written verdicts (the replay judge)
 
+  // A turn of a conversation, scored on its own (engine/conversation_turns.h): the 1-based
+  // number of its ai message among the conversation's ai messages, how many there are, and the
+  // whole conversation row it came from. 0, 0 and null for a row read from a file.
+  int turn = 0;
+  int turns = 0;
+  std::shared_ptr<const Sample> conversation;
+
   // Every other field of the row: name -> raw JSON text, in input order.
   std::vector<std::pair<std::string, std::string>> metadata;
 
   bool is_multi_turn() const { return !messages.empty(); }
+  // A conversation whose ai messages carry their own passages or references: scored turn by
+  // turn by the conversation metrics (turn_faithfulness...).
+  bool has_turn_fields() const;
   FieldSet fields() const;
 };
 

@@ -289,12 +289,17 @@ class Result(collections.abc.Mapping):
 
         For a DataFrame given to tala.evaluate the result is on that frame's index, so
         ``df["faithfulness"] = result.to_pandas()["faithfulness"]`` puts each score on its own
-        row (a row skipped with ``on_error="skip"`` is NaN there)."""
+        row (a row skipped with ``on_error="skip"`` is NaN there).
+
+        A run over conversations gives one row per turn instead (conversation_id, turn, ...:
+        see _turns_frame)."""
         import pandas
 
         keys = [m["key"] for m in self._summary["metrics"]]
         names = [self._asked.get(k, k) for k in keys]
         origin = self._origin or _Origin()
+        if any("turns" in r for r in self.rows):
+            return self._turns_frame(keys, names, origin)
         inputs = list(dict.fromkeys(f for r in self.rows for f in r.get("inputs", {})))
         shown = {f: origin.names.get(f, f) for f in inputs}
         taken = {"id", *shown.values(), *names, *(n + "_reason" for n in names), "diagnosis"}
@@ -316,6 +321,47 @@ class Result(collections.abc.Mapping):
         frame = pandas.DataFrame.from_records(records, columns=columns)
         if origin.index is not None:
             frame.index = origin.index_of([r["id"] for r in self.rows])
+        return frame
+
+    def _turns_frame(self, keys, names, origin):
+        """A run over conversations: one row per turn (conversation_id, turn, the turn's
+        question and answer, each metric's value on that turn, or the conversation's for a
+        metric scored once per conversation, the reasons and the turn's diagnosis); a row that is
+        no conversation keeps one row, with no turn. For a frame given as a row per turn, the
+        result is on that frame's index."""
+        import pandas
+
+        records = []
+        for r in self.rows:
+            turns = r.get("turns")
+            if turns is None:
+                inputs = r.get("inputs", {})
+                record = {"conversation_id": r["id"], "turn": None,
+                          "user_input": inputs.get("user_input"), "response": inputs.get("response")}
+                for k, n in zip(keys, names):
+                    record[n] = r["scores"].get(k)
+                    record[n + "_reason"] = r.get("reasons", {}).get(k)
+                record["diagnosis"] = r.get("diagnosis")
+                records.append(record)
+                continue
+            for t in turns:
+                record = {"conversation_id": r["id"], "turn": t["turn"], "user_input": t["question"],
+                          "response": t["response"]}
+                for k, n in zip(keys, names):
+                    base = k[len("turn_"):] if k.startswith("turn_") else k
+                    if base in t["scores"]:
+                        record[n] = t["scores"][base]
+                        record[n + "_reason"] = t.get("reasons", {}).get(base)
+                    else:
+                        record[n] = r["scores"].get(k)
+                        record[n + "_reason"] = r.get("reasons", {}).get(k)
+                record["diagnosis"] = t.get("diagnosis")
+                records.append(record)
+        columns = ["conversation_id", "turn", "user_input", "response", *names,
+                   *(n + "_reason" for n in names), "diagnosis"]
+        frame = pandas.DataFrame.from_records(records, columns=columns)
+        if origin.index is not None and len(origin.index) == len(frame):
+            frame.index = origin.index
         return frame
 
     def report_html(self, path):
@@ -366,7 +412,7 @@ def evaluate(data, metrics=None, judge="offline", out=None, progress="auto", **o
         core metrics the data allows (faithfulness, response_relevancy, context_precision,
         context_recall, and the id-based pair when contexts have ids); "all": every metric the
         data allows; groups: "retrieval", "generation", "reference", "ir", "strings", "agents",
-        "criteria", "sql", "summaries".
+        "criteria", "sql", "summaries", "conversation" (the per-turn metrics).
     judge: "offline" (default, no model), "replay", "openai:MODEL" or "anthropic:MODEL"; or a
         judge of your own: a tala.Judge, or a callable ``judge(sample, tasks) -> verdicts``.
     out: where the results file goes; None: a temporary file (``Result.save`` copies it).

@@ -4,6 +4,7 @@
 #include "metrics/context_recall.h"
 #include "metrics/faithfulness.h"
 #include "metrics/id_based.h"
+#include "metrics/knowledge_retention.h"
 #include "metrics/nv_ratings.h"
 #include "metrics/response_relevancy.h"
 
@@ -17,7 +18,8 @@ const std::vector<Diagnosis>& AllDiagnoses() {
                                               Diagnosis::kHealthy,
                                               Diagnosis::kNotDiagnosed,
                                               Diagnosis::kRetrieverMissInferred,
-                                              Diagnosis::kUnknown};
+                                              Diagnosis::kUnknown,
+                                              Diagnosis::kForgetsUser};
   return kAll;
 }
 
@@ -39,6 +41,8 @@ std::string_view DiagnosisName(Diagnosis d) {
       return "retriever miss (no reference: inferred from context relevance)";
     case Diagnosis::kUnknown:
       return "unknown (unsupported answer, retrieval not checked)";
+    case Diagnosis::kForgetsUser:
+      return "forgets what the user said";
   }
   return "?";
 }
@@ -51,6 +55,7 @@ std::string_view DiagnosisStage(Diagnosis d) {
       return "retriever";
     case Diagnosis::kGeneratorNotGrounded:
     case Diagnosis::kOffTopic:
+    case Diagnosis::kForgetsUser:
       return "generator";
     case Diagnosis::kHealthy:
     case Diagnosis::kNotDiagnosed:
@@ -119,6 +124,9 @@ std::string_view DiagnosisAdvice(Diagnosis d) {
       return "the answer is not supported by its chunks, and with no reference nothing says "
              "whether the chunks held the answer: add a reference, score context_relevance, or "
              "run tala diagnose against the app";
+    case Diagnosis::kForgetsUser:
+      return "a turn contradicts or asks again what the user said earlier: give the generator "
+             "the conversation so far (or the facts the user stated) with every turn";
   }
   return "";
 }
@@ -137,6 +145,8 @@ std::string DecidingMetric(Diagnosis d) {
       return metrics::ContextRelevanceInfo().name;
     case Diagnosis::kUnknown:
       return metrics::FaithfulnessInfo().name;
+    case Diagnosis::kForgetsUser:
+      return metrics::KnowledgeRetentionInfo().name;
     default:
       return {};
   }
@@ -172,6 +182,7 @@ Diagnosis Diagnose(const std::map<std::string, double>& scores, const DiagnosisR
                                   : Diagnosis::kGeneratorNotGrounded;
   }
   if (low(relevancy)) return Diagnosis::kOffTopic;
+  if (low(metrics::KnowledgeRetentionInfo().name)) return Diagnosis::kForgetsUser;
   // Healthy says the answer was checked against what was retrieved: a row whose grounding and
   // retrieval were not scored (no contexts came with it) is not shown healthy on relevance alone.
   bool grounded = false;

@@ -10,6 +10,7 @@
 //     context_relevance not scored                  -> unknown (never blamed on the generator:
 //                                                      a retriever miss looks the same)
 //   response_relevancy low                          -> off-topic answer
+//   knowledge_retention low (a conversation's turn) -> forgets what the user said
 //   otherwise                                       -> healthy
 // A metric missing from the row is skipped; a row with none of the four is "not diagnosed".
 // Pure; thread-safe.
@@ -31,7 +32,8 @@ enum class Diagnosis {
   kNotDiagnosed,
   // Appended, so the positions kept in run journals (KeptRows) keep their meaning.
   kRetrieverMissInferred,
-  kUnknown
+  kUnknown,
+  kForgetsUser,  // a conversation's turn contradicts or asks again what the user said
 };
 
 struct DiagnosisRule {

@@ -224,16 +224,18 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
       "set in tala.toml (same name, underscores) or a TALA_* variable.");
   cmd->add_option("DATA", o.dataset, "dataset file (.jsonl, .json, .csv) or - for stdin")
       ->required();
-  cmd->add_option("--metrics,-m", o.metrics,
-                  "comma-separated metrics, options as name:key=value "
-                  "(e.g. faithfulness,factual_correctness:mode=precision); quote a value "
-                  "that holds commas (aspect_critic:name=rude,definition=\"Is it rude, or "
-                  "curt?\"); [metrics.NAME] tables in tala.toml define more. Group names "
-                  "select several: core (the default: faithfulness, response_relevancy, "
-                  "context_precision, context_recall, and the id-based pair when contexts have "
-                  "ids), all (every metric the dataset's fields allow), retrieval, generation, "
-                  "reference, ir, strings, agents, criteria, sql, summaries (e.g. core,strings; "
-                  "see `tala metrics`)")
+  cmd->add_option(
+         "--metrics,-m", o.metrics,
+         "comma-separated metrics, options as name:key=value "
+         "(e.g. faithfulness,factual_correctness:mode=precision); quote a value "
+         "that holds commas (aspect_critic:name=rude,definition=\"Is it rude, or "
+         "curt?\"); [metrics.NAME] tables in tala.toml define more. Group names "
+         "select several: core (the default: faithfulness, response_relevancy, "
+         "context_precision, context_recall, and the id-based pair when contexts have "
+         "ids), all (every metric the dataset's fields allow), retrieval, generation, "
+         "reference, ir, strings, agents, criteria, sql, summaries, conversation (the per-turn "
+         "metrics; the default for conversations whose turns carry passages) (e.g. core,strings; "
+         "see `tala metrics`)")
       ->envname("TALA_METRICS");
   cmd->add_option("--k", o.ks,
                   "cut-offs for hit_rate, precision_at_k, recall_at_k and ndcg, e.g. 1,3,5,10 "

@@ -51,6 +51,13 @@ std::string FieldSetNames(FieldSet set) {
   return out;
 }
 
+bool Sample::has_turn_fields() const {
+  for (const Message& m : messages) {
+    if (m.carries_turn_fields()) return true;
+  }
+  return false;
+}
+
 FieldSet Sample::fields() const {
   FieldSet set = 0;
   if (user_input || !messages.empty()) set = set | Field::kUserInput;
@@ -119,6 +126,16 @@ std::string InputDigest(const Sample& s) {
   }
   Put(text, s.reference_tool_calls_json);
   Put(text, s.reference_topics);
+  // A conversation's per-turn passages and references, only where given, so the digest of
+  // every other row is what it was.
+  if (s.has_turn_fields()) {
+    text += "turns";
+    for (const Message& m : s.messages) {
+      Put(text, m.retrieved_contexts);
+      Put(text, m.retrieved_context_ids);
+      Put(text, m.reference);
+    }
+  }
   return Sha256Hex(text).substr(0, 16);
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/hash.h"
 #include "core/redact.h"
+#include "engine/conversation_turns.h"
 #include "engine/estimate_from.h"
 #include "engine/llm_setup.h"
 #include "engine/row_scorer.h"
@@ -67,6 +68,11 @@ struct CheckPass {
   // Rows with an answer and chunks but no reference: their retrieval is judged only by
   // context_relevance, which the offline judge then scores by default (issue 57, N16).
   int64_t unreferenced = 0;
+  // Conversations whose ai messages carry their own passages: scored turn by turn by default;
+  // whether some turn carries a reference, and some has passages and none.
+  int64_t conversations = 0;
+  bool turn_references = false;
+  bool turn_unreferenced = false;
   std::vector<std::string> first_row_extras;  // the first row's unknown fields (for a hint)
   // --resume: each row's InputDigest by id, to tell kept rows that still stand from stale ones.
   std::unordered_map<std::string, std::string> digests;
@@ -89,6 +95,15 @@ Result<CheckPass> CheckRows(const std::string& path, const io::ReaderOptions& ro
       if (Contains(f, Field::kResponse) && Contains(f, Field::kRetrievedContexts) &&
           !Contains(f, Field::kReference) && !Contains(f, Field::kReferenceContextIds)) {
         ++pass.unreferenced;
+      }
+      if (sample.has_turn_fields()) {
+        ++pass.conversations;
+        for (const Message& m : sample.messages) {
+          if (m.type != Message::Type::kAi) continue;
+          pass.turn_references = pass.turn_references || m.reference.has_value();
+          pass.turn_unreferenced =
+              pass.turn_unreferenced || (m.retrieved_contexts.has_value() && !m.reference);
+        }
       }
       if (pass.rows == 1) {
         for (const auto& [name, raw] : sample.metadata) pass.first_row_extras.push_back(name);
@@ -241,6 +256,12 @@ class RowSource {
             std::vector<int64_t>* positions = nullptr)
       : reader_(std::move(reader)), run_(run), summary_(summary), positions_(positions) {}
   Result<std::unique_ptr<Sample>> Next() {
+    // A conversation's turns go out one by one, as rows do (conversation_turns.h).
+    if (!turns_.empty()) {
+      std::unique_ptr<Sample> turn = std::move(turns_.front());
+      turns_.erase(turns_.begin());
+      return turn;
+    }
     // --sequential: once every gate is decided no new row is judged (rows in flight finish).
     if (run_.sequential != nullptr && run_.sequential->Decided()) return std::unique_ptr<Sample>();
     while (auto row = reader_->Next()) {
@@ -251,6 +272,12 @@ class RowSource {
       }
       if (run_.kept_ids.count((*row)->id)) continue;
       if (positions_ != nullptr) positions_->push_back(reader_->position());
+      if (by_turns_ && (*row)->is_multi_turn()) {
+        auto conversation = std::make_shared<const Sample>(std::move(**row));
+        turns_ = TurnSamples(conversation);
+        if (!turns_.empty()) return Next();
+        return std::make_unique<Sample>(*conversation);  // no answer to score turn by turn
+      }
       return std::make_unique<Sample>(std::move(**row));
     }
     return std::unique_ptr<Sample>();
@@ -261,6 +288,8 @@ class RowSource {
   const Run& run_;
   RunSummary& summary_;
   std::vector<int64_t>* positions_;
+  bool by_turns_ = ScoresTurns(run_.metrics);
+  std::vector<std::unique_ptr<Sample>> turns_;
 };
 
 void Report(const Run& run, const RunSummary& s, const Progress* llm) {
@@ -280,8 +309,15 @@ Status ScorePass(Run& run, RunSummary& summary, RunTally& tally, io::ResultsJson
   RowSource rows(std::move(reader), run, summary,
                  writer != nullptr && by_hash ? &run.positions : nullptr);
   RowScorer scorer(run.metrics, run.judge.get(), summary.judge);
+  ConversationAssembler conversations(run.metrics);
+  std::function<Status(io::RowResult&)> finish_result;
   auto finish_row = [&](const Sample& sample, const Result<Verdicts>& verdicts) -> Status {
     io::RowResult result = scorer.ScoreWith(sample, verdicts);
+    // A turn waits for the rest of its conversation, which is written as one row.
+    if (sample.turn > 0) return conversations.Add(result, finish_result);
+    return finish_result(result);
+  };
+  finish_result = [&](io::RowResult& result) -> Status {
     tally.Diagnose(result);
     if (writer != nullptr) {
       const int64_t before = writer->size();
@@ -533,6 +569,14 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
     // (analysis::Diagnose). Free with the offline judge; LLM judges take it by --metrics, as
     // their two extra calls a row are the user's to pay.
     const bool offline = !options.custom_judge && options.judge == "offline";
+    if (pass.conversations > 0) {
+      // Only conversations: their turns' metrics alone (a row metric would score the last
+      // answer twice); beside single rows, both.
+      if (pass.conversations == pass.rows - pass.bad) specs.clear();
+      std::vector<metrics::MetricSpec> turns = metrics::ConversationDefaultSpecs(
+          pass.turn_references, offline && pass.turn_unreferenced);
+      specs.insert(specs.begin(), turns.begin(), turns.end());
+    }
     const std::string& relevance = metrics::ContextRelevanceInfo().name;
     const bool listed = std::any_of(specs.begin(), specs.end(), [&](const metrics::MetricSpec& m) {
       return m.name == relevance;

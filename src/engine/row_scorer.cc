@@ -35,6 +35,8 @@ io::RowResult RowScorer::ScoreWith(const Sample& sample, const Result<Verdicts>&
     std::string unscorable;
     if (!judges::HasRequiredFields(sample, *metric)) {
       score.value = MetricValue::Undefined(MissingFields(sample, *metric));
+    } else if (!(unscorable = judges::NotThisTurn(sample, *metric)).empty()) {
+      score.value = MetricValue::Undefined(std::move(unscorable));
     } else if (!(unscorable = metric->Unscorable(sample)).empty()) {
       score.value = MetricValue::Undefined(std::move(unscorable));
     } else if (!verdicts) {

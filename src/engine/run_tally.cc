@@ -53,13 +53,41 @@ void RunTally::CountDiagnosis(analysis::Diagnosis d, const std::string& id,
         std::move(question), std::move(reason)}});
 }
 
-void RunTally::Diagnose(io::RowResult& row) {
+namespace {
+std::map<std::string, double> DefinedScores(const std::vector<io::RowScore>& row) {
   std::map<std::string, double> scores;
-  for (const io::RowScore& s : row.scores) {
-    if (!s.value.value) continue;
-    scores.emplace(std::string(s.key), *s.value.value);
+  for (const io::RowScore& s : row) {
+    if (s.value.value) scores.emplace(std::string(s.key), *s.value.value);
   }
+  return scores;
+}
+}  // namespace
+
+void RunTally::Diagnose(io::RowResult& row) {
+  std::map<std::string, double> scores = DefinedScores(row.scores);
   analysis::Diagnosis d = analysis::Diagnose(scores, rule_);
+  // A conversation: each turn diagnosed on its own scores; the conversation's diagnosis is its
+  // first failing turn's (the first break explains what follows it), healthy when a turn is
+  // and none fails.
+  const io::TurnResult* failing = nullptr;
+  if (row.turns != nullptr) {
+    bool healthy = false;
+    for (io::TurnResult& t : *row.turns) {
+      std::map<std::string, double> turn_scores = DefinedScores(t.scores);
+      analysis::Diagnosis td = analysis::Diagnose(turn_scores, rule_);
+      t.diagnosis = std::string(analysis::DiagnosisName(td));
+      healthy = healthy || td == analysis::Diagnosis::kHealthy;
+      if (failing == nullptr && !analysis::DecidingMetric(td).empty()) {
+        failing = &t;
+        d = td;
+        scores = std::move(turn_scores);
+        row.first_failing_turn = t.turn;
+      }
+    }
+    if (failing == nullptr) {
+      d = healthy ? analysis::Diagnosis::kHealthy : analysis::Diagnosis::kNotDiagnosed;
+    }
+  }
   row.diagnosis = std::string(analysis::DiagnosisName(d));
   if (journal_) {
     const auto& all = analysis::AllDiagnoses();
@@ -77,8 +105,12 @@ void RunTally::Diagnose(io::RowResult& row) {
     if (m.type == Message::Type::kHuman) question = m.content;
   }
   std::string reason;
-  for (const io::RowScore& s : row.scores) {
+  for (const io::RowScore& s : failing != nullptr ? failing->scores : row.scores) {
     if (s.key == deciding) reason = s.value.reason;
+  }
+  if (failing != nullptr) {
+    question = failing->question;
+    reason = "turn " + std::to_string(failing->turn) + ": " + reason;
   }
   if (journal_) {
     pending_text_.question = question;

@@ -9,8 +9,17 @@ bool HasRequiredFields(const Sample& sample, const Metric& metric) {
   return (sample.fields() & need) == need;
 }
 
+std::string NotThisTurn(const Sample& sample, const Metric& metric) {
+  if (sample.turn == 0 || sample.turn == sample.turns ||
+      metric.info().conversation_scope == ConversationScope::kEachTurn) {
+    return {};
+  }
+  return "scored once per conversation, on its last turn";
+}
+
 bool Scorable(const Sample& sample, const Metric& metric) {
-  return HasRequiredFields(sample, metric) && metric.Unscorable(sample).empty();
+  return HasRequiredFields(sample, metric) && NotThisTurn(sample, metric).empty() &&
+         metric.Unscorable(sample).empty();
 }
 
 TaskSet PlanTasks(const Sample& sample, const std::vector<std::unique_ptr<Metric>>& metrics) {

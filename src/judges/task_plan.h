@@ -3,6 +3,7 @@
 // however many metrics share it. Pure.
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tala/judge.h"
@@ -12,7 +13,11 @@ namespace tala::judges {
 
 // True when the sample carries every field the metric requires.
 bool HasRequiredFields(const Sample& sample, const Metric& metric);
-// True when the metric can score the row: it has the fields, and Metric::Unscorable is empty.
+// Why a metric that scores a conversation once (a row metric, conversation_completeness) is not
+// scored on this turn: every turn but the last; empty for any other row or metric.
+std::string NotThisTurn(const Sample& sample, const Metric& metric);
+// True when the metric can score the row: it has the fields, it scores this turn (NotThisTurn),
+// and Metric::Unscorable is empty.
 bool Scorable(const Sample& sample, const Metric& metric);
 
 // The union of the tasks of the metrics the row can be scored on.

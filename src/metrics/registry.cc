@@ -11,12 +11,14 @@
 #include "metrics/context_entity_recall.h"
 #include "metrics/context_precision.h"
 #include "metrics/context_recall.h"
+#include "metrics/conversation_completeness.h"
 #include "metrics/data_compare.h"
 #include "metrics/factual_correctness.h"
 #include "metrics/faithfulness.h"
 #include "metrics/g_eval.h"
 #include "metrics/id_based.h"
 #include "metrics/ir.h"
+#include "metrics/knowledge_retention.h"
 #include "metrics/noise_sensitivity.h"
 #include "metrics/non_llm_context.h"
 #include "metrics/nv_ratings.h"
@@ -30,6 +32,7 @@
 #include "metrics/summarization_score.h"
 #include "metrics/tool_call.h"
 #include "metrics/topic_adherence.h"
+#include "metrics/turn_metrics.h"
 #include "metrics/user_metric.h"
 
 namespace tala::metrics {
@@ -89,6 +92,20 @@ const std::vector<RegistryEntry>& MetricRegistry() {
       {AgentGoalAccuracyInfo, MakeAgentGoalAccuracy, "agents and tools (judged)", "agents"},
       {TopicAdherenceInfo, MakeTopicAdherence, "agents and tools (judged)", "agents"},
       {SqlEquivalenceInfo, MakeSqlEquivalence, "SQL and data (judged)", "sql"},
+      {TurnFaithfulnessInfo, MakeTurnFaithfulness, "conversations, turn by turn (judged)",
+       "conversation"},
+      {TurnResponseRelevancyInfo, MakeTurnResponseRelevancy, "conversations, turn by turn (judged)",
+       "conversation"},
+      {TurnContextPrecisionInfo, MakeTurnContextPrecision, "conversations, turn by turn (judged)",
+       "conversation"},
+      {TurnContextRecallInfo, MakeTurnContextRecall, "conversations, turn by turn (judged)",
+       "conversation"},
+      {TurnContextRelevanceInfo, MakeTurnContextRelevance, "conversations, turn by turn (judged)",
+       "conversation"},
+      {KnowledgeRetentionInfo, MakeKnowledgeRetention, "conversations, turn by turn (judged)",
+       "conversation"},
+      {ConversationCompletenessInfo, MakeConversationCompleteness,
+       "conversations, turn by turn (judged)", "conversation"},
   };
   return kRegistry;
 }
@@ -118,6 +135,14 @@ bool IsCoreMetric(const std::string& key) {
 }
 
 std::string PipelineStage(const std::string& key) {
+  // A per-turn metric judges the stage its row metric judges; the answers' memory and
+  // completeness are the generator's.
+  if (std::string_view base = TurnMetricBase(key); !base.empty()) {
+    return PipelineStage(std::string(base));
+  }
+  if (key == KnowledgeRetentionInfo().name || key == ConversationCompletenessInfo().name) {
+    return "generator";
+  }
   const RegistryEntry* e = FindMetricOfKey(key);
   if (e == nullptr) return "";
   const std::string selector = e->selector;
@@ -207,6 +232,19 @@ Result<std::vector<MetricSpec>> ExpandGroups(const std::vector<MetricSpec>& spec
 std::vector<MetricSpec> DefaultSpecs(FieldSet fields) {
   std::vector<MetricSpec> core = GroupSpecs("core", fields);
   return core.empty() ? GroupSpecs("all", fields) : core;
+}
+
+std::vector<MetricSpec> ConversationDefaultSpecs(bool turn_references, bool turn_unreferenced) {
+  std::vector<MetricSpec> out = {{TurnFaithfulnessInfo().name, {}},
+                                 {TurnResponseRelevancyInfo().name, {}}};
+  if (turn_references) {
+    out.push_back({TurnContextPrecisionInfo().name, {}});
+    out.push_back({TurnContextRecallInfo().name, {}});
+  }
+  if (turn_unreferenced) out.push_back({TurnContextRelevanceInfo().name, {}});
+  out.push_back({KnowledgeRetentionInfo().name, {}});
+  out.push_back({ConversationCompletenessInfo().name, {}});
+  return out;
 }
 
 namespace {

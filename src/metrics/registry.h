@@ -59,6 +59,11 @@ Result<std::vector<MetricSpec>> ExpandGroups(const std::vector<MetricSpec>& spec
 // What is scored when --metrics is not given: the core metrics the data allows, or, when the
 // data allows none of them (string metrics over response and reference only), "all".
 std::vector<MetricSpec> DefaultSpecs(FieldSet fields);
+// What is scored when --metrics is not given and the data holds conversations whose turns carry
+// their own passages: faithfulness and relevancy of each turn, the turns' retrieval (precision
+// and recall when some turn carries a reference, context relevance when some turn has passages
+// and no reference), knowledge retention and completeness.
+std::vector<MetricSpec> ConversationDefaultSpecs(bool turn_references, bool turn_unreferenced);
 
 // Splits a --metrics list. A comma-separated piece with '=' and no ':' continues the options of
 // the metric before it; "name@k" is short for "name:k=k"; a value in double quotes may hold

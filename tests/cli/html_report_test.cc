@@ -131,5 +131,26 @@ TEST(HtmlReportTest, TheDrillDownShowsTheJudgedCriteria) {
   EXPECT_EQ(dom.find("<b>polite</b>"), std::string::npos) << "a reason is text, not markup";
 }
 
+// A conversation is drawn as a chat (issue 54): each turn's question and answer, the turn's
+// diagnosis on its answer and its scores with their reasons beside it, the first failing turn
+// marked.
+TEST(HtmlReportTest, AConversationIsDrawnTurnByTurn) {
+  if (!std::filesystem::exists(kChromium)) {
+    GTEST_SKIP() << "chromium is not installed (make test-deps installs it)";
+  }
+  TempDir dir;
+  std::string html = dir.path() + "/report.html";
+  CommandOutput eval =
+      RunTala("eval " + std::string(TALA_SOURCE_DIR) + "/examples/data/conversations.jsonl -q -o " +
+              dir.path() + "/r.jsonl --html " + html + " 2>&1");
+  ASSERT_EQ(eval.exit_code, 0) << eval.out;
+  std::string dom = DumpDom("file://" + html + "#selftest");
+  size_t at = dom.find("SELFTEST sorted");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(dom.substr(at, dom.find('<', at) - at),
+            "SELFTEST sorted=1 drilldown=1 filtered=1 conversation=1 errors=0");
+  EXPECT_NE(dom.find("first failing turn"), std::string::npos) << "the first chat has a fault";
+}
+
 }  // namespace
 }  // namespace tala::testing

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include "engine/conversation_turns.h"
 #include "engine/row_scorer.h"
 #include "io/readers/dataset_reader.h"
 #include "judges/replay_judge.h"
@@ -35,8 +36,25 @@ TEST(GoldenTest, EveryRowScoresAsExpected) {
     for (auto [spec, value] : expected) {
       auto metrics = metrics::CreateMetrics(*metrics::ParseMetricSpecs(std::string(spec)));
       ASSERT_TRUE(metrics.has_value()) << metrics.error().ToString();
-      io::RowResult result = RowScorer(*metrics, &judge, judge.name()).Score(sample);
-      const MetricValue& got = result.scores[0].value;
+      RowScorer scorer(*metrics, &judge, judge.name());
+      MetricValue got;
+      if (sample.is_multi_turn() && ScoresTurns(*metrics)) {
+        // A conversation metric: each turn scored, the turns joined as the engine joins them.
+        ConversationAssembler assembler(*metrics);
+        auto conversation = std::make_shared<const Sample>(sample);
+        for (const auto& turn : TurnSamples(conversation)) {
+          io::RowResult r = scorer.Score(*turn);
+          ASSERT_TRUE(assembler
+                          .Add(r,
+                               [&](io::RowResult& whole) {
+                                 got = whole.scores[0].value;
+                                 return OkStatus();
+                               })
+                          .ok());
+        }
+      } else {
+        got = scorer.Score(sample).scores[0].value;
+      }
       SCOPED_TRACE(sample.id + " / " + std::string(spec) + ": " + got.reason);
       if (value.is_null()) {
         EXPECT_FALSE(got.value.has_value());

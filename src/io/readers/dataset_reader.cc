@@ -7,6 +7,7 @@
 #include "io/readers/json_array_reader.h"
 #include "io/readers/jsonl_reader.h"
 #include "io/readers/shard_reader.h"
+#include "io/readers/turn_rows_reader.h"
 
 namespace tala::io {
 
@@ -38,14 +39,19 @@ Result<std::unique_ptr<DatasetReader>> OpenDataset(const std::string& path,
       options.format == DatasetFormat::kAuto ? FormatFromPath(path) : options.format;
   TALA_ASSIGN_OR_RETURN(BufferedInput input, BufferedInput::Open(path));
   const std::string name = path == "-" ? "<stdin>" : path;
+  std::unique_ptr<DatasetReader> rows;
   switch (format) {
     case DatasetFormat::kCsv:
-      return std::unique_ptr<DatasetReader>(new CsvReader(name, std::move(input), options));
+      rows.reset(new CsvReader(name, std::move(input), options));
+      break;
     case DatasetFormat::kJsonArray:
-      return std::unique_ptr<DatasetReader>(new JsonArrayReader(name, std::move(input), options));
+      rows.reset(new JsonArrayReader(name, std::move(input), options));
+      break;
     default:
-      return std::unique_ptr<DatasetReader>(new JsonlReader(name, std::move(input), options));
+      rows.reset(new JsonlReader(name, std::move(input), options));
   }
+  // A conversation given as a row per turn is read as one row.
+  return std::unique_ptr<DatasetReader>(new TurnRowsReader(std::move(rows), name));
 }
 
 Result<std::unique_ptr<DatasetReader>> OpenDatasetShard(const std::string& path,
@@ -63,7 +69,9 @@ Result<std::unique_ptr<DatasetReader>> OpenDatasetShard(const std::string& path,
     TALA_ASSIGN_OR_RETURN(BufferedInput input,
                           BufferedInput::OpenAt(path, range.begin > 0 ? range.begin - 1 : 0));
     return std::unique_ptr<DatasetReader>(
-        new JsonlReader(path, path, std::move(input), options, range));
+        new TurnRowsReader(std::unique_ptr<DatasetReader>(
+                               new JsonlReader(path, path, std::move(input), options, range)),
+                           path));
   }
   int64_t total = 0;
   if (shard.by == ShardBy::kRange) {

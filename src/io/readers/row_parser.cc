@@ -204,11 +204,47 @@ Result<std::vector<Message>> ReadMessages(const FieldContext& ctx, element v) {
         if (!value.is_array()) return Expected(ctx, field, "an array of tool calls", value);
         m.tool_calls_json = simdjson::minify(value);
         TALA_ASSIGN_OR_RETURN(m.tool_calls, ReadToolCalls(ctx, field, value));
+      } else if (value.is_null()) {
+        continue;  // null means absent, as at the top of a row
+      } else if (key == "retrieved_contexts") {
+        TALA_ASSIGN_OR_RETURN(m.retrieved_contexts, ReadStringArray(ctx, field, value));
+      } else if (key == "retrieved_context_ids") {
+        TALA_ASSIGN_OR_RETURN(m.retrieved_context_ids, ReadIdArray(ctx, field, value));
+      } else if (key == "reference") {
+        TALA_ASSIGN_OR_RETURN(m.reference, ReadString(ctx, field, value));
+      } else if (key == "verdicts") {
+        TALA_ASSIGN_OR_RETURN(m.verdicts, ParseVerdicts(ctx, value));
       }
     }
     if (!has_type)
       return DataError({ctx.file, ctx.line, 0, path + ".type"},
                        "missing; expected human, ai or tool");
+    if (m.type != Message::Type::kAi && m.carries_turn_fields()) {
+      const char* which = m.retrieved_contexts      ? "retrieved_contexts"
+                          : m.retrieved_context_ids ? "retrieved_context_ids"
+                          : m.reference             ? "reference"
+                                                    : "verdicts";
+      return DataError({ctx.file, ctx.line, 0, path + "." + which},
+                       "only an ai message carries the passages and reference of its turn");
+    }
+    if (m.retrieved_context_ids && m.retrieved_contexts &&
+        m.retrieved_context_ids->size() != m.retrieved_contexts->size()) {
+      return DataError({ctx.file, ctx.line, 0, path + ".retrieved_context_ids"},
+                       "has " + std::to_string(m.retrieved_context_ids->size()) +
+                           " ids for the message's " +
+                           std::to_string(m.retrieved_contexts->size()) + " retrieved_contexts");
+    }
+    if (m.verdicts) {
+      // A turn's verdicts must fit the turn, as a row's fit the row.
+      Sample turn;
+      turn.line = ctx.line;
+      turn.user_input = "";
+      turn.response = m.content;
+      turn.retrieved_contexts = m.retrieved_contexts;
+      turn.retrieved_context_ids = m.retrieved_context_ids;
+      turn.reference = m.reference;
+      TALA_RETURN_IF_ERROR(ValidateVerdicts(turn, *m.verdicts, ctx.file));
+    }
     out.push_back(std::move(m));
   }
   if (out.empty())

@@ -232,6 +232,9 @@ tbody tr{cursor:pointer}tbody tr:hover{background:#f0f3ff}td.num{text-align:righ
 #detail{position:fixed;top:0;right:0;width:min(640px,100%);height:100%;overflow:auto;background:#fff;border-left:1px solid var(--line);box-shadow:-8px 0 24px rgba(0,0,0,.08);padding:18px 22px;display:none}
 #detail.open{display:block}#detail h3{margin:16px 0 6px;font-size:13px;text-transform:uppercase;color:var(--muted)}#detail .close{float:right;cursor:pointer;border:0;background:none;font-size:20px}
 .claim{padding:6px 8px;border-radius:6px;margin:4px 0;border-left:4px solid var(--line);background:#fafbfc}.claim.yes{border-color:var(--ok)}.claim.no{border-color:var(--bad)}
+.turn{margin:8px 0;padding:4px 0;border-bottom:1px solid var(--line)}.turn.first{background:#fff5f5}
+.bubble{padding:6px 10px;border-radius:10px;margin:4px 0;max-width:85%;white-space:pre-wrap}.bubble.user{background:#eef2f7}.bubble.ai{background:#f3faf4;margin-left:auto}
+.turnscores{font-size:90%;margin-left:15%}.turnscores small{color:var(--muted)}
 .claim small,.chunk small{color:var(--muted)}.chunk{padding:6px 8px;margin:4px 0;border:1px solid var(--line);border-radius:6px}.chunk.rel{border-color:var(--ok)}
 .tag{display:inline-block;font-size:11px;padding:0 6px;border-radius:8px;background:var(--line);margin-right:4px}.tag.yes{background:#d1fadf;color:var(--ok)}.tag.no{background:#fee4e2;color:var(--bad)}
 pre.text{white-space:pre-wrap;background:#fafbfc;padding:8px;border-radius:6px;margin:0}
@@ -284,6 +287,11 @@ function open(r){panel.textContent='';var x=el('button',{'class':'close','title'
  var inp=r.inputs||{},v=r.verdicts||{},ctx=inp.retrieved_contexts||[];
  section('scores');metrics.forEach(function(k){var d=el('div');d.appendChild(el('b',{},k+': '+fmt(score(r,k))+' '));d.appendChild(el('small',{},(r.reasons&&r.reasons[k])||''));panel.appendChild(d);});
  if(r.error){section('error');panel.appendChild(el('pre',{'class':'text'},r.error));}
+ if(r.turns){section('conversation'+(r.first_failing_turn?' (first failing turn: '+r.first_failing_turn+')':''));r.turns.forEach(function(t){
+   var d=el('div',{'class':'turn'+(t.turn===r.first_failing_turn?' first':'')});d.appendChild(el('div',{'class':'bubble user'},t.question));
+   var a=el('div',{'class':'bubble ai'});a.appendChild(el('span',{'class':'tag '+(t.diagnosis==='healthy'?'yes':'no')},'turn '+t.turn+': '+(t.diagnosis||'')));a.appendChild(document.createTextNode(t.response));d.appendChild(a);
+   var sc=el('div',{'class':'turnscores'});Object.keys(t.scores||{}).forEach(function(k){var v=t.scores[k];var line=el('div');line.appendChild(el('b',{},k+': '+fmt(v===null?null:v)+' '));line.appendChild(el('small',{},(t.reasons&&t.reasons[k])||''));sc.appendChild(line);});
+   d.appendChild(sc);panel.appendChild(d);});}
  if(inp.user_input!==undefined){section('question');panel.appendChild(el('pre',{'class':'text'},inp.user_input));}
  if(inp.response!==undefined){section('response');panel.appendChild(el('pre',{'class':'text'},inp.response));}
  if(v.response_claims){section('response claims');v.response_claims.forEach(function(c){var d=el('div',{'class':'claim '+(c.supported===true?'yes':c.supported===false?'no':'')});
@@ -315,6 +323,7 @@ if(location.hash==='#selftest'){var out=[];try{var key=cols[0]||'id';var th=docu
   var sorted=cells.every(function(c,i){return i===0||cells[i-1]>=c;});out.push('sorted='+(sorted&&cells.length>0?1:0));
   document.querySelector('#rows tbody tr').click();out.push('drilldown='+(panel.classList.contains('open')&&panel.querySelectorAll('h3').length>1?1:0));
   var f=document.getElementById('filter');f.value=String(rows[0].id);f.dispatchEvent(new Event('input'));out.push('filtered='+(view.length>=1&&view.length<=rows.length?1:0));
+  var chat=rows.filter(function(x){return x.turns;})[0];if(chat){open(chat);out.push('conversation='+(panel.querySelectorAll('.turn').length===chat.turns.length&&panel.querySelectorAll('.bubble.ai .tag').length===chat.turns.length?1:0));}
   var tried=rows.filter(function(x){return x.interventions;})[0];if(tried){open(tried);out.push('experiments='+(panel.textContent.indexOf('experiments (tala diagnose): cause '+tried.cause)>=0&&panel.querySelectorAll('.claim .tag').length>=2*tried.interventions.length?1:0));}
  }catch(e){errors.push(String(e));}out.push('errors='+errors.length);if(errors.length)out.push(errors.join(' | '));
  var res=el('pre',{'id':'selftest-result'},'SELFTEST '+out.join(' '));document.body.appendChild(res);}

@@ -14,19 +14,15 @@
 
 namespace tala::io {
 
-std::string FormatResultLine(const RowResult& row) {
-  std::string out = "{\"id\":";
-  if (row.sample.id_is_number) {
-    out += row.sample.id;
-  } else {
-    AppendJsonString(out, row.sample.id);
-  }
-  out += ",\"scores\":{";
-  for (size_t i = 0; i < row.scores.size(); ++i) {
+namespace {
+
+void AppendScores(std::string& out, const std::vector<RowScore>& scores) {
+  out += "\"scores\":{";
+  for (size_t i = 0; i < scores.size(); ++i) {
     if (i > 0) out += ',';
-    AppendJsonString(out, row.scores[i].key);
+    AppendJsonString(out, scores[i].key);
     out += ':';
-    const auto& v = row.scores[i].value.value;
+    const auto& v = scores[i].value.value;
     if (v && std::isfinite(*v)) {
       AppendJsonNumber(out, *v);
     } else {
@@ -35,7 +31,7 @@ std::string FormatResultLine(const RowResult& row) {
   }
   out += "},\"reasons\":{";
   bool first = true;
-  for (const RowScore& s : row.scores) {
+  for (const RowScore& s : scores) {
     std::string reason = s.value.reason;
     if (s.value.value && !std::isfinite(*s.value.value)) reason = "non-finite value: " + reason;
     if (reason.empty()) continue;
@@ -46,17 +42,57 @@ std::string FormatResultLine(const RowResult& row) {
     AppendJsonString(out, reason);
   }
   out += '}';
+}
+
+// ,"first_failing_turn":N,"turns":[{"turn","message","question","response","scores",
+// "reasons","diagnosis"}...]
+void AppendTurns(std::string& out, const RowResult& row) {
+  if (row.first_failing_turn > 0) {
+    out += ",\"first_failing_turn\":" + std::to_string(row.first_failing_turn);
+  }
+  out += ",\"turns\":[";
+  for (size_t i = 0; i < row.turns->size(); ++i) {
+    const TurnResult& t = (*row.turns)[i];
+    if (i > 0) out += ',';
+    out += "{\"turn\":" + std::to_string(t.turn) + ",\"message\":" + std::to_string(t.message) +
+           ",\"question\":";
+    AppendJsonString(out, t.question);
+    out += ",\"response\":";
+    AppendJsonString(out, t.response);
+    out += ',';
+    AppendScores(out, t.scores);
+    if (!t.diagnosis.empty()) {
+      out += ",\"diagnosis\":";
+      AppendJsonString(out, t.diagnosis);
+    }
+    out += '}';
+  }
+  out += ']';
+}
+
+}  // namespace
+
+std::string FormatResultLine(const RowResult& row) {
+  std::string out = "{\"id\":";
+  if (row.sample.id_is_number) {
+    out += row.sample.id;
+  } else {
+    AppendJsonString(out, row.sample.id);
+  }
+  out += ',';
+  AppendScores(out, row.scores);
   if (!row.diagnosis.empty()) {
     out += ",\"diagnosis\":";
     AppendJsonString(out, row.diagnosis);
   }
+  if (row.turns != nullptr) AppendTurns(out, row);
   if (!row.status.ok()) {
     out += ",\"error\":";
     AppendJsonString(out, row.status.ToString());
   }
   // Which nulls are judge failures, not undefined by the data: a merge or a resumed run counts
   // them as the run that scored them did.
-  first = true;
+  bool first = true;
   for (const RowScore& s : row.scores) {
     if (!s.failed) continue;
     out += first ? ",\"failed\":[" : ",";

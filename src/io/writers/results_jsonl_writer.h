@@ -22,12 +22,26 @@ struct RowScore {
   bool failed = false;  // undefined because the judge failed, not because of the data
 };
 
+// One turn of a conversation row, as its results line keeps it (engine/conversation_turns.h).
+struct TurnResult {
+  int turn = 0;                  // 1-based, among the conversation's ai messages
+  int message = 0;               // 0-based position of its ai message in user_input
+  std::string question;          // the turn's question as it was read
+  std::string response;          // the ai message
+  std::vector<RowScore> scores;  // by the metric's name on one turn ("faithfulness")
+  std::string diagnosis;         // which stage failed on this turn (set by the tally)
+};
+
 struct RowResult {
   const Sample& sample;
   std::vector<RowScore> scores;
   Status status;          // a judge failure for the whole row; scores are then all null
   std::string diagnosis;  // which stage failed ("retriever miss"); empty: not written
   const Verdicts* verdicts = nullptr;  // the judge's verdicts, written for the drill-down
+  // A conversation scored turn by turn: each turn's scores, and the first turn that failed
+  // (1-based; 0: none). The tally fills the turns' diagnoses.
+  std::vector<TurnResult>* turns = nullptr;
+  int first_failing_turn = 0;
 };
 
 // Builds the JSON line for one row (without the newline).

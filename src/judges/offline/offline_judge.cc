@@ -14,10 +14,14 @@
 #include "core/text/sentences.h"
 #include "core/text/stopwords.h"
 #include "core/text/tokenize.h"
+#include "core/turn_question.h"
 #include "core/verdict_validation.h"
 #include "judges/offline/answer_relevance.h"
 #include "judges/offline/cjk_values.h"
+#include "judges/offline/conversation_reading.h"
 #include "judges/offline/question_parts.h"
+#include "metrics/conversation_completeness.h"
+#include "metrics/knowledge_retention.h"
 
 namespace tala::judges::offline {
 
@@ -638,10 +642,31 @@ Result<Verdicts> OfflineJudge::AnswerRow(const Sample& s, const JudgeQuery& quer
     v.context_entities = Entities(row.joined_context);
   }
   TALA_RETURN_IF_ERROR(AddSimilarities(s, tasks, row, v));
+  if (auto both = ReadTurnBothWays(s, v); !both.ok()) {
+    EncoderFailed(v, JudgeTaskVerdictName(JudgeTask::kGenerateQuestions), both);
+    v.generated_questions.reset();
+  }
   // The metrics' own questions (aspects, rubrics, goals...) need a model that reads the
   // criterion; word statistics would only pretend to. Context relevance is the exception when
   // the encoder is there: it is what the encoder and the answer reading estimate.
   for (const JudgeQuestion& q : query.questions) {
+    const bool retention = q.definition == metrics::kKnowledgeRetentionDefinition;
+    const bool completeness = q.definition == metrics::kConversationCompletenessDefinition;
+    if ((retention || completeness) && language_.code != "en") {
+      v.missing_reasons[QuestionVerdictName(q)] =
+          "offline judge: its reading of conversations is English only, and the row is in " +
+          text::LanguageName(language_.code) + "; use an LLM judge (--judge openai:MODEL)";
+      continue;
+    }
+    if (retention || completeness) {
+      Result<JudgedAnswer> read = retention ? ReadRetentionOf(s) : ReadCompletenessOf(s);
+      if (read) {
+        v.answers[q.key] = std::move(*read);
+      } else {
+        EncoderFailed(v, QuestionVerdictName(q), read.error());
+      }
+      continue;
+    }
     if (q.kind == JudgeQuestion::Kind::kRating && q.definition == "context_relevance") {
       if (!has_encoder_) {
         v.missing_reasons[QuestionVerdictName(q)] =
@@ -670,6 +695,109 @@ Result<Verdicts> OfflineJudge::AnswerRow(const Sample& s, const JudgeQuery& quer
         std::string(JudgeQuestionKindName(q.kind)) + " questions; use --judge openai:MODEL)";
   }
   return v;
+}
+
+namespace {
+// The conversation's last ai message with text: the answer a turn sample scores.
+size_t LastAnswer(const Sample& s) {
+  for (size_t i = s.messages.size(); i-- > 0;) {
+    if (s.messages[i].type == Message::Type::kAi && !s.messages[i].content.empty()) return i;
+  }
+  return s.messages.size();
+}
+}  // namespace
+
+Result<JudgedAnswer> OfflineJudge::ReadRetentionOf(const Sample& s) {
+  JudgedAnswer a;
+  const size_t ai = LastAnswer(s);
+  if (ai == s.messages.size()) {
+    a.values = {1};
+    a.reason = "no answer to read";
+    return a;
+  }
+  RetentionReading r = ReadRetention(s.messages, ai, *stemmer_);
+  a.values = {r.kept ? 1.0 : 0.0};
+  a.reason = "offline reading: " + r.reason;
+  return a;
+}
+
+Result<GeneratedQuestion> OfflineJudge::RelevanceReading(const std::string& question,
+                                                         const std::string& answer) {
+  Sample pair;
+  pair.user_input = question;
+  pair.response = answer;
+  RowTexts row(pair, *stemmer_, [this](const std::string& c) { return ChunkProfile(c); });
+  Verdicts v;
+  TALA_RETURN_IF_ERROR(
+      AddSimilarities(pair, static_cast<TaskSet>(JudgeTask::kGenerateQuestions), row, v));
+  if (!v.generated_questions || v.generated_questions->empty()) {
+    auto why = v.missing_reasons.find(JudgeTaskVerdictName(JudgeTask::kGenerateQuestions));
+    return Status(ErrorCode::kInternal, why != v.missing_reasons.end()
+                                            ? why->second
+                                            : "the relevance reading gave nothing");
+  }
+  return std::move(v.generated_questions->front());
+}
+
+Result<double> OfflineJudge::RelevanceOf(const std::string& question, const std::string& answer) {
+  if (IsNoncommittal(answer)) return 0.0;
+  TALA_ASSIGN_OR_RETURN(GeneratedQuestion q, RelevanceReading(question, answer));
+  return q.cosine.value_or(0.0);
+}
+
+Status OfflineJudge::ReadTurnBothWays(const Sample& s, Verdicts& v) {
+  if (s.turn == 0 || !v.generated_questions || v.generated_questions->empty() || !s.response) {
+    return OkStatus();
+  }
+  // A turn's question reads alone or after the user's question before it ("How often do they
+  // run?" alone; "And after that?" after it): the offline reading cannot tell which the user
+  // meant, so it takes the reading the answer addresses better.
+  const TurnAsk ask = ReadTurnAsk(s.messages, LastAnswer(s));
+  const std::string& other = ask.leans ? ask.alone : ask.with_before;
+  if (other.empty() || other == s.user_input.value_or("")) return OkStatus();
+  TALA_ASSIGN_OR_RETURN(GeneratedQuestion alt, RelevanceReading(other, *s.response));
+  GeneratedQuestion& have = v.generated_questions->front();
+  if (alt.cosine.value_or(0) <= have.cosine.value_or(0)) return OkStatus();
+  alt.noncommittal = have.noncommittal;
+  alt.reading = (ask.leans ? "read alone, " : "read after the question before it, ") + alt.reading;
+  have = std::move(alt);
+  return OkStatus();
+}
+
+Result<JudgedAnswer> OfflineJudge::ReadCompletenessOf(const Sample& s) {
+  JudgedAnswer a;
+  const std::vector<UserAsk> asks = UserAsks(s.messages);
+  if (asks.empty()) {
+    a.values = {1};
+    a.reason = "offline reading: the user asked for nothing (no question or request)";
+    return a;
+  }
+  int met = 0;
+  std::string unmet;
+  for (const UserAsk& ask : asks) {
+    double best = 0;
+    for (size_t i = ask.first_answer; i < s.messages.size(); ++i) {
+      if (s.messages[i].type != Message::Type::kAi || s.messages[i].content.empty()) continue;
+      for (const std::string* reading : {&ask.question, &ask.other}) {
+        if (reading->empty()) continue;
+        TALA_ASSIGN_OR_RETURN(double r, RelevanceOf(*reading, s.messages[i].content));
+        best = std::max(best, r);
+      }
+    }
+    if (best >= kAskMetRelevance) {
+      ++met;
+      continue;
+    }
+    std::string text = ask.question.size() > 90 ? ask.question.substr(0, 90) + "..." : ask.question;
+    unmet += (unmet.empty() ? "" : "; ") + std::string("turn ") + std::to_string(ask.turn) + " \"" +
+             text + "\"";
+  }
+  a.values = {static_cast<double>(met) / static_cast<double>(asks.size())};
+  a.reason = "offline reading: " + std::to_string(met) + " of " + std::to_string(asks.size()) +
+             " asks met (an answer after it reads as addressing it, relevance >= " +
+             fmt::format("{:.2f}", kAskMetRelevance) + ")" +
+             (unmet.empty() ? "" : "; not met: " + unmet);
+  return a;
 }
 
 }  // namespace tala::judges::offline

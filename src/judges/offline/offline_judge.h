@@ -28,6 +28,10 @@ inline constexpr double kChunkRelevanceThreshold = 0.5;
 // With a reference of several sentences, a chunk is also useful when it covers this share of
 // one substantive sentence of it (see OfflineJudge::Answer).
 inline constexpr double kSentenceRelevanceThreshold = 0.5;
+// A user's ask counts as met (conversation_completeness) when an answer after it reads as
+// addressing it this well: the middle of the relevance scale, which anchors a typical answering
+// sentence at 0.85 and an off-topic one at 0.05 (relevance_blend.h).
+inline constexpr double kAskMetRelevance = 0.5;
 
 // What the offline judge embeds with in this process: "use-lite-0.2.0" when the sentence
 // encoder is there, else "hashed" (then `why` says what is missing and how to fetch it).
@@ -61,6 +65,15 @@ class OfflineJudge : public Judge {
     std::optional<TextProfile> whole_context;
   };
   Result<Verdicts> AnswerRow(const Sample& s, const JudgeQuery& query);
+  // knowledge_retention and conversation_completeness on a turn of a conversation
+  // (conversation_reading.h); the relevance reading of `answer` to `question` alone.
+  Result<JudgedAnswer> ReadRetentionOf(const Sample& s);
+  Result<JudgedAnswer> ReadCompletenessOf(const Sample& s);
+  Result<double> RelevanceOf(const std::string& question, const std::string& answer);
+  Result<GeneratedQuestion> RelevanceReading(const std::string& question,
+                                             const std::string& answer);
+  // A turn of a conversation: its relevance by the better of its two readings (turn_question.h).
+  Status ReadTurnBothWays(const Sample& s, Verdicts& v);
   text::Stemmer* StemmerFor(const std::string& algorithm);
   ClaimVerdict VerifyAgainstContext(const Claim& claim, RowTexts& row);
   std::vector<ClaimVerdict> JudgeResponseClaims(const Sample& s, TaskSet tasks, RowTexts& row);

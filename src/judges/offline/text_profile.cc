@@ -1,6 +1,7 @@
 #include "judges/offline/text_profile.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/text/stopwords.h"
 #include "judges/offline/clause_lexicon.h"
@@ -20,13 +21,40 @@ bool EndsSentenceBetween(std::string_view text, size_t from, size_t to) {
   }
   return false;
 }
+
+// "between 00:30 and 05:00", "5 or 6 days": a conjunction inside a range of numbers joins it,
+// it does not start a clause. Not a list ("lines 1 and 4 run..."), whose clause reading (roles
+// on each side of the verb) is what the structure checks were measured on.
+// `before` holds the tokens already read (profiled: their text is moved out of `raw`).
+bool JoinsNumbers(const std::vector<ProfiledToken>& before, const std::vector<text::Token>& raw,
+                  size_t i) {
+  if (i == 0 || i > before.size() || i + 1 >= raw.size() || !before[i - 1].number ||
+      !raw[i + 1].number) {
+    return false;
+  }
+  if (raw[i].text == "or") return true;
+  size_t k = i - 1;  // back past the first number ("00:30" is two tokens)
+  while (k > 0 && before[k].number) --k;
+  return before[k].folded == "between";
+}
+
+// ", which is open from 8:00" says more of the noun before it: one segment with it, so a claim
+// that joins the two ("the service centre is open from 8:00") finds its values together.
+bool OpensRelativeClause(std::string_view folded) {
+  return folded == "which" || folded == "who" || folded == "whose" || folded == "whom";
+}
+
 }  // namespace
 
 // True when the text between two tokens holds a clause break: , ; : ( ) or a dash.
 bool PunctuationBetween(std::string_view text, size_t from, size_t to) {
   for (size_t i = from; i < to && i < text.size(); ++i) {
     char c = text[i];
-    if (c == ',' || c == ';' || c == ':' || c == '(' || c == ')') return true;
+    // A colon between digits is a clock time or a ratio ("00:30", "3:1"), not a break.
+    const bool in_number = c == ':' && i > 0 && i + 1 < text.size() &&
+                           std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+                           std::isdigit(static_cast<unsigned char>(text[i + 1]));
+    if (c == ',' || c == ';' || (c == ':' && !in_number) || c == '(' || c == ')') return true;
   }
   return false;
 }
@@ -45,7 +73,8 @@ TextProfile::TextProfile(std::string_view text, text::Stemmer& stemmer) {
         ++sentence;
         ++segment;
         sentence_start = true;
-      } else if (PunctuationBetween(text, prev_end, t.offset) || IsSegmentConjunction(t.text)) {
+      } else if ((PunctuationBetween(text, prev_end, t.offset) && !OpensRelativeClause(t.text)) ||
+                 (IsSegmentConjunction(t.text) && !JoinsNumbers(tokens_, raw, i))) {
         ++segment;
       }
     }

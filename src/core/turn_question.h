@@ -1,0 +1,28 @@
+#pragma once
+// The question one turn of a conversation asks, as a reader of that turn alone needs it: the
+// user's messages since the previous ai message, read after the user's previous question when
+// they lean on it: they open with "and", "but", "what about"... ("and is it valid for
+// transfers?") or say three words or fewer ("Why not?"). The engine scores each turn against it;
+// the offline judge reads the user's asks with it. Pure; thread-safe.
+
+#include <string>
+#include <vector>
+
+#include "tala/sample.h"
+
+namespace tala {
+
+// The two readings of the question of the turn whose ai message is messages[ai] (ai may be
+// messages.size(): the user's messages after the last ai message).
+struct TurnAsk {
+  std::string alone;        // the user's messages since the previous ai message
+  std::string with_before;  // "How much is a single ride - and is it valid for transfers?";
+                            // empty when the user asked nothing before
+  bool leans = false;       // it leans on the question before it (see above)
+};
+TurnAsk ReadTurnAsk(const std::vector<Message>& messages, size_t ai);
+
+// The reading a turn is scored by: with the question before it when it leans on it, else alone.
+std::string TurnQuestion(const std::vector<Message>& messages, size_t ai);
+
+}  // namespace tala
