@@ -8,6 +8,9 @@ with the question (ties go to the higher-ranked chunk).
 It answers in two ways, as `tala run` calls it:
   rag_app.py serve [--port 8765]   HTTP: POST {"question": ...} -> {"answer", "contexts": [{id, text}]}
   rag_app.py jsonl                 JSON Lines on stdin/stdout: {"id", "user_input"} -> {"id", "answer", "contexts"}
+A request may carry the conversation so far as "messages" ([{"role": "user"|"assistant",
+"content"}], the question last, as tala run sends a conversation's turns): a follow-up ("And
+for children?") is then searched with the user's question before it.
 
 A request that carries "contexts" (a list of passages, strings or {id, text}; `tala diagnose`
 sends them) is answered from those passages, with no retrieval, and they come back as its contexts.
@@ -104,18 +107,36 @@ def given_chunks(contexts):
     return chunks
 
 
+FOLLOW_UPS = ("and ", "but ", "also ", "so ", "what about", "how about")
+
+
+def with_what_came_before(question, messages):
+    """A follow-up ("And for children?") is searched with the user's question before it, from
+    the conversation so far (`messages`: [{"role": "user"|"assistant", "content"}], the current
+    question last)."""
+    if not isinstance(messages, list):
+        return question
+    earlier = [m.get("content", "") for m in messages[:-1]
+               if isinstance(m, dict) and m.get("role") == "user"]
+    lower = question.strip().lower()
+    if earlier and (len(lower.split()) <= 3 or lower.startswith(FOLLOW_UPS)):
+        return earlier[-1] + " " + question
+    return question
+
+
 class App:
     def __init__(self, broken=None, k=3, faults=None, delay_ms=0):
         with open(KNOWLEDGE_BASE, encoding="utf-8") as f:
             self.index = Bm25([json.loads(line) for line in f if line.strip()])
         self.broken, self.k, self.faults, self.delay = broken, k, faults or {}, delay_ms / 1000
 
-    def answer(self, question, contexts=None):
+    def answer(self, question, contexts=None, messages=None):
         if not isinstance(question, str) or not question.strip():
             raise ValueError("the question must be a non-empty string")
         if self.delay:
             time.sleep(self.delay)
         fault = self.faults.get(question.strip())
+        question = with_what_came_before(question, messages)
         if contexts is not None:
             chunks = given_chunks(contexts)
         else:
@@ -161,7 +182,9 @@ def serve(app, port):
             try:
                 length = int(self.headers.get("Content-Length", 0))
                 request = json.loads(self.rfile.read(length))
-                body, status = app.answer(request.get("question"), request.get("contexts")), 200
+                body = app.answer(request.get("question"), request.get("contexts"),
+                                  request.get("messages"))
+                status = 200
             except (ValueError, AttributeError) as e:
                 body, status = {"error": str(e)}, 400
             data = json.dumps(body).encode("utf-8")
@@ -189,8 +212,8 @@ def jsonl(app):
             continue
         request = json.loads(line)
         try:
-            reply = dict(app.answer(request.get("user_input"), request.get("contexts")),
-                         id=request.get("id"))
+            reply = dict(app.answer(request.get("user_input"), request.get("contexts"),
+                                    request.get("messages")), id=request.get("id"))
         except ValueError as e:
             reply = {"id": request.get("id"), "error": str(e)}
         sys.stdout.write(json.dumps(reply) + "\n")

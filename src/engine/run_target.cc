@@ -43,6 +43,9 @@ Result<std::string> RequestFor(const GoldenRow& g, const TargetSpec& spec, const
     }
     ordered_json body = {{"question", g.row["user_input"]}};
     if (given != g.row.end()) body["contexts"] = *given;
+    if (auto messages = g.row.find("messages"); messages != g.row.end()) {
+      body["messages"] = *messages;  // a conversation's turn: what was said before it
+    }
     return body.dump(-1, ' ', false, json::error_handler_t::replace);
   }
   TALA_ASSIGN_OR_RETURN(std::string body, targets::RenderRequest(*tmpl, g.row));
@@ -123,6 +126,66 @@ void Percentiles(std::vector<double> v, RunReport& r) {
   r.latency_p95_ms = at(0.95);
   r.latency_max_ms = v.back();
 }
+
+// A golden conversation to play turn by turn: user_input a list of messages of the user, with
+// ai messages absent or without content (placeholders that may carry the turn's reference).
+bool IsScript(const ordered_json& row) {
+  const auto input = row.find("user_input");
+  if (input == row.end() || !input->is_array() || input->empty()) return false;
+  bool human = false;
+  for (const auto& m : *input) {
+    if (!m.is_object()) return false;
+    const std::string type = m.value("type", "");
+    if (type == "human") {
+      human = true;
+    } else if (type != "ai" || (m.contains("content") && m["content"].is_string() &&
+                                !m["content"].get<std::string>().empty())) {
+      return false;
+    }
+  }
+  return human;
+}
+
+// One turn of a script: one message of the user, and the reference the ai placeholder after it
+// carries (null when none).
+struct ScriptTurn {
+  std::string question;
+  ordered_json reference;
+};
+
+std::vector<ScriptTurn> TurnsOf(const ordered_json& user_input) {
+  std::vector<ScriptTurn> turns;
+  for (const auto& m : user_input) {
+    if (m.value("type", "") == "human") {
+      turns.push_back({m.value("content", ""), nullptr});
+    } else if (!turns.empty() && m.contains("reference")) {
+      turns.back().reference = m["reference"];
+    }
+  }
+  return turns;
+}
+
+// Where a played conversation stands.
+struct Play {
+  size_t golden = 0;
+  std::vector<ScriptTurn> turns;
+  ordered_json transcript = ordered_json::array();  // tala's messages, answers with contexts
+  ordered_json history = ordered_json::array();     // the target's: {"role", "content"}
+  double latency_ms = 0;
+  std::string error;
+  ordered_json usage = ordered_json::object();
+};
+
+// The row the target gets for turn `t` of a play: the golden row with the turn's question as
+// its user_input and the conversation so far, the question last, as `messages`.
+GoldenRow TurnRow(const GoldenRow& g, const Play& p, size_t t) {
+  GoldenRow turn = g;
+  turn.row["user_input"] = p.turns[t].question;
+  ordered_json messages = p.history;
+  messages.push_back({{"role", "user"}, {"content", p.turns[t].question}});
+  turn.row["messages"] = std::move(messages);
+  return turn;
+}
 }  // namespace
 
 Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
@@ -145,10 +208,29 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
       {{"GOLDEN", o.golden}}, {{"--out", o.out}, {"--target-cache", cache_path}}));
   TALA_ASSIGN_OR_RETURN(std::vector<GoldenRow> golden, targets::ReadGolden(o.golden));
   report.rows_read = static_cast<int64_t>(golden.size());
-  // Every request is rendered before the first call, so a template error stops nothing midway.
+  // Conversations to play turn by turn, or single questions: one kind a file.
+  size_t scripts = 0;
+  for (const GoldenRow& g : golden) scripts += IsScript(g.row) ? 1 : 0;
+  if (scripts > 0 && scripts < golden.size()) {
+    for (const GoldenRow& g : golden) {
+      if (IsScript(g.row)) continue;
+      return DataError({o.golden, g.line, 0, "user_input"},
+                       "this file holds conversations to play turn by turn (user_input lists the "
+                       "user's messages) and this row is not one; give single questions in a "
+                       "golden file of their own");
+    }
+  }
+  // Every request is rendered before the first call, so a template error stops nothing midway
+  // (a conversation's first turn stands for its others: they fill the same placeholders).
   std::vector<std::string> requests;
   for (const GoldenRow& g : golden) {
-    TALA_ASSIGN_OR_RETURN(std::string r, RequestFor(g, o.target, tmpl ? &*tmpl : nullptr));
+    GoldenRow first = g;
+    if (scripts > 0) {
+      Play p;
+      p.turns = TurnsOf(g.row["user_input"]);
+      first = TurnRow(g, p, 0);
+    }
+    TALA_ASSIGN_OR_RETURN(std::string r, RequestFor(first, o.target, tmpl ? &*tmpl : nullptr));
     requests.push_back(std::move(r));
   }
   TALA_ASSIGN_OR_RETURN(auto target,
@@ -169,6 +251,147 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
       io::ResultsJsonlWriter::Open(o.out, o.resume ? io::ResultsJsonlWriter::Mode::kAppend
                                                    : io::ResultsJsonlWriter::Mode::kTruncate));
 
+  targets::RunnerOptions ro;
+  ro.max_in_flight = o.max_in_flight;
+  ro.timeout = std::chrono::milliseconds(o.timeout_ms);
+  ro.retry.max_retries = o.max_retries;
+  ro.retry.base_delay = std::chrono::milliseconds(200);
+  ro.requests_per_minute = o.requests_per_minute;
+  auto cache_key = [&](const std::string& request) {
+    return Sha256Hex("tala-target\n" + o.target.target + "\n" + o.target.method + "\n" + request);
+  };
+  if (scripts > 0) {
+    // Turn by turn: round t calls turn t of every conversation still going, all at once; each
+    // call carries what was said before it, so a turn's request (and its cache key) is the same
+    // whatever comes after it.
+    std::vector<Play> plays;
+    int64_t turns_total = 0, turns_done = 0;
+    for (size_t i = 0; i < golden.size(); ++i) {
+      if (kept.count(golden[i].id)) continue;
+      Play p;
+      p.golden = i;
+      p.turns = TurnsOf(golden[i].row["user_input"]);
+      turns_total += static_cast<int64_t>(p.turns.size());
+      plays.push_back(std::move(p));
+    }
+    targets::RunnerCounts counts;
+    std::vector<double> latencies;
+    auto progress = [&] {
+      if (!o.progress) return;
+      Progress pr;
+      pr.rows_done = turns_done;
+      pr.rows_total = turns_total;
+      pr.in_flight = counts.in_flight;
+      pr.failed_calls = counts.failed_calls;
+      pr.retries = counts.retries;
+      pr.cache_hits = report.cache_hits;
+      o.progress(pr);
+    };
+    Status status;
+    for (size_t t = 0; status.ok(); ++t) {
+      std::vector<size_t> active;  // seq -> play
+      std::vector<std::string> turn_requests;
+      for (size_t k = 0; k < plays.size(); ++k) {
+        Play& p = plays[k];
+        if (!p.error.empty() || t >= p.turns.size()) continue;
+        TALA_ASSIGN_OR_RETURN(std::string r, RequestFor(TurnRow(golden[p.golden], p, t), o.target,
+                                                        tmpl ? &*tmpl : nullptr));
+        active.push_back(k);
+        turn_requests.push_back(std::move(r));
+      }
+      if (active.empty()) break;
+      auto finish_turn = [&](int64_t seq, const targets::CallOutcome& outcome) -> Status {
+        const size_t k = active[static_cast<size_t>(seq)];
+        Play& p = plays[k];
+        ++turns_done;
+        p.latency_ms += outcome.latency_ms;
+        if (outcome.reply) latencies.push_back(outcome.latency_ms);
+        Result<targets::TargetAnswer> answer =
+            outcome.reply ? targets::ReadReply(outcome.reply->body, o.target, true)
+                          : Result<targets::TargetAnswer>(outcome.reply.error());
+        const ScriptTurn& turn = p.turns[t];
+        p.transcript.push_back({{"type", "human"}, {"content", turn.question}});
+        if (!answer) {
+          std::string why = answer.error().message();
+          if (outcome.attempts > 1) why += fmt::format(" (after {} attempts)", outcome.attempts);
+          p.error = "row " + golden[p.golden].id + ", turn " + std::to_string(t + 1) + ": " + why;
+          CountReason(report, answer.error().message());
+          return OkStatus();
+        }
+        ordered_json ai = {{"type", "ai"}, {"content", answer->response}};
+        ai["retrieved_contexts"] = answer->contexts;
+        if (answer->context_ids) ai["retrieved_context_ids"] = *answer->context_ids;
+        if (!turn.reference.is_null()) ai["reference"] = turn.reference;
+        p.transcript.push_back(std::move(ai));
+        p.history.push_back({{"role", "user"}, {"content", turn.question}});
+        p.history.push_back({{"role", "assistant"}, {"content", answer->response}});
+        report.prompt_tokens += answer->prompt_tokens.value_or(0);
+        report.completion_tokens += answer->completion_tokens.value_or(0);
+        report.cost_usd += answer->cost_usd.value_or(0);
+        if (cache && outcome.attempts > 0) {
+          cache->Put(cache_key(turn_requests[static_cast<size_t>(seq)]),
+                     "target:" + o.target.target, "target", {outcome.reply->body, 0, 0});
+        }
+        progress();
+        return OkStatus();
+      };
+      size_t cursor = 0;
+      Status cached_error;
+      auto next = [&]() -> std::optional<targets::TargetCall> {
+        while (cursor < active.size()) {
+          const int64_t seq = static_cast<int64_t>(cursor);
+          const std::string& request = turn_requests[cursor++];
+          if (cache) {
+            if (auto hit = cache->Get(cache_key(request))) {
+              ++report.cache_hits;
+              if (Status s = finish_turn(seq, {targets::TargetReply{hit->text, ""}, 0, 0});
+                  !s.ok()) {
+                cached_error = s;
+                return std::nullopt;
+              }
+              continue;
+            }
+          }
+          return targets::TargetCall{golden[plays[active[static_cast<size_t>(seq)]].golden].id,
+                                     request};
+        }
+        return std::nullopt;
+      };
+      status = targets::RunCalls(*target, ro, next, finish_turn, o.stop, counts, progress);
+      if (status.ok()) status = cached_error;
+    }
+    // Each conversation played to its end (or to the turn that failed) is one dataset row, in
+    // golden order; one cut short by a stop is left for --resume.
+    for (const Play& p : plays) {
+      const bool ended = !p.error.empty() || p.transcript.size() == 2 * p.turns.size();
+      if (!ended) continue;
+      ordered_json row = golden[p.golden].row;
+      for (const char* f : {"response", "retrieved_contexts", "retrieved_context_ids", "latency_ms",
+                            "target_error", "target_stderr", "target_usage", "messages"}) {
+        row.erase(f);
+      }
+      row["user_input"] = p.transcript;
+      row["latency_ms"] = std::round(p.latency_ms * 10) / 10;
+      if (p.error.empty()) {
+        row["response"] = p.transcript.back()["content"];
+        ++report.rows_answered;
+      } else {
+        row["target_error"] = p.error;
+        ++report.rows_failed;
+      }
+      TALA_RETURN_IF_ERROR(out.WriteLine(row.dump(-1, ' ', false, json::error_handler_t::replace)));
+    }
+    report.calls = counts.calls;
+    report.retries = counts.retries;
+    report.peak_in_flight = counts.peak_in_flight;
+    report.restarts = target->restarts();
+    Percentiles(latencies, report);
+    report.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (!status.ok()) return status;
+    return report;
+  }
+
   // Rows are written in golden order as they finish (held back behind a slower one).
   std::vector<size_t> order;  // seq -> golden index
   std::map<int64_t, std::string> held;
@@ -178,10 +401,7 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
   // Cache keys, hashed once per row: looked up before the call, stored after it.
   std::vector<std::string> keys;
   if (cache) {
-    for (const std::string& r : requests) {
-      keys.push_back(
-          Sha256Hex("tala-target\n" + o.target.target + "\n" + o.target.method + "\n" + r));
-    }
+    for (const std::string& r : requests) keys.push_back(cache_key(r));
   }
   auto write_ready = [&]() -> Status {
     for (auto it = held.begin(); it != held.end() && it->first == next_to_write;
@@ -237,12 +457,6 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
     }
     return std::nullopt;
   };
-  targets::RunnerOptions ro;
-  ro.max_in_flight = o.max_in_flight;
-  ro.timeout = std::chrono::milliseconds(o.timeout_ms);
-  ro.retry.max_retries = o.max_retries;
-  ro.retry.base_delay = std::chrono::milliseconds(200);
-  ro.requests_per_minute = o.requests_per_minute;
   Status status = targets::RunCalls(*target, ro, next, finish, o.stop, counts, progress);
   if (status.ok()) status = write_error;
   report.calls = counts.calls;

@@ -65,6 +65,77 @@ TEST(RunCommandTest, TheExampleAppOverExecAndOverHttpAnswersEveryGoldenRowOnce) 
   }
 }
 
+// A golden conversation (issue 54) is played turn by turn: each of the user's messages is one
+// call carrying the conversation so far, the answers come back into the transcript with their
+// passages and the turn's reference, over exec and HTTP alike; a cache serves every turn again.
+TEST(RunCommandTest, AGoldenConversationIsPlayedTurnByTurn) {
+  TempDir dir;
+  const std::string golden = kSource + "/examples/data/golden_conversations.jsonl";
+  auto run = RunTala("run " + golden + " --target 'exec:" + kApp + " jsonl' --target-cache " +
+                     dir.path() + "/cache.sqlite --out " + dir.path() + "/exec.jsonl -q 2>&1");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("rows: 3 read, 3 answered, 0 failed"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("calls: 8 "), std::string::npos) << run.out;  // 3 + 3 + 2 turns
+  auto rows = Rows(dir.path() + "/exec.jsonl");
+  ASSERT_EQ(rows.size(), 3u);
+  const json& fares = rows[0]["user_input"];
+  ASSERT_EQ(fares.size(), 6u);
+  EXPECT_EQ(fares[1]["type"], "ai");
+  EXPECT_FALSE(fares[1]["content"].get<std::string>().empty());
+  EXPECT_FALSE(fares[1]["retrieved_contexts"].empty());
+  EXPECT_EQ(fares[1]["reference"], "A single ride costs 2.40 euros.");
+  EXPECT_EQ(rows[0]["response"], fares[5]["content"]);
+  // A script without placeholders: each message of the user is a turn.
+  EXPECT_EQ(rows[1]["user_input"].size(), 6u);
+  // Played again from the cache: the same transcripts, no call.
+  auto again = RunTala("run " + golden + " --target 'exec:" + kApp + " jsonl' --target-cache " +
+                       dir.path() + "/cache.sqlite --out " + dir.path() + "/again.jsonl -q 2>&1");
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_NE(again.out.find("calls: 0 (0 retries, 8 cache hits"), std::string::npos) << again.out;
+  auto transcripts = [](const std::vector<json>& r) {
+    std::vector<json> out;
+    for (const json& row : r) out.push_back(row["user_input"]);
+    return out;
+  };
+  EXPECT_EQ(transcripts(Rows(dir.path() + "/again.jsonl")), transcripts(rows));
+  // The same over HTTP, where the default body carries the conversation as "messages".
+  std::string script = kApp + " serve --port 0 > " + dir.path() + "/port & app=$!; " +
+                       "for i in $(seq 100); do grep -q listening " + dir.path() +
+                       "/port && break; sleep 0.05; done; " + "url=$(sed 's/.*listening on //' " +
+                       dir.path() + "/port); " + TALA_BINARY_DIR + "/tala run " + golden +
+                       " --target \"$url\" --out " + dir.path() +
+                       "/http.jsonl -q; rc=$?; kill $app; exit $rc";
+  int rc = std::system(("bash " + dir.Write("http.sh", script)).c_str());
+  ASSERT_EQ(WEXITSTATUS(rc), 0);
+  EXPECT_EQ(transcripts(Rows(dir.path() + "/http.jsonl")), transcripts(rows));
+  // Each turn's request holds what was said before it: an app that answers with the number of
+  // messages it got says 1, 3, 5.
+  const std::string counter = dir.Write(
+      "count.py",
+      "import json, sys\n"
+      "for line in sys.stdin:\n"
+      "    r = json.loads(line)\n"
+      "    print(json.dumps({'id': r['id'], 'answer': 'messages %d' % len(r['messages']), "
+      "'contexts': []}), flush=True)\n");
+  auto counted = RunTala("run " + golden + " --target 'exec:/usr/bin/python3 " + counter +
+                         "' --out " + dir.path() + "/count.jsonl -q 2>&1");
+  ASSERT_EQ(counted.exit_code, 0) << counted.out;
+  const json turns = Rows(dir.path() + "/count.jsonl")[0]["user_input"];
+  EXPECT_EQ(turns[1]["content"], "messages 1");
+  EXPECT_EQ(turns[3]["content"], "messages 3");
+  EXPECT_EQ(turns[5]["content"], "messages 5");
+  // Conversations and single questions are not mixed in one golden file.
+  const std::string mixed =
+      dir.Write("mixed.jsonl",
+                "{\"id\":1,\"user_input\":[{\"type\":\"human\",\"content\":\"hi\"}]}\n"
+                "{\"id\":2,\"user_input\":\"How much is a ticket?\"}\n");
+  auto refused = RunTala("run " + mixed + " --target 'exec:" + kApp + " jsonl' --out " +
+                         dir.path() + "/m.jsonl 2>&1");
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("mixed.jsonl:2: field \"user_input\""), std::string::npos)
+      << refused.out;
+}
+
 TEST(RunCommandTest, KillNineThenResumeWritesEveryGoldenRowExactlyOnce) {
   TempDir dir;
   std::string out = dir.path() + "/gen.jsonl";
