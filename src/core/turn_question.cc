@@ -40,18 +40,24 @@ std::string Trimmed(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\n\r") - b + 1);
 }
 
+constexpr std::array<std::string_view, 16> kCourtesy = {
+    "thanks", "thank you", "thx", "ok",   "okay",   "great",        "perfect",
+    "hi",     "hello",     "hey", "cool", "got it", "thanks a lot", "thank you so much",
+    "bye",    "goodbye"};
+
+bool IsCourtesy(const std::string& phrase) {
+  return std::find(kCourtesy.begin(), kCourtesy.end(), text::AsciiLower(Trimmed(phrase))) !=
+         kCourtesy.end();
+}
+
 // The message without the courtesy it opens with ("Thanks! Do they take my pass?" -> "Do they
 // take my pass?"): a reader of the question needs none of it. A message of courtesy alone stays.
 std::string WithoutOpeningCourtesy(const std::string& message) {
-  static constexpr std::array<std::string_view, 12> kCourtesy = {
-      "thanks",  "thank you", "thx",   "ok",  "okay", "great",
-      "perfect", "hi",        "hello", "hey", "cool", "got it"};
   std::string rest = message;
   while (true) {
     const size_t end = rest.find_first_of(".!,");
     if (end == std::string::npos) return rest;
-    std::string head = text::AsciiLower(Trimmed(rest.substr(0, end)));
-    if (std::find(kCourtesy.begin(), kCourtesy.end(), head) == kCourtesy.end()) return rest;
+    if (!IsCourtesy(rest.substr(0, end))) return rest;
     const std::string tail = Trimmed(rest.substr(end + 1));
     if (tail.empty()) return rest;
     rest = tail;
@@ -59,6 +65,17 @@ std::string WithoutOpeningCourtesy(const std::string& message) {
 }
 
 }  // namespace
+
+bool IsCourtesyOnly(const std::string& message) {
+  std::string rest = Trimmed(message);
+  while (!rest.empty()) {
+    const size_t end = rest.find_first_of(".!,?");
+    if (!IsCourtesy(rest.substr(0, end))) return false;
+    if (end == std::string::npos) return true;
+    rest = Trimmed(rest.substr(end + 1));
+  }
+  return true;
+}
 
 TurnAsk ReadTurnAsk(const std::vector<Message>& messages, size_t ai) {
   // The user's messages since the previous ai message; the one before them.
@@ -82,7 +99,8 @@ TurnAsk ReadTurnAsk(const std::vector<Message>& messages, size_t ai) {
     return out;
   }
   if (before.empty()) return out;
-  out.leans = LeansOnWhatCameBefore(out.alone);
+  // Courtesy alone ("Thanks!") asks nothing of what came before.
+  out.leans = !IsCourtesyOnly(out.alone) && LeansOnWhatCameBefore(out.alone);
   // Joined by a dash: read as one question (the question-part reading splits at "?" and ",").
   while (!before.empty() && (before.back() == '?' || before.back() == '.')) before.pop_back();
   out.with_before = before + " - " + out.alone;

@@ -22,6 +22,10 @@ struct TurnAsk {
 };
 TurnAsk ReadTurnAsk(const std::vector<Message>& messages, size_t ai);
 
+// True when the user's message says nothing but courtesy ("Thanks!", "ok, great"): such a turn
+// asks nothing, so what its answer is about is not scored.
+bool IsCourtesyOnly(const std::string& message);
+
 // The reading a turn is scored by: with the question before it when it leans on it, else alone.
 std::string TurnQuestion(const std::vector<Message>& messages, size_t ai);
 

@@ -14,6 +14,9 @@ class ConversationCompleteness : public QuestionMetric {
  public:
   using QuestionMetric::QuestionMetric;
   std::string Unscorable(const Sample& s) const override {
+    if (s.turn == 0 && s.is_multi_turn()) {
+      return "the conversation has no answer to score (no ai message with text)";
+    }
     if (s.turn == 0) {
       return "not a conversation: give user_input as a list of messages whose ai messages "
              "carry their retrieved_contexts (docs/datasets.md, Conversations)";

@@ -1,5 +1,6 @@
 #include "metrics/turn_metrics.h"
 
+#include "core/turn_question.h"
 #include "metrics/context_precision.h"
 #include "metrics/context_recall.h"
 #include "metrics/faithfulness.h"
@@ -14,8 +15,13 @@ namespace {
 // answers a turn as it answers a row.
 class TurnMetric : public Metric {
  public:
-  TurnMetric(const MetricInfo& info, std::unique_ptr<Metric> base)
-      : info_(info), base_(std::move(base)), key_(std::string(kTurnPrefix) + base_->key()) {}
+  // `reads_the_question`: the base metric judges the answer or passages against the question,
+  // which a turn of courtesy alone ("Thanks!") does not ask.
+  TurnMetric(const MetricInfo& info, std::unique_ptr<Metric> base, bool reads_the_question)
+      : info_(info),
+        base_(std::move(base)),
+        key_(std::string(kTurnPrefix) + base_->key()),
+        reads_the_question_(reads_the_question) {}
   const MetricInfo& info() const override { return info_; }
   const std::string& key() const override { return key_; }
   TaskSet tasks() const override { return base_->tasks(); }
@@ -24,9 +30,15 @@ class TurnMetric : public Metric {
   }
   std::string question_key() const override { return base_->question_key(); }
   std::string Unscorable(const Sample& s) const override {
+    if (s.turn == 0 && s.is_multi_turn()) {
+      return "the conversation has no answer to score (no ai message with text)";
+    }
     if (s.turn == 0) {
       return "not a turn of a conversation: give user_input as a list of messages whose ai "
              "messages carry their retrieved_contexts (docs/datasets.md, Conversations)";
+    }
+    if (reads_the_question_ && IsCourtesyOnly(s.user_input.value_or(""))) {
+      return "turn " + std::to_string(s.turn) + " asks nothing (courtesy only)";
     }
     FieldSet need = base_->info().required_fields;
     FieldSet missing = need & ~s.fields();
@@ -41,6 +53,7 @@ class TurnMetric : public Metric {
   const MetricInfo& info_;
   std::unique_ptr<Metric> base_;
   std::string key_;
+  bool reads_the_question_;
 };
 
 MetricInfo TurnInfo(const MetricInfo& base, const char* summary) {
@@ -63,9 +76,10 @@ MetricInfo TurnInfo(const MetricInfo& base, const char* summary) {
 }
 
 Result<std::unique_ptr<Metric>> Wrap(const MetricInfo& info, MetricFactory base,
-                                     const MetricOptions& options) {
+                                     const MetricOptions& options, bool reads_the_question) {
   TALA_ASSIGN_OR_RETURN(std::unique_ptr<Metric> inner, base(options));
-  return std::unique_ptr<Metric>(std::make_unique<TurnMetric>(info, std::move(inner)));
+  return std::unique_ptr<Metric>(
+      std::make_unique<TurnMetric>(info, std::move(inner), reads_the_question));
 }
 
 }  // namespace
@@ -98,19 +112,19 @@ const MetricInfo& TurnContextRelevanceInfo() {
 }
 
 Result<std::unique_ptr<Metric>> MakeTurnFaithfulness(const MetricOptions& o) {
-  return Wrap(TurnFaithfulnessInfo(), MakeFaithfulness, o);
+  return Wrap(TurnFaithfulnessInfo(), MakeFaithfulness, o, false);
 }
 Result<std::unique_ptr<Metric>> MakeTurnResponseRelevancy(const MetricOptions& o) {
-  return Wrap(TurnResponseRelevancyInfo(), MakeResponseRelevancy, o);
+  return Wrap(TurnResponseRelevancyInfo(), MakeResponseRelevancy, o, true);
 }
 Result<std::unique_ptr<Metric>> MakeTurnContextPrecision(const MetricOptions& o) {
-  return Wrap(TurnContextPrecisionInfo(), MakeContextPrecision, o);
+  return Wrap(TurnContextPrecisionInfo(), MakeContextPrecision, o, false);
 }
 Result<std::unique_ptr<Metric>> MakeTurnContextRecall(const MetricOptions& o) {
-  return Wrap(TurnContextRecallInfo(), MakeContextRecall, o);
+  return Wrap(TurnContextRecallInfo(), MakeContextRecall, o, false);
 }
 Result<std::unique_ptr<Metric>> MakeTurnContextRelevance(const MetricOptions& o) {
-  return Wrap(TurnContextRelevanceInfo(), MakeContextRelevance, o);
+  return Wrap(TurnContextRelevanceInfo(), MakeContextRelevance, o, true);
 }
 
 std::string_view TurnMetricBase(std::string_view key) {

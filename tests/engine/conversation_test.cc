@@ -98,8 +98,9 @@ TEST(ConversationTest, EachTurnIsJudgedOnceAndTheConversationIsOneLine) {
   auto judge = std::make_shared<CountingJudge>();
   o.custom_judge = judge;
   o.overwrite = true;
-  o.metrics = "turn_faithfulness,turn_response_relevancy,turn_context_relevance,"
-              "knowledge_retention,conversation_completeness";
+  o.metrics =
+      "turn_faithfulness,turn_response_relevancy,turn_context_relevance,"
+      "knowledge_retention,conversation_completeness";
   auto summary = Evaluate(o);
   ASSERT_TRUE(summary.has_value()) << summary.error().ToString();
   // O(n): one judge call per turn, 3 + 4, never a re-read of earlier turns.
@@ -192,6 +193,41 @@ TEST(ConversationTest, AFollowUpIsReadWithTheQuestionBeforeIt) {
   TurnAsk ask = ReadTurnAsk(m, 5);
   EXPECT_FALSE(ask.leans);
   EXPECT_EQ(ask.with_before, "And after that - How often do the night buses run?");
+  // Courtesy alone asks nothing, and leans on nothing.
+  EXPECT_TRUE(IsCourtesyOnly("Thanks!"));
+  EXPECT_TRUE(IsCourtesyOnly("ok, great."));
+  EXPECT_FALSE(IsCourtesyOnly("Thanks! How often do they run?"));
+  m.push_back({Message::Type::kHuman, "Thanks!"});
+  m.push_back({Message::Type::kAi, "You are welcome."});
+  EXPECT_EQ(TurnQuestion(m, 7), "Thanks!");
+}
+
+TEST(ConversationTest, ACourtesyTurnIsNotScoredForRelevanceAndAnEmptyChatSaysWhy) {
+  TempDir dir;
+  const std::string data = Write(
+      dir, "chats.jsonl",
+      R"({"id":"a","user_input":[{"type":"human","content":"How much does a single ride cost?"},)"
+      R"({"type":"ai","content":"A single ride costs 2.40 euros.","retrieved_contexts":[")" +
+          std::string(kFares) +
+          R"("]},{"type":"human","content":"Thanks!"},{"type":"ai","content":"You are welcome."}]})"
+          "\n"
+          R"({"id":"b","user_input":[{"type":"human","content":"hello?"},{"type":"ai","content":"",)"
+          R"("retrieved_contexts":["x"]}]})"
+          "\n");
+  EvalOptions o;
+  o.dataset = data;
+  o.out = dir.path() + "/out.jsonl";
+  o.metrics = "turn_response_relevancy,turn_faithfulness";
+  auto summary = Evaluate(o);
+  ASSERT_TRUE(summary.has_value()) << summary.error().ToString();
+  auto lines = ResultLines(o.out);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["diagnosis"], "healthy") << lines[0].dump();
+  EXPECT_TRUE(lines[0]["turns"][1]["scores"]["response_relevancy"].is_null());
+  EXPECT_EQ(lines[0]["turns"][1]["reasons"]["response_relevancy"],
+            "turn 2 asks nothing (courtesy only)");
+  EXPECT_EQ(lines[1]["reasons"]["turn_faithfulness"],
+            "the conversation has no answer to score (no ai message with text)");
 }
 
 TEST(ConversationTest, RetentionCatchesAContradictedValueAndAQuestionAlreadyAnswered) {
