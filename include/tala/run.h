@@ -20,7 +20,10 @@ namespace tala {
 
 struct RunOptions {
   std::string golden;  // JSON Lines: user_input, optional id, reference, metadata ...
-  std::string out;     // the dataset written ("-" not allowed: rows must survive a crash)
+  // Instead of golden rows: scenarios (JSON Lines) a simulated user plays against the target,
+  // each written as a conversation row (engine/simulate.h).
+  std::string simulate;
+  std::string out;  // the dataset written ("-" not allowed: rows must survive a crash)
   TargetSpec target;
   int max_in_flight = 8;   // calls at once
   int timeout_ms = 60000;  // per call
@@ -45,6 +48,10 @@ struct RunReport {
   int64_t prompt_tokens = 0, completion_tokens = 0;
   double cost_usd = 0;
   double seconds = 0;
+  // --simulate: how the conversations ended (success, limit, give_up, target_error) and the
+  // user's messages sent.
+  std::vector<std::pair<std::string, int64_t>> simulation_ends;
+  int64_t user_turns = 0;
   // Why rows failed: each distinct reason (first 5) with the rows it hit.
   std::vector<std::pair<std::string, int64_t>> error_reasons;
 };

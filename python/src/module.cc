@@ -164,6 +164,7 @@ RunOptions RunOptionsFrom(const py::dict& options) {
   auto text = [&](const char* key, std::string& field) { Take(options, key, field); };
   auto number = [&](const char* key, auto& field) { Take(options, key, field); };
   text("golden", o.golden);
+  text("simulate", o.simulate);
   text("out", o.out);
   text("cache", o.cache);
   number("max_in_flight", o.max_in_flight);

@@ -148,10 +148,11 @@ def diagnose(
 ) -> Diagnosis: ...
 
 def run(
-    golden: PathLike,
-    target: str,
+    golden: PathLike | None = ...,
+    target: str | None = ...,
     out: PathLike | None = ...,
     progress: Union[bool, Literal["auto"], Callable[[int, int], None]] = ...,
+    simulate: PathLike | None = ...,
     *,
     max_in_flight: int = ...,
     timeout_ms: int = ...,

@@ -53,13 +53,17 @@ class RunResult(os.PathLike):
                 f"{r['rows_failed']} failed: {self.dataset}>")
 
 
-def run(golden, target, out=None, progress="auto", **options):
+def run(golden=None, target=None, out=None, progress="auto", simulate=None, **options):
     """Calls the system under test once per golden row, as `tala run` does, and returns a
     RunResult: the dataset of the golden fields with the target's ``response``,
     ``retrieved_contexts`` (and ids), ``latency_ms`` and any token or cost figures it reports.
 
     golden: a golden set (JSON Lines with user_input, optional id, reference, ...), such as
-        `tala testset accept` writes.
+        `tala testset accept` writes; a row whose user_input lists the user's messages is a
+        conversation, played turn by turn.
+    simulate: instead of golden, scenarios (JSON Lines: goal, opening, facts, success,
+        max_turns) that tala's offline user plays against the target until the goal is met, the
+        turn limit, or it gives up (`tala run --simulate`); each conversation is one row.
     target: "http://HOST:PORT/PATH" (POST {"question": ...}, reads answer and contexts),
         "exec:COMMAND ARGS" (one long-lived process speaking JSON Lines) or "exec-once:COMMAND".
     out: where the dataset goes; None: a temporary file kept as long as the RunResult.
@@ -78,14 +82,19 @@ def run(golden, target, out=None, progress="auto", **options):
     if unknown:
         raise TypeError(f"tala.run got unknown options {', '.join(unknown)}; besides golden, "
                         f"target, out and progress it takes {', '.join(sorted(OPTIONS))}")
+    if (golden is None) == (simulate is None):
+        raise TypeError("tala.run takes golden or simulate=, one of them")
+    if target is None:
+        raise TypeError("tala.run needs target=")
     keep_dir = None
     if out is None:
         keep_dir = tempfile.mkdtemp(prefix="tala-run-")
         out = os.path.join(keep_dir, "dataset.jsonl")
     callback, bar = _progress_for(progress)
     try:
-        answer = _tala.run(dict(options, golden=os.fspath(golden), target=target,
-                                out=os.fspath(out)), callback)
+        answer = _tala.run(dict(options, golden=os.fspath(golden) if golden else None,
+                                simulate=os.fspath(simulate) if simulate else None,
+                                target=target, out=os.fspath(out)), callback)
     except BaseException:
         if keep_dir is not None:
             shutil.rmtree(keep_dir, ignore_errors=True)

@@ -71,3 +71,20 @@ def test_turn_rows_out_of_order_name_the_row_and_field():
         assert "turn order" in str(e)
     else:
         raise AssertionError("turns out of order were accepted")
+
+
+def test_a_simulated_user_plays_the_scenarios_against_the_app(tmp_path):
+    source = os.environ.get("TALA_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+    app = "exec:/usr/bin/python3 " + os.path.join(source, "examples", "rag_app", "rag_app.py") + " jsonl"
+    dataset = tala.run(simulate=os.path.join(source, "examples", "data", "scenarios.jsonl"),
+                       target=app, out=tmp_path / "sim.jsonl", progress=False)
+    result = tala.evaluate(dataset, progress=False)
+    frame = result.to_pandas()
+    assert frame["conversation_id"].nunique() == 20
+    assert frame["turn"].max() >= 2
+    try:
+        tala.run("golden.jsonl", simulate="s.jsonl", target=app)
+    except TypeError as e:
+        assert "one of them" in str(e)
+    else:
+        raise AssertionError("golden and simulate together were accepted")

@@ -105,20 +105,20 @@ int RunCi(CiFlags& f) {
   // 1. Call the pipeline under test.
   RunOptions run = f.run.options;
   run.out = place(f.ci.dataset, "dataset.jsonl");
-  if (Status s =
-          tala::fs::CheckOutputsDistinct({{"GOLDEN", run.golden}, {"--baseline", f.baseline}},
-                                         {{"the dataset", run.out},
-                                          {"the results", place(f.ci.results, "results.jsonl")},
-                                          {"summary.md", summary_md},
-                                          {"junit.xml", junit_xml},
-                                          {"report.html", report_html}});
+  if (Status s = tala::fs::CheckOutputsDistinct(
+          {{"GOLDEN", run.golden}, {"--simulate", run.simulate}, {"--baseline", f.baseline}},
+          {{"the dataset", run.out},
+           {"the results", place(f.ci.results, "results.jsonl")},
+           {"summary.md", summary_md},
+           {"junit.xml", junit_xml},
+           {"report.html", report_html}});
       !s.ok()) {
     PrintError("tala ci", s);
     return 2;
   }
   RunReport target;
-  std::fprintf(stderr, "tala ci: calling %s for %s\n", run.target.target.c_str(),
-               run.golden.c_str());
+  const std::string& source = run.simulate.empty() ? run.golden : run.simulate;
+  std::fprintf(stderr, "tala ci: calling %s for %s\n", run.target.target.c_str(), source.c_str());
   if (int rc = CallTarget(run, f.run.quiet, "tala ci", &target); rc != 0) {
     return rc == 2 || rc == 130 || rc == 143 ? rc : 3;
   }
@@ -172,7 +172,9 @@ int RunCi(CiFlags& f) {
     std::vector<io::JunitCase> cases = {{target_check.name, target_check.pass, target_check.detail},
                                         {"scoring", false, summary.error().ToString()}};
     if (!WriteText(summary_md, md) ||
-        !WriteText(junit_xml, io::RenderJunit("tala ci: " + run.golden, cases))) {
+        !WriteText(junit_xml,
+                   io::RenderJunit("tala ci: " + (run.simulate.empty() ? run.golden : run.simulate),
+                                   cases))) {
       std::fprintf(stderr, "tala ci: cannot write the reports in %s\n", f.ci.out_dir.c_str());
       return 2;
     }
@@ -270,7 +272,9 @@ int RunCi(CiFlags& f) {
        << FormatRunReport(target) << "```\n";
   report.close();
   if (!WriteText(summary_md, md + body.str()) ||
-      !WriteText(junit_xml, io::RenderJunit("tala ci: " + run.golden, cases))) {
+      !WriteText(junit_xml,
+                 io::RenderJunit("tala ci: " + (run.simulate.empty() ? run.golden : run.simulate),
+                                 cases))) {
     std::fprintf(stderr, "tala ci: cannot write the reports in %s\n", f.ci.out_dir.c_str());
     return 2;
   }
@@ -299,7 +303,8 @@ void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_default
       "the history (tala history). Settings come from tala.toml's [target], [ci] and [history] "
       "tables; flags override them. Exit 0 pass, 1 a gate failed (or more target "
       "errors than allowed), 2 usage or input error, 3 the target or judge failed.");
-  cmd->add_option("GOLDEN", f->run.options.golden, "golden questions (JSON Lines)")->required();
+  cmd->add_option("GOLDEN", f->run.options.golden,
+                  "golden questions (JSON Lines), or --simulate SCENARIOS instead");
   AddTargetFlags(*cmd, f->run);
   cmd->add_option("--baseline", f->baseline, "results file of the baseline run (drop gates)");
   cmd->add_option("--min", f->min, "METRIC=VALUE gate (repeatable; adds to [ci] min)");

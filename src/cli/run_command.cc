@@ -59,8 +59,8 @@ void AddRunCommand(CLI::App& app, int* exit_code, const RunOptions& defaults) {
       "failed, 2 usage or input error, 3 the target cannot be reached.");
   cmd->add_option("GOLDEN", f->options.golden,
                   "golden questions, JSON Lines: user_input, optional id, reference, "
-                  "reference_context_ids and any other fields (carried over)")
-      ->required();
+                  "reference_context_ids and any other fields (carried over); a user_input that "
+                  "lists the user's messages is played turn by turn (or --simulate instead)");
   cmd->add_option("--out,-o", f->options.out, "the dataset to write (JSON Lines)")->required();
   AddTargetFlags(*cmd, *f);
   cmd->callback([f, exit_code] {

@@ -11,11 +11,22 @@ Status RunFlags::Finish() {
         "'exec-once:COMMAND') or target = \"...\" in tala.toml's [target]");
   }
   for (const std::string& h : headers) options.target.headers.push_back(h);
+  if (options.golden.empty() == options.simulate.empty()) {
+    return InvalidArgument(
+        options.golden.empty()
+            ? "give GOLDEN (golden questions) or --simulate SCENARIOS (a simulated user)"
+            : "give GOLDEN or --simulate SCENARIOS, not both: a simulated run has no golden rows");
+  }
   return OkStatus();
 }
 
 void AddTargetFlags(CLI::App& cmd, RunFlags& f) {
   RunOptions& o = f.options;
+  cmd.add_option("--simulate", o.simulate,
+                 "instead of GOLDEN: scenarios (JSON Lines: goal, opening, facts, success, "
+                 "max_turns) that tala's offline user plays against the target, turn by turn, "
+                 "until the goal is met, max_turns, or it gives up; each conversation is one "
+                 "row, scored turn by turn by tala eval (docs/ci.md, Simulated users)");
   cmd.add_option("--target,-t", o.target.target,
                  "the system under test: http://HOST/PATH, 'exec:COMMAND ARGS' or "
                  "'exec-once:COMMAND ARGS'")

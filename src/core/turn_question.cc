@@ -40,10 +40,17 @@ std::string Trimmed(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\n\r") - b + 1);
 }
 
-constexpr std::array<std::string_view, 16> kCourtesy = {
-    "thanks", "thank you", "thx", "ok",   "okay",   "great",        "perfect",
-    "hi",     "hello",     "hey", "cool", "got it", "thanks a lot", "thank you so much",
-    "bye",    "goodbye"};
+constexpr std::array<std::string_view, 21> kCourtesy = {"thanks",       "thank you",
+                                                        "thx",          "ok",
+                                                        "okay",         "great",
+                                                        "perfect",      "hi",
+                                                        "hello",        "hey",
+                                                        "cool",         "got it",
+                                                        "thanks a lot", "thank you so much",
+                                                        "bye",          "goodbye",
+                                                        "never mind",   "no thanks",
+                                                        "that's all",   "that is all",
+                                                        "nevermind"};
 
 bool IsCourtesy(const std::string& phrase) {
   return std::find(kCourtesy.begin(), kCourtesy.end(), text::AsciiLower(Trimmed(phrase))) !=

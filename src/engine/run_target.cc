@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
+#include "engine/simulate.h"
+#include "engine/target_request.h"
 #include "fs/output_paths.h"
 #include "io/writers/results_jsonl_writer.h"
 #include "runtime/cache.h"
@@ -27,11 +29,9 @@ using targets::GoldenRow;
 
 bool IsHttp(const std::string& target) { return target.rfind("http", 0) == 0; }
 
-// The request for one golden row: the body template filled in, or by default {"question": ...}
-// over HTTP and the golden row itself for exec targets. Exec requests always carry the id their
-// reply must echo. A row with given_contexts (tala diagnose) passes them: as "contexts" in the
-// default requests, through {{contexts}} / {{contexts_json}} in a template.
-Result<std::string> RequestFor(const GoldenRow& g, const TargetSpec& spec, const json* tmpl) {
+}  // namespace
+
+Result<std::string> TargetRequest(const GoldenRow& g, const TargetSpec& spec, const json* tmpl) {
   const auto given = g.row.find(targets::kGivenContexts);
   if (tmpl == nullptr) {
     if (!IsHttp(spec.target)) {
@@ -56,6 +56,12 @@ Result<std::string> RequestFor(const GoldenRow& g, const TargetSpec& spec, const
     return object.dump(-1, ' ', false, json::error_handler_t::replace);
   }
   return body;
+}
+
+namespace {
+
+Result<std::string> RequestFor(const GoldenRow& g, const TargetSpec& spec, const json* tmpl) {
+  return TargetRequest(g, spec, tmpl);
 }
 
 // Keeps each distinct failure reason (the first five) with the rows it hit.
@@ -198,6 +204,7 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
     return InvalidArgument("--out must name a file: rows are written as they finish");
   }
   if (o.max_in_flight < 1) return InvalidArgument("--max-in-flight must be at least 1");
+  if (!o.simulate.empty()) return RunSimulation(o, report);
   std::optional<json> tmpl;
   if (!o.target.body.empty()) {
     tmpl = json::parse(o.target.body, nullptr, false);
@@ -487,6 +494,13 @@ std::string FormatRunReport(const RunReport& r) {
   if (r.prompt_tokens || r.completion_tokens || r.cost_usd > 0) {
     s += fmt::format("the target reported: {} prompt tokens, {} completion tokens, ${:.4f}\n",
                      r.prompt_tokens, r.completion_tokens, r.cost_usd);
+  }
+  if (!r.simulation_ends.empty()) {
+    std::string ends;
+    for (const auto& [kind, n] : r.simulation_ends) {
+      ends += fmt::format("{}{} {}", ends.empty() ? "" : ", ", n, kind);
+    }
+    s += fmt::format("simulated conversations ended: {} ({} user turns)\n", ends, r.user_turns);
   }
   for (const auto& [why, rows] : r.error_reasons) {
     s += fmt::format("  failed ({} rows): {}\n", rows, why);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -134,6 +135,64 @@ TEST(RunCommandTest, AGoldenConversationIsPlayedTurnByTurn) {
   EXPECT_EQ(refused.exit_code, 2) << refused.out;
   EXPECT_NE(refused.out.find("mixed.jsonl:2: field \"user_input\""), std::string::npos)
       << refused.out;
+}
+
+// A simulated user (issue 54): 20 scenarios against the example app; every conversation ends
+// (success, limit or give-up), the same scenarios give the same transcripts, and tala ci gates
+// on the conversations turn by turn.
+TEST(RunCommandTest, ASimulatedUserPlaysEachScenarioToAnEnd) {
+  TempDir dir;
+  const std::string scenarios = kSource + "/examples/data/scenarios.jsonl";
+  const std::string target = " --target 'exec:" + kApp + " jsonl'";
+  auto run =
+      RunTala("run --simulate " + scenarios + target + " -o " + dir.path() + "/a.jsonl -q 2>&1");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("rows: 20 read, 20 answered, 0 failed"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("simulated conversations ended: "), std::string::npos) << run.out;
+  auto rows = Rows(dir.path() + "/a.jsonl");
+  ASSERT_EQ(rows.size(), 20u);
+  std::map<std::string, int> ends;
+  for (const json& row : rows) {
+    const std::string ended = row["simulation"]["ended"];
+    ++ends[ended];
+    EXPECT_TRUE(ended == "success" || ended == "limit" || ended == "give_up") << row.dump();
+    const json& messages = row["user_input"];
+    ASSERT_GE(messages.size(), 2u);
+    EXPECT_EQ(messages.size(), 2 * row["simulation"]["turns"].get<size_t>());
+    EXPECT_FALSE(messages[1]["retrieved_contexts"].empty());
+  }
+  EXPECT_GT(ends["success"], 0);
+  EXPECT_GT(ends["give_up"], 0);  // questions the knowledge base cannot answer
+  // Answered from the facts it holds: the student says so when the answer is not about students.
+  for (const json& row : rows) {
+    if (row["id"] != "sim-student") continue;
+    EXPECT_EQ(row["user_input"][2]["content"],
+              "I am a student with a valid card. How much is the monthly pass for me?");
+  }
+  // The same scenarios, the same conversations.
+  auto again =
+      RunTala("run --simulate " + scenarios + target + " -o " + dir.path() + "/b.jsonl -q 2>&1");
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+  auto b = Rows(dir.path() + "/b.jsonl");
+  ASSERT_EQ(b.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(b[i]["user_input"], rows[i]["user_input"]);
+    EXPECT_EQ(b[i]["simulation"], rows[i]["simulation"]);
+  }
+  // tala ci plays them and gates on the turns.
+  auto ci = RunTala("ci --simulate " + scenarios + target +
+                    " --min turn_faithfulness=0.7 -q --out-dir " + dir.path() + "/ci 2>&1");
+  EXPECT_EQ(ci.exit_code, 0) << ci.out;
+  EXPECT_NE(ci.out.find("PASS  turn_faithfulness >= 0.7000"), std::string::npos) << ci.out;
+  // A scenario without a goal, or GOLDEN beside --simulate: usage errors naming what is wrong.
+  const std::string bad = dir.Write("bad.jsonl", "{\"id\": \"x\", \"facts\": [\"I am 9\"]}\n");
+  auto no_goal = RunTala("run --simulate " + bad + target + " -o " + dir.path() + "/c.jsonl 2>&1");
+  EXPECT_EQ(no_goal.exit_code, 2) << no_goal.out;
+  EXPECT_NE(no_goal.out.find("bad.jsonl:1: field \"goal\""), std::string::npos) << no_goal.out;
+  auto both = RunTala("run " + kGolden + " --simulate " + scenarios + target + " -o " + dir.path() +
+                      "/d.jsonl 2>&1");
+  EXPECT_EQ(both.exit_code, 2) << both.out;
+  EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
 }
 
 TEST(RunCommandTest, KillNineThenResumeWritesEveryGoldenRowExactlyOnce) {
