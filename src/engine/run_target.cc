@@ -58,6 +58,56 @@ Result<std::string> TargetRequest(const GoldenRow& g, const TargetSpec& spec, co
   return body;
 }
 
+targets::RunnerOptions RunnerOptionsOf(const RunOptions& o) {
+  targets::RunnerOptions ro;
+  ro.max_in_flight = o.max_in_flight;
+  ro.timeout = std::chrono::milliseconds(o.timeout_ms);
+  ro.retry.max_retries = o.max_retries;
+  ro.retry.base_delay = std::chrono::milliseconds(200);
+  ro.requests_per_minute = o.requests_per_minute;
+  return ro;
+}
+
+Progress TargetProgress(const targets::RunnerCounts& counts, int64_t done, int64_t total,
+                        int64_t cache_hits) {
+  Progress p;
+  p.rows_done = done;
+  p.rows_total = total;
+  p.in_flight = counts.in_flight;
+  p.failed_calls = counts.failed_calls;
+  p.retries = counts.retries;
+  p.cache_hits = cache_hits;
+  return p;
+}
+
+void CountUsage(RunReport& report, const targets::TargetAnswer& answer) {
+  report.prompt_tokens += answer.prompt_tokens.value_or(0);
+  report.completion_tokens += answer.completion_tokens.value_or(0);
+  report.cost_usd += answer.cost_usd.value_or(0);
+}
+
+GoldenRow TargetDialogue::TurnRow(const GoldenRow& golden, const std::string& message) const {
+  GoldenRow turn = golden;
+  turn.row["user_input"] = message;
+  ordered_json messages = history;
+  messages.push_back({{"role", "user"}, {"content", message}});
+  turn.row["messages"] = std::move(messages);
+  return turn;
+}
+
+void TargetDialogue::Add(const std::string& message, const targets::TargetAnswer* answer,
+                         const ordered_json& reference) {
+  transcript.push_back({{"type", "human"}, {"content", message}});
+  if (answer == nullptr) return;
+  ordered_json ai = {{"type", "ai"}, {"content", answer->response}};
+  ai["retrieved_contexts"] = answer->contexts;
+  if (answer->context_ids) ai["retrieved_context_ids"] = *answer->context_ids;
+  if (!reference.is_null()) ai["reference"] = reference;
+  transcript.push_back(std::move(ai));
+  history.push_back({{"role", "user"}, {"content", message}});
+  history.push_back({{"role", "assistant"}, {"content", answer->response}});
+}
+
 namespace {
 
 Result<std::string> RequestFor(const GoldenRow& g, const TargetSpec& spec, const json* tmpl) {
@@ -105,9 +155,7 @@ std::string DatasetRow(const GoldenRow& g, const TargetSpec& spec, const targets
     if (answer->completion_tokens) usage["completion_tokens"] = *answer->completion_tokens;
     if (answer->cost_usd) usage["cost_usd"] = *answer->cost_usd;
     if (!usage.empty()) out["target_usage"] = usage;
-    report.prompt_tokens += answer->prompt_tokens.value_or(0);
-    report.completion_tokens += answer->completion_tokens.value_or(0);
-    report.cost_usd += answer->cost_usd.value_or(0);
+    CountUsage(report, *answer);
     ++report.rows_answered;
     if (cacheable != nullptr && o.reply) *cacheable = o.reply->body;
   } else {
@@ -175,23 +223,11 @@ std::vector<ScriptTurn> TurnsOf(const ordered_json& user_input) {
 struct Play {
   size_t golden = 0;
   std::vector<ScriptTurn> turns;
-  ordered_json transcript = ordered_json::array();  // tala's messages, answers with contexts
-  ordered_json history = ordered_json::array();     // the target's: {"role", "content"}
+  TargetDialogue dialogue;
   double latency_ms = 0;
   std::string error;
-  ordered_json usage = ordered_json::object();
 };
 
-// The row the target gets for turn `t` of a play: the golden row with the turn's question as
-// its user_input and the conversation so far, the question last, as `messages`.
-GoldenRow TurnRow(const GoldenRow& g, const Play& p, size_t t) {
-  GoldenRow turn = g;
-  turn.row["user_input"] = p.turns[t].question;
-  ordered_json messages = p.history;
-  messages.push_back({{"role", "user"}, {"content", p.turns[t].question}});
-  turn.row["messages"] = std::move(messages);
-  return turn;
-}
 }  // namespace
 
 Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
@@ -232,11 +268,7 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
   std::vector<std::string> requests;
   for (const GoldenRow& g : golden) {
     GoldenRow first = g;
-    if (scripts > 0) {
-      Play p;
-      p.turns = TurnsOf(g.row["user_input"]);
-      first = TurnRow(g, p, 0);
-    }
+    if (scripts > 0) first = TargetDialogue().TurnRow(g, TurnsOf(g.row["user_input"])[0].question);
     TALA_ASSIGN_OR_RETURN(std::string r, RequestFor(first, o.target, tmpl ? &*tmpl : nullptr));
     requests.push_back(std::move(r));
   }
@@ -258,12 +290,7 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
       io::ResultsJsonlWriter::Open(o.out, o.resume ? io::ResultsJsonlWriter::Mode::kAppend
                                                    : io::ResultsJsonlWriter::Mode::kTruncate));
 
-  targets::RunnerOptions ro;
-  ro.max_in_flight = o.max_in_flight;
-  ro.timeout = std::chrono::milliseconds(o.timeout_ms);
-  ro.retry.max_retries = o.max_retries;
-  ro.retry.base_delay = std::chrono::milliseconds(200);
-  ro.requests_per_minute = o.requests_per_minute;
+  const targets::RunnerOptions ro = RunnerOptionsOf(o);
   auto cache_key = [&](const std::string& request) {
     return Sha256Hex("tala-target\n" + o.target.target + "\n" + o.target.method + "\n" + request);
   };
@@ -284,15 +311,8 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
     targets::RunnerCounts counts;
     std::vector<double> latencies;
     auto progress = [&] {
-      if (!o.progress) return;
-      Progress pr;
-      pr.rows_done = turns_done;
-      pr.rows_total = turns_total;
-      pr.in_flight = counts.in_flight;
-      pr.failed_calls = counts.failed_calls;
-      pr.retries = counts.retries;
-      pr.cache_hits = report.cache_hits;
-      o.progress(pr);
+      if (o.progress)
+        o.progress(TargetProgress(counts, turns_done, turns_total, report.cache_hits));
     };
     Status status;
     for (size_t t = 0; status.ok(); ++t) {
@@ -301,8 +321,9 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
       for (size_t k = 0; k < plays.size(); ++k) {
         Play& p = plays[k];
         if (!p.error.empty() || t >= p.turns.size()) continue;
-        TALA_ASSIGN_OR_RETURN(std::string r, RequestFor(TurnRow(golden[p.golden], p, t), o.target,
-                                                        tmpl ? &*tmpl : nullptr));
+        TALA_ASSIGN_OR_RETURN(std::string r,
+                              RequestFor(p.dialogue.TurnRow(golden[p.golden], p.turns[t].question),
+                                         o.target, tmpl ? &*tmpl : nullptr));
         active.push_back(k);
         turn_requests.push_back(std::move(r));
       }
@@ -317,7 +338,7 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
             outcome.reply ? targets::ReadReply(outcome.reply->body, o.target, true)
                           : Result<targets::TargetAnswer>(outcome.reply.error());
         const ScriptTurn& turn = p.turns[t];
-        p.transcript.push_back({{"type", "human"}, {"content", turn.question}});
+        p.dialogue.Add(turn.question, answer ? &*answer : nullptr, turn.reference);
         if (!answer) {
           std::string why = answer.error().message();
           if (outcome.attempts > 1) why += fmt::format(" (after {} attempts)", outcome.attempts);
@@ -325,16 +346,7 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
           CountReason(report, answer.error().message());
           return OkStatus();
         }
-        ordered_json ai = {{"type", "ai"}, {"content", answer->response}};
-        ai["retrieved_contexts"] = answer->contexts;
-        if (answer->context_ids) ai["retrieved_context_ids"] = *answer->context_ids;
-        if (!turn.reference.is_null()) ai["reference"] = turn.reference;
-        p.transcript.push_back(std::move(ai));
-        p.history.push_back({{"role", "user"}, {"content", turn.question}});
-        p.history.push_back({{"role", "assistant"}, {"content", answer->response}});
-        report.prompt_tokens += answer->prompt_tokens.value_or(0);
-        report.completion_tokens += answer->completion_tokens.value_or(0);
-        report.cost_usd += answer->cost_usd.value_or(0);
+        CountUsage(report, *answer);
         if (cache && outcome.attempts > 0) {
           cache->Put(cache_key(turn_requests[static_cast<size_t>(seq)]),
                      "target:" + o.target.target, "target", {outcome.reply->body, 0, 0});
@@ -370,17 +382,17 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
     // Each conversation played to its end (or to the turn that failed) is one dataset row, in
     // golden order; one cut short by a stop is left for --resume.
     for (const Play& p : plays) {
-      const bool ended = !p.error.empty() || p.transcript.size() == 2 * p.turns.size();
+      const bool ended = !p.error.empty() || p.dialogue.transcript.size() == 2 * p.turns.size();
       if (!ended) continue;
       ordered_json row = golden[p.golden].row;
       for (const char* f : {"response", "retrieved_contexts", "retrieved_context_ids", "latency_ms",
                             "target_error", "target_stderr", "target_usage", "messages"}) {
         row.erase(f);
       }
-      row["user_input"] = p.transcript;
+      row["user_input"] = p.dialogue.transcript;
       row["latency_ms"] = std::round(p.latency_ms * 10) / 10;
       if (p.error.empty()) {
-        row["response"] = p.transcript.back()["content"];
+        row["response"] = p.dialogue.transcript.back()["content"];
         ++report.rows_answered;
       } else {
         row["target_error"] = p.error;
@@ -434,15 +446,7 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
   int64_t to_call = report.rows_read - report.rows_resumed;
   targets::RunnerCounts counts;
   auto progress = [&] {
-    if (!o.progress) return;
-    Progress p;
-    p.rows_done = done_rows;
-    p.rows_total = to_call;
-    p.in_flight = counts.in_flight;
-    p.failed_calls = counts.failed_calls;
-    p.retries = counts.retries;
-    p.cache_hits = report.cache_hits;
-    o.progress(p);
+    if (o.progress) o.progress(TargetProgress(counts, done_rows, to_call, report.cache_hits));
   };
   auto next = [&]() -> std::optional<targets::TargetCall> {
     while (cursor < golden.size()) {

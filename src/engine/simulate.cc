@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -41,66 +40,59 @@ struct Scenario {
   int max_turns = 6;
 };
 
+// The text of a scenario's field, "" when absent or null.
+std::string TextOf(const ordered_json& row, const char* name) {
+  auto it = row.find(name);
+  return it != row.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 Result<std::vector<Scenario>> ReadScenarios(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError("cannot read the scenarios file " + path);
-  std::vector<Scenario> out;
-  std::set<std::string> ids;
-  std::string text;
-  int64_t line = 0;
-  while (std::getline(in, text)) {
-    ++line;
-    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto error = [&](const std::string& field, const std::string& what) {
+  auto check = [&](const ordered_json& row, int64_t line) -> Status {
+    auto error = [&](const char* field, const std::string& what) {
       return DataError({path, line, 0, field}, what);
     };
-    ordered_json row = ordered_json::parse(text, nullptr, false);
-    if (row.is_discarded()) return error("", "not valid JSON");
-    if (!row.is_object()) return error("", "expected a JSON object (one scenario a line)");
-    Scenario s;
-    auto text_field = [&](const char* name, std::string& into, bool required) -> Status {
+    for (const char* name : {"goal", "opening", "success"}) {
       auto it = row.find(name);
       if (it == row.end() || it->is_null()) {
-        return required ? error(name, "missing: what the simulated user wants") : OkStatus();
+        if (std::string_view(name) == "goal") {
+          return error(name, "missing: what the simulated user wants");
+        }
+        continue;
       }
       if (!it->is_string() || it->get<std::string>().empty()) {
         return error(name, "expected a non-empty string");
       }
-      into = it->get<std::string>();
-      return OkStatus();
-    };
-    TALA_RETURN_IF_ERROR(text_field("goal", s.goal, true));
-    TALA_RETURN_IF_ERROR(text_field("opening", s.opening, false));
-    TALA_RETURN_IF_ERROR(text_field("success", s.success, false));
-    if (s.opening.empty()) s.opening = s.goal;
+    }
     if (auto facts = row.find("facts"); facts != row.end() && !facts->is_null()) {
-      if (!facts->is_array()) return error("facts", "expected a list of strings");
-      for (const auto& f : *facts) {
-        if (!f.is_string()) return error("facts", "expected a list of strings");
-        s.facts.push_back(f.get<std::string>());
-      }
+      bool texts = facts->is_array();
+      for (size_t i = 0; texts && i < facts->size(); ++i) texts = (*facts)[i].is_string();
+      if (!texts) return error("facts", "expected a list of strings");
     }
     if (auto turns = row.find("max_turns"); turns != row.end() && !turns->is_null()) {
       if (!turns->is_number_integer() || turns->get<int64_t>() < 1 || turns->get<int64_t>() > 50) {
         return error("max_turns", "expected a whole number from 1 to 50");
       }
+    }
+    return OkStatus();
+  };
+  TALA_ASSIGN_OR_RETURN(std::vector<targets::GoldenRow> rows,
+                        targets::ReadObjectRows(path, "scenario", check));
+  std::vector<Scenario> out;
+  for (targets::GoldenRow& g : rows) {
+    Scenario s;
+    s.goal = TextOf(g.row, "goal");
+    s.opening = TextOf(g.row, "opening");
+    if (s.opening.empty()) s.opening = s.goal;
+    s.success = TextOf(g.row, "success");
+    if (auto facts = g.row.find("facts"); facts != g.row.end() && facts->is_array()) {
+      for (const auto& f : *facts) s.facts.push_back(f.get<std::string>());
+    }
+    if (auto turns = g.row.find("max_turns"); turns != g.row.end() && turns->is_number()) {
       s.max_turns = turns->get<int>();
     }
-    s.golden.line = line;
-    if (auto id = row.find("id"); id != row.end()) {
-      if (!id->is_string() && !id->is_number_integer()) {
-        return error("id", "expected a string or an integer");
-      }
-      s.golden.id = targets::IdText(*id);
-    } else {
-      s.golden.id = std::to_string(line);
-      row["id"] = line;
-    }
-    if (!ids.insert(s.golden.id).second) return error("id", "duplicate id " + s.golden.id);
-    s.golden.row = std::move(row);
+    s.golden = std::move(g);
     out.push_back(std::move(s));
   }
-  if (out.empty()) return DataError({path, 0, 0, ""}, "the scenarios file has no scenarios");
   return out;
 }
 
@@ -115,9 +107,8 @@ std::set<std::string> ContentWords(const std::string& text) {
 // One simulated conversation.
 struct Chat {
   const Scenario* scenario = nullptr;
-  ordered_json transcript = ordered_json::array();
-  ordered_json history = ordered_json::array();  // the target's {"role", "content"}
-  std::string pending;                           // the user's next message; "" when ended
+  TargetDialogue dialogue;
+  std::string pending;  // the user's next message; "" when ended
   std::set<size_t> facts_said;
   int turns = 0;
   std::string ended, why;
@@ -222,14 +213,7 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
   report.rows_read = static_cast<int64_t>(scenarios.size());
   TALA_ASSIGN_OR_RETURN(std::unique_ptr<Judge> user_judge, judges::CreateJudge("offline"));
   std::vector<Chat> chats(scenarios.size());
-  auto turn_row = [&](const Chat& c) {
-    targets::GoldenRow row = c.scenario->golden;
-    row.row["user_input"] = c.pending;
-    ordered_json messages = c.history;
-    messages.push_back({{"role", "user"}, {"content", c.pending}});
-    row.row["messages"] = std::move(messages);
-    return row;
-  };
+  auto turn_row = [&](const Chat& c) { return c.dialogue.TurnRow(c.scenario->golden, c.pending); };
   for (size_t i = 0; i < scenarios.size(); ++i) {
     chats[i].scenario = &scenarios[i];
     chats[i].pending = scenarios[i].opening;
@@ -242,23 +226,11 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
   TALA_ASSIGN_OR_RETURN(
       io::ResultsJsonlWriter out,
       io::ResultsJsonlWriter::Open(o.out, io::ResultsJsonlWriter::Mode::kTruncate));
-  targets::RunnerOptions ro;
-  ro.max_in_flight = o.max_in_flight;
-  ro.timeout = std::chrono::milliseconds(o.timeout_ms);
-  ro.retry.max_retries = o.max_retries;
-  ro.retry.base_delay = std::chrono::milliseconds(200);
-  ro.requests_per_minute = o.requests_per_minute;
+  const targets::RunnerOptions ro = RunnerOptionsOf(o);
   targets::RunnerCounts counts;
   int64_t ended = 0;
   auto progress = [&] {
-    if (!o.progress) return;
-    Progress p;
-    p.rows_done = ended;
-    p.rows_total = report.rows_read;
-    p.in_flight = counts.in_flight;
-    p.failed_calls = counts.failed_calls;
-    p.retries = counts.retries;
-    o.progress(p);
+    if (o.progress) o.progress(TargetProgress(counts, ended, report.rows_read, 0));
   };
   Status status;
   while (status.ok()) {
@@ -282,7 +254,7 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
       Result<targets::TargetAnswer> answer =
           outcome.reply ? targets::ReadReply(outcome.reply->body, o.target, true)
                         : Result<targets::TargetAnswer>(outcome.reply.error());
-      c.transcript.push_back({{"type", "human"}, {"content", said}});
+      c.dialogue.Add(said, answer ? &*answer : nullptr);
       if (!answer) {
         c.ended = "target_error";
         c.why = fmt::format("turn {}: {}", c.turns, answer.error().message());
@@ -290,15 +262,7 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
         ++ended;
         return OkStatus();
       }
-      ordered_json ai = {{"type", "ai"}, {"content", answer->response}};
-      ai["retrieved_contexts"] = answer->contexts;
-      if (answer->context_ids) ai["retrieved_context_ids"] = *answer->context_ids;
-      c.transcript.push_back(std::move(ai));
-      c.history.push_back({{"role", "user"}, {"content", said}});
-      c.history.push_back({{"role", "assistant"}, {"content", answer->response}});
-      report.prompt_tokens += answer->prompt_tokens.value_or(0);
-      report.completion_tokens += answer->completion_tokens.value_or(0);
-      report.cost_usd += answer->cost_usd.value_or(0);
+      CountUsage(report, *answer);
       if (said == kGiveUp) {
         c.ended = "give_up";
         c.why = fmt::format("after {} turns the user had nothing more to add", c.turns - 1);
@@ -328,14 +292,16 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
                           "target_error", "messages", "user_input", "simulation"}) {
       row.erase(f);
     }
-    row["user_input"] = c.transcript;
+    row["user_input"] = c.dialogue.transcript;
     row["latency_ms"] = std::round(c.latency_ms * 10) / 10;
     row["simulation"] = {{"ended", c.ended}, {"turns", c.turns}, {"why", c.why}};
     if (c.ended == "target_error") {
       row["target_error"] = "row " + c.scenario->golden.id + ", " + c.why;
       ++report.rows_failed;
     } else {
-      if (c.transcript.size() >= 2) row["response"] = c.transcript.back()["content"];
+      if (c.dialogue.transcript.size() >= 2) {
+        row["response"] = c.dialogue.transcript.back()["content"];
+      }
       ++report.rows_answered;
     }
     ++ends[c.ended];

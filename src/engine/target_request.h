@@ -8,9 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tala/run.h"
 #include "tala/status.h"
 #include "tala/target_spec.h"
 #include "targets/golden_rows.h"
+#include "targets/reply_mapping.h"
+#include "targets/target_runner.h"
 
 namespace tala {
 
@@ -18,5 +21,30 @@ namespace tala {
 // lacks.
 Result<std::string> TargetRequest(const targets::GoldenRow& row, const TargetSpec& spec,
                                   const nlohmann::json* request_template);
+
+// The call limits of `options` (in flight, timeout, retries with backoff, rate).
+targets::RunnerOptions RunnerOptionsOf(const RunOptions& options);
+
+// What the progress line shows of a run of target calls: `done` of `total` rows (or turns).
+Progress TargetProgress(const targets::RunnerCounts& counts, int64_t done, int64_t total,
+                        int64_t cache_hits);
+
+// The target's reported tokens and cost of one answer, added to the report.
+void CountUsage(RunReport& report, const targets::TargetAnswer& answer);
+
+// A conversation with a target as it is played (golden conversations, simulated users): tala's
+// transcript, each answer an ai message with its passages, and the target's history.
+struct TargetDialogue {
+  nlohmann::ordered_json transcript = nlohmann::ordered_json::array();
+  nlohmann::ordered_json history = nlohmann::ordered_json::array();  // {"role", "content"}
+
+  // The row the target gets for the user's next `message`: `golden` with it as user_input and
+  // the conversation so far, the message last, as `messages`.
+  targets::GoldenRow TurnRow(const targets::GoldenRow& golden, const std::string& message) const;
+  // The user's message, and the target's answer to it when there is one (null: the call
+  // failed), with the turn's reference when it is not null.
+  void Add(const std::string& message, const targets::TargetAnswer* answer,
+           const nlohmann::ordered_json& reference = nullptr);
+};
 
 }  // namespace tala

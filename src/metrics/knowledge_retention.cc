@@ -1,5 +1,7 @@
 #include "metrics/knowledge_retention.h"
 
+#include "metrics/turn_metrics.h"
+
 namespace tala::metrics {
 
 const char* const kKnowledgeRetentionDefinition =
@@ -13,16 +15,7 @@ namespace {
 class KnowledgeRetention : public QuestionMetric {
  public:
   using QuestionMetric::QuestionMetric;
-  std::string Unscorable(const Sample& s) const override {
-    if (s.turn == 0 && s.is_multi_turn()) {
-      return "the conversation has no answer to score (no ai message with text)";
-    }
-    if (s.turn == 0) {
-      return "not a turn of a conversation: give user_input as a list of messages "
-             "(docs/datasets.md, Conversations)";
-    }
-    return {};
-  }
+  std::string Unscorable(const Sample& s) const override { return NotATurn(s); }
   MetricValue Score(const Sample&, const Verdicts& v) const override {
     const JudgedAnswer& a = AnswerIn(v);
     const double value = a.values[0] == 1 ? 1.0 : 0.0;

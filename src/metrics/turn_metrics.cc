@@ -30,13 +30,7 @@ class TurnMetric : public Metric {
   }
   std::string question_key() const override { return base_->question_key(); }
   std::string Unscorable(const Sample& s) const override {
-    if (s.turn == 0 && s.is_multi_turn()) {
-      return "the conversation has no answer to score (no ai message with text)";
-    }
-    if (s.turn == 0) {
-      return "not a turn of a conversation: give user_input as a list of messages whose ai "
-             "messages carry their retrieved_contexts (docs/datasets.md, Conversations)";
-    }
+    if (std::string why = NotATurn(s); !why.empty()) return why;
     if (reads_the_question_ && IsCourtesyOnly(s.user_input.value_or(""))) {
       return "turn " + std::to_string(s.turn) + " asks nothing (courtesy only)";
     }
@@ -125,6 +119,13 @@ Result<std::unique_ptr<Metric>> MakeTurnContextRecall(const MetricOptions& o) {
 }
 Result<std::unique_ptr<Metric>> MakeTurnContextRelevance(const MetricOptions& o) {
   return Wrap(TurnContextRelevanceInfo(), MakeContextRelevance, o, true);
+}
+
+std::string NotATurn(const Sample& s) {
+  if (s.turn > 0) return {};
+  if (s.is_multi_turn()) return "the conversation has no answer to score (no ai message with text)";
+  return "not a turn of a conversation: give user_input as a list of messages whose ai messages "
+         "carry their retrieved_contexts (docs/datasets.md, Conversations)";
 }
 
 std::string_view TurnMetricBase(std::string_view key) {

@@ -25,6 +25,10 @@ Result<std::unique_ptr<Metric>> MakeTurnContextPrecision(const MetricOptions& op
 Result<std::unique_ptr<Metric>> MakeTurnContextRecall(const MetricOptions& options);
 Result<std::unique_ptr<Metric>> MakeTurnContextRelevance(const MetricOptions& options);
 
+// Why a conversation metric does not score `sample`: it is not a turn of a conversation (a
+// single row, or a conversation with no answered turn); empty for a turn.
+std::string NotATurn(const Sample& sample);
+
 // The prefix of every per-turn metric's name.
 inline constexpr std::string_view kTurnPrefix = "turn_";
 // The row metric a per-turn results key scores on each turn ("faithfulness" for

@@ -16,9 +16,11 @@ std::string IdText(const ordered_json& id) {
   return id.is_string() ? id.get<std::string>() : id.dump();
 }
 
-Result<std::vector<GoldenRow>> ReadGolden(const std::string& path) {
+Result<std::vector<GoldenRow>> ReadObjectRows(
+    const std::string& path, const std::string& what,
+    const std::function<Status(const ordered_json& row, int64_t line)>& check) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError("cannot read the golden file " + path);
+  if (!in) return IoError("cannot read " + path);
   std::vector<GoldenRow> rows;
   std::map<std::string, int64_t> seen;
   std::string text;
@@ -26,23 +28,13 @@ Result<std::vector<GoldenRow>> ReadGolden(const std::string& path) {
   while (std::getline(in, text)) {
     ++line;
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto error = [&](const std::string& field, const std::string& what) {
-      return DataError({path, line, 0, field}, what);
+    auto error = [&](const std::string& field, const std::string& message) {
+      return DataError({path, line, 0, field}, message);
     };
     ordered_json row = ordered_json::parse(text, nullptr, false);
     if (row.is_discarded()) return error("", "not valid JSON");
-    if (!row.is_object()) return error("", "expected a JSON object (one golden row a line)");
-    auto question = row.find("user_input");
-    if (question == row.end()) return error("user_input", "missing: the question to ask");
-    if (!question->is_string() && !question->is_array()) {
-      return error("user_input", "expected a string or a list of messages");
-    }
-    if (auto given = row.find(kGivenContexts); given != row.end()) {
-      bool texts = given->is_array();
-      for (size_t i = 0; texts && i < given->size(); ++i) texts = (*given)[i].is_string();
-      if (!texts)
-        return error(kGivenContexts, "expected a list of strings (the passages to answer from)");
-    }
+    if (!row.is_object()) return error("", "expected a JSON object (one " + what + " a line)");
+    TALA_RETURN_IF_ERROR(check(row, line));
     GoldenRow g{std::to_string(line), std::move(row), line};
     if (auto id = g.row.find("id"); id != g.row.end()) {
       if (!id->is_string() && !id->is_number_integer()) {
@@ -58,8 +50,28 @@ Result<std::vector<GoldenRow>> ReadGolden(const std::string& path) {
     }
     rows.push_back(std::move(g));
   }
-  if (rows.empty()) return DataError({path, 0, 0, ""}, "the golden file has no rows");
+  if (rows.empty()) return DataError({path, 0, 0, ""}, "the file has no " + what + "s");
   return rows;
+}
+
+Result<std::vector<GoldenRow>> ReadGolden(const std::string& path) {
+  return ReadObjectRows(path, "golden row", [&](const ordered_json& row, int64_t line) -> Status {
+    auto error = [&](const std::string& field, const std::string& what) {
+      return DataError({path, line, 0, field}, what);
+    };
+    auto question = row.find("user_input");
+    if (question == row.end()) return error("user_input", "missing: the question to ask");
+    if (!question->is_string() && !question->is_array()) {
+      return error("user_input", "expected a string or a list of messages");
+    }
+    if (auto given = row.find(kGivenContexts); given != row.end()) {
+      bool texts = given->is_array();
+      for (size_t i = 0; texts && i < given->size(); ++i) texts = (*given)[i].is_string();
+      if (!texts)
+        return error(kGivenContexts, "expected a list of strings (the passages to answer from)");
+    }
+    return OkStatus();
+  });
 }
 
 Result<std::set<std::string>> KeepAnsweredRows(const std::string& path,

@@ -3,6 +3,7 @@
 // reference, reference_context_ids and any other fields, carried over verbatim). Every row is
 // checked before the target is called. Pure apart from reading the file.
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -24,6 +25,15 @@ struct GoldenRow {
 // kDataError naming file, line and field: not JSON, not an object, no user_input (a string or a
 // list of messages), a duplicate id. kIoError when the file cannot be read.
 Result<std::vector<GoldenRow>> ReadGolden(const std::string& path);
+
+// The rows of a JSON Lines file of `what`s ("golden row", "scenario"), each a JSON object with
+// an optional id (a string or an integer; a row without one gets its line number; ids unique),
+// handed to `check` (which returns the row's error, naming its field) before it is kept.
+// kDataError naming file, line and field; kIoError when the file cannot be read; an empty file
+// is an error.
+Result<std::vector<GoldenRow>> ReadObjectRows(
+    const std::string& path, const std::string& what,
+    const std::function<Status(const nlohmann::ordered_json& row, int64_t line)>& check);
 
 // Ids of the rows of an earlier `tala run` output (`path`) that the target answered, for
 // --resume. Rewrites `path` to hold just those rows (a row cut short by a crash, a row that
