@@ -23,6 +23,10 @@ struct RunOptions {
   // Instead of golden rows: scenarios (JSON Lines) a simulated user plays against the target,
   // each written as a conversation row (engine/simulate.h).
   std::string simulate;
+  // Who plays the simulated user: "offline" (tala's reading, no model) or an LLM judge
+  // ("openai:MODEL", "anthropic:MODEL") with `user_llm`'s server, limits, cache and seed.
+  std::string user_judge = "offline";
+  LlmOptions user_llm;
   std::string out;  // the dataset written ("-" not allowed: rows must survive a crash)
   TargetSpec target;
   int max_in_flight = 8;   // calls at once
@@ -52,6 +56,8 @@ struct RunReport {
   // user's messages sent.
   std::vector<std::pair<std::string, int64_t>> simulation_ends;
   int64_t user_turns = 0;
+  // An LLM user's calls (cache hits included) and tokens.
+  int64_t user_calls = 0, user_cache_hits = 0, user_prompt_tokens = 0, user_completion_tokens = 0;
   // Why rows failed: each distinct reason (first 5) with the rows it hit.
   std::vector<std::pair<std::string, int64_t>> error_reasons;
 };

@@ -22,6 +22,18 @@ Status RunFlags::Finish() {
 
 void AddTargetFlags(CLI::App& cmd, RunFlags& f) {
   RunOptions& o = f.options;
+  cmd.add_option("--user-judge", o.user_judge,
+                 "with --simulate: who plays the user: offline (tala's reading, no model; the "
+                 "default) or openai:MODEL / anthropic:MODEL (one call after each answer; server "
+                 "from --user-base-url, else OPENAI_BASE_URL / ANTHROPIC_BASE_URL; replies "
+                 "cached in --user-cache)")
+      ->capture_default_str();
+  cmd.add_option("--user-base-url", o.user_llm.base_url,
+                 "with --user-judge openai:MODEL or anthropic:MODEL: the server");
+  cmd.add_option("--user-cache", o.user_llm.cache,
+                 "with an LLM --user-judge: its reply cache (SQLite file, or off); the same "
+                 "scenarios and answers then give the same conversations")
+      ->capture_default_str();
   cmd.add_option("--simulate", o.simulate,
                  "instead of GOLDEN: scenarios (JSON Lines: goal, opening, facts, success, "
                  "max_turns) that tala's offline user plays against the target, turn by turn, "

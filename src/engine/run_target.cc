@@ -505,6 +505,12 @@ std::string FormatRunReport(const RunReport& r) {
       ends += fmt::format("{}{} {}", ends.empty() ? "" : ", ", n, kind);
     }
     s += fmt::format("simulated conversations ended: {} ({} user turns)\n", ends, r.user_turns);
+    if (r.user_calls > 0) {
+      s += fmt::format(
+          "the user judge: {} calls ({} cache hits), {} prompt tokens, {} completion "
+          "tokens\n",
+          r.user_calls, r.user_cache_hits, r.user_prompt_tokens, r.user_completion_tokens);
+    }
   }
   for (const auto& [why, rows] : r.error_reasons) {
     s += fmt::format("  failed ({} rows): {}\n", rows, why);

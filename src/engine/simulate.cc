@@ -11,10 +11,14 @@
 #include "core/text/normalize.h"
 #include "core/text/stopwords.h"
 #include "core/text/tokenize.h"
+#include "engine/llm_setup.h"
 #include "engine/target_request.h"
 #include "fs/output_paths.h"
 #include "io/writers/results_jsonl_writer.h"
+#include "judges/llm/call_source.h"
+#include "judges/llm/request_json.h"
 #include "judges/registry.h"
+#include "runtime/clock.h"
 #include "targets/golden_rows.h"
 #include "targets/reply_mapping.h"
 #include "targets/target_runner.h"
@@ -111,6 +115,8 @@ struct Chat {
   std::string pending;  // the user's next message; "" when ended
   std::set<size_t> facts_said;
   int turns = 0;
+  bool awaiting_user = false;  // an LLM user is to say what comes next
+  bool gives_up = false;       // the message pending is the LLM user's closing one
   std::string ended, why;
   double latency_ms = 0;
 };
@@ -198,6 +204,67 @@ Status NextMove(Judge& judge, Chat& chat, const std::string& answer) {
   return OkStatus();
 }
 
+// An LLM judge playing the user: one call after each answer, its reply the user's next message
+// or the end of the conversation.
+class UserTurnSource : public judges::llm::CallSource {
+ public:
+  UserTurnSource(size_t chat, const Scenario& s, const ordered_json& history) : chat_(chat) {
+    ordered_json facts = ordered_json::array();
+    for (const std::string& f : s.facts) facts.push_back(f);
+    judges::llm::Request request = {{"scenario",
+                                     {{"goal", s.goal},
+                                      {"persona", s.golden.row.value("persona", "")},
+                                      {"facts", facts},
+                                      {"success", s.success}}},
+                                    {"conversation", history}};
+    nlohmann::json status = {{"type", "string"}, {"enum", {"success", "continue", "give_up"}}};
+    call_ = judges::llm::ChatCall(
+        judges::llm::CallKind::kSimulateUser, "simulate_user", 0, judges::llm::Encode(request),
+        judges::llm::ObjectSchema(
+            {{"status", status}, {"message", judges::llm::JsonType("string")}}));
+  }
+  std::vector<judges::llm::ModelCall> TakeReady() override {
+    if (handed_out_ || done_) return {};
+    handed_out_ = true;
+    return {call_};
+  }
+  Status AcceptChat(const judges::llm::ModelCall&, std::string_view text) override {
+    nlohmann::json reply = nlohmann::json::parse(text, nullptr, false);
+    if (!reply.is_object()) return Status(ErrorCode::kBadReply, "the reply is not a JSON object");
+    const std::string status = reply.value("status", "");
+    if (status != "success" && status != "continue" && status != "give_up") {
+      return Status(ErrorCode::kBadReply,
+                    "\"status\" must be \"success\", \"continue\" or \"give_up\"");
+    }
+    std::string message = reply.contains("message") && reply["message"].is_string()
+                              ? reply["message"].get<std::string>()
+                              : "";
+    if (status != "success" && message.find_first_not_of(" \t\r\n") == std::string::npos) {
+      return Status(ErrorCode::kBadReply, "\"message\" is empty; the user must say something");
+    }
+    status_ = status;
+    message_ = std::move(message);
+    done_ = true;
+    return OkStatus();
+  }
+  Status AcceptEmbeddings(const judges::llm::ModelCall&,
+                          const std::vector<std::vector<double>>&) override {
+    return Status(ErrorCode::kInternal, "a simulated user asks for no embeddings");
+  }
+  void Fail(const judges::llm::ModelCall&, const std::string& reason) override {
+    failed_ = reason;
+    done_ = true;
+  }
+  bool done() const override { return done_; }
+
+  size_t chat_;
+  std::string status_, message_, failed_;
+
+ private:
+  judges::llm::ModelCall call_;
+  bool handed_out_ = false, done_ = false;
+};
+
 }  // namespace
 
 Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
@@ -220,6 +287,19 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
     // Every first request rendered before the first call: a template error stops nothing midway.
     auto first = TargetRequest(turn_row(chats[i]), o.target, tmpl ? &*tmpl : nullptr);
     if (!first) return first.error();
+  }
+  std::optional<LlmSetup> llm;
+  std::unique_ptr<runtime::JudgeRunner> user_runner;
+  if (o.user_judge != "offline") {
+    if (!IsLlmJudge(o.user_judge)) {
+      return InvalidArgument("--user-judge " + o.user_judge +
+                             ": expected offline, openai:MODEL or anthropic:MODEL");
+    }
+    std::vector<std::string> warnings;
+    TALA_ASSIGN_OR_RETURN(llm, SetUpLlm(o.user_judge, o.user_llm, &warnings));
+    TALA_ASSIGN_OR_RETURN(
+        user_runner, runtime::JudgeRunner::Create(llm->backends, llm->runtime, llm->cache.get(),
+                                                  runtime::SystemClock()));
   }
   TALA_ASSIGN_OR_RETURN(auto target,
                         targets::CreateTarget(o.target, o.max_in_flight, o.max_restarts));
@@ -263,10 +343,13 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
         return OkStatus();
       }
       CountUsage(report, *answer);
-      if (said == kGiveUp) {
+      if (said == kGiveUp || c.gives_up) {
         c.ended = "give_up";
-        c.why = fmt::format("after {} turns the user had nothing more to add", c.turns - 1);
+        c.why = fmt::format("the user gave up after {} turns", c.turns - 1);
         c.pending.clear();
+      } else if (user_runner) {
+        c.pending.clear();  // the LLM user's next move comes after this round
+        c.awaiting_user = true;
       } else if (Status s = NextMove(*user_judge, c, answer->response); !s.ok()) {
         return s;  // the offline reading failed (its encoder cannot be read): stop, say why
       }
@@ -281,6 +364,47 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
       return targets::TargetCall{chats[active[seq]].scenario->golden.id, requests[seq]};
     };
     status = targets::RunCalls(*target, ro, next, finish, o.stop, counts, progress);
+    if (!status.ok() || !user_runner) continue;
+    // The LLM user's turn, for every conversation whose answer came back: one call each.
+    std::vector<size_t> waiting;
+    for (size_t i = 0; i < chats.size(); ++i) {
+      if (chats[i].awaiting_user) waiting.push_back(i);
+    }
+    size_t taken = 0;
+    auto next_user = [&]() -> std::unique_ptr<judges::llm::CallSource> {
+      if (taken >= waiting.size()) return nullptr;
+      const size_t i = waiting[taken++];
+      return std::make_unique<UserTurnSource>(i, *chats[i].scenario, chats[i].dialogue.history);
+    };
+    auto user_done = [&](std::unique_ptr<judges::llm::CallSource> source) -> Status {
+      auto& turn = static_cast<UserTurnSource&>(*source);
+      Chat& c = chats[turn.chat_];
+      c.awaiting_user = false;
+      if (!turn.failed_.empty()) {
+        c.ended = "user_error";
+        c.why = fmt::format("after turn {}, the user judge failed: {}", c.turns, turn.failed_);
+      } else if (turn.status_ == "success") {
+        c.ended = "success";
+        c.why = fmt::format("turn {} gives what the user wanted (the user judge)", c.turns);
+      } else if (c.turns >= c.scenario->max_turns) {
+        c.ended = "limit";
+        c.why = fmt::format("{} turns without an answer to the goal", c.turns);
+      } else {
+        // A give-up is said to the assistant, and ends the conversation after its answer.
+        c.pending = turn.message_;
+        c.gives_up = turn.status_ == "give_up";
+      }
+      if (!c.ended.empty()) ++ended;
+      return OkStatus();
+    };
+    status = user_runner->RunSources(next_user, user_done, o.stop, {});
+  }
+  if (user_runner) {
+    const runtime::CallCounts& t = user_runner->accounting().total;
+    report.user_calls = t.calls + t.cache_hits;
+    report.user_cache_hits = t.cache_hits;
+    report.user_prompt_tokens = t.prompt_tokens;
+    report.user_completion_tokens = t.completion_tokens;
   }
   // Each conversation that ended is a dataset row, in scenario order; one cut short by a stop
   // is not written.
@@ -298,6 +422,9 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
     if (c.ended == "target_error") {
       row["target_error"] = "row " + c.scenario->golden.id + ", " + c.why;
       ++report.rows_failed;
+    } else if (c.ended == "user_error") {
+      row["simulation_error"] = "row " + c.scenario->golden.id + ", " + c.why;
+      ++report.rows_failed;
     } else {
       if (c.dialogue.transcript.size() >= 2) {
         row["response"] = c.dialogue.transcript.back()["content"];
@@ -307,7 +434,7 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
     ++ends[c.ended];
     TALA_RETURN_IF_ERROR(out.WriteLine(row.dump(-1, ' ', false, json::error_handler_t::replace)));
   }
-  for (const char* kind : {"success", "limit", "give_up", "target_error"}) {
+  for (const char* kind : {"success", "limit", "give_up", "target_error", "user_error"}) {
     if (ends.count(kind)) report.simulation_ends.emplace_back(kind, ends[kind]);
   }
   report.calls = counts.calls;

@@ -2,12 +2,14 @@
 // exec and HTTP, a kill -9 in the middle of a run, and a regression caught by `tala ci`.
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cli/child_process.h"
 #include "cli/json_lines.h"
 #include "cli/run_tala.h"
 #include "support/temp_dir.h"
@@ -193,6 +195,43 @@ TEST(RunCommandTest, ASimulatedUserPlaysEachScenarioToAnEnd) {
                       "/d.jsonl 2>&1");
   EXPECT_EQ(both.exit_code, 2) << both.out;
   EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
+}
+
+// The user played by an LLM judge (the mock, which plays one deterministically): one call
+// after each answer at most, every conversation ends, and the cache gives the same
+// conversations again without a call.
+TEST(RunCommandTest, AnLlmJudgePlaysTheSimulatedUser) {
+  TempDir dir;
+  std::string url;
+  auto mock = tala::testing::StartMockJudge({}, &url);
+  ::setenv("OPENAI_API_KEY", "test-key", 1);
+  const std::string command = "run --simulate " + kSource +
+                              "/examples/data/scenarios.jsonl --target 'exec:" + kApp +
+                              " jsonl' --user-judge openai:mock-model --user-base-url " + url +
+                              " --user-cache " + dir.path() + "/user.sqlite -q -o " + dir.path();
+  auto run = RunTala(command + "/a.jsonl 2>&1");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  auto rows = Rows(dir.path() + "/a.jsonl");
+  ASSERT_EQ(rows.size(), 20u);
+  int64_t turns = 0;
+  for (const json& row : rows) {
+    const std::string ended = row["simulation"]["ended"];
+    EXPECT_TRUE(ended == "success" || ended == "limit" || ended == "give_up") << row.dump();
+    turns += row["simulation"]["turns"].get<int64_t>();
+  }
+  // "the user judge: N calls": at most one per simulated turn (none after the opening's answer
+  // of a conversation that ends there, none after a closing message's answer).
+  const size_t at = run.out.find("the user judge: ");
+  ASSERT_NE(at, std::string::npos) << run.out;
+  const int64_t calls = std::stoll(run.out.substr(at + 16));
+  EXPECT_GT(calls, 0);
+  EXPECT_LE(calls, turns);
+  auto again = RunTala(command + "/b.jsonl 2>&1");
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_NE(again.out.find("(" + std::to_string(calls) + " cache hits)"), std::string::npos)
+      << again.out;
+  auto b = Rows(dir.path() + "/b.jsonl");
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(b[i]["user_input"], rows[i]["user_input"]);
 }
 
 TEST(RunCommandTest, KillNineThenResumeWritesEveryGoldenRowExactlyOnce) {

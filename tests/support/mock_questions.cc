@@ -232,6 +232,38 @@ json TestsetReference(const json& j) {
           {"quotes", {{{"context_id", best_id}, {"text", best}}}}};
 }
 
+// A simulated user, deterministically: success when the assistant's last message holds every
+// word of "success" (four letters or more), else the next fact not yet said with the goal, else
+// a give-up.
+json SimulatedUser(const json& j) {
+  const json scenario = j.value("scenario", json::object());
+  const json conversation = j.value("conversation", json::array());
+  std::string last, said;
+  for (const json& m : conversation) {
+    if (Str(m, "role") == "assistant") last = Str(m, "content");
+    if (Str(m, "role") == "user") said += Str(m, "content") + "\n";
+  }
+  auto lower = [](std::string t) {
+    for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return t;
+  };
+  const std::string success = lower(Str(scenario, "success"));
+  bool met = !success.empty();
+  std::istringstream words(success);
+  for (std::string w; words >> w;) {
+    while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.back()))) w.pop_back();
+    if (w.size() >= 4 && lower(last).find(w) == std::string::npos) met = false;
+  }
+  if (met) return {{"status", "success"}, {"message", ""}};
+  for (const json& f : scenario.value("facts", json::array())) {
+    if (f.is_string() && said.find(f.get<std::string>()) == std::string::npos) {
+      return {{"status", "continue"},
+              {"message", f.get<std::string>() + " " + Str(scenario, "goal")}};
+    }
+  }
+  return {{"status", "give_up"}, {"message", "Never mind, thank you."}};
+}
+
 }  // namespace
 
 std::optional<MockQuestionReply> MockQuestionAnswer(const std::string& system,
@@ -240,6 +272,9 @@ std::optional<MockQuestionReply> MockQuestionAnswer(const std::string& system,
   if (!j.is_object()) return std::nullopt;
   if (j.contains("criteria") && j["criteria"].is_array())
     return {{"criteria", Criteria(j, prefer_first)}};
+  if (j.contains("scenario") && j.contains("conversation")) {
+    return {{"simulate_user", SimulatedUser(j)}};
+  }
   if (j.contains("scenario") && j.contains("passages")) {
     return {{"testset_question", TestsetQuestion(j)}};
   }

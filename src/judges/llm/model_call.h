@@ -29,6 +29,8 @@ enum class CallKind {
   // Writing a golden set (testset/):
   kTestsetQuestion,   // a question from a scenario (one chunk, or two for a multi-hop item)
   kTestsetReference,  // a question's reference, its contexts, verbatim quotes, answerability
+  // Simulating a user (tala run --simulate):
+  kSimulateUser,  // the user's next message, or that the conversation is over
 };
 // The prompt name ("rate_chunks") or "embeddings".
 const char* CallKindName(CallKind kind);

@@ -102,6 +102,8 @@ const char* CallKindName(CallKind kind) {
       return "testset_question";
     case CallKind::kTestsetReference:
       return "testset_reference";
+    case CallKind::kSimulateUser:
+      return "simulate_user";
   }
   return "?";
 }

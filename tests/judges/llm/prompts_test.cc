@@ -24,8 +24,9 @@ TEST(PromptsTest, EveryChatCallKindHasAVersionedPrompt) {
 TEST(PromptsTest, NamesAreUnique) {
   std::set<std::string> names;
   for (const Prompt& p : Prompts()) EXPECT_TRUE(names.insert(p.name).second) << p.name;
-  // The five task prompts, eight for the metrics' own questions, and two per NVIDIA rating.
-  EXPECT_EQ(names.size(), 21u);
+  // The five task prompts, eight for the metrics' own questions, two per NVIDIA rating, and the
+  // simulated user's.
+  EXPECT_EQ(names.size(), 22u);
 }
 
 TEST(PromptsTest, EveryPromptTreatsTheRowAsData) {
