@@ -551,9 +551,15 @@ int RunServe(ServeFlags& f) {
   Routes(server, **service, f, port);
   // SIGTERM stops the listener at once (a watcher, since only a flag is set in the handler),
   // whatever the scorer is waiting on; the scorer's judge calls are cancelled by the same flag.
-  std::thread watcher([&server] {
-    while (!g_stopping) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    server.stop();
+  // The stop is repeated until the listener has returned: one asked for before the listener has
+  // started has no effect, and a SIGTERM just after the address is printed left the server
+  // listening for ever (seen under the sanitizers, ServeRound4Test).
+  std::atomic<bool> served{false};
+  std::thread watcher([&server, &served] {
+    while (!served) {
+      if (g_stopping) server.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   });
   // Scoring runs beside the server; rows left pending by a crash are scored first.
   // Alerts on a thread of their own, every half second as rows age out of the windows: a webhook
@@ -619,6 +625,7 @@ int RunServe(ServeFlags& f) {
                f.host.c_str(), port, f.options.db.c_str(), f.options.sample,
                static_cast<long long>((*service)->pending()));
   bool ok = server.listen_after_bind();
+  served = true;
   // SIGTERM: no new requests; rows scored are stored, the rest (judge calls in flight are
   // cancelled) wait in the database for the next start.
   g_stopping = true;
