@@ -84,6 +84,18 @@ bool IsCourtesyOnly(const std::string& message) {
   return true;
 }
 
+bool IsAnswer(const Message& m) {
+  return m.type == Message::Type::kAi &&
+         m.content.find_first_not_of(" \t\n\r") != std::string::npos;
+}
+
+size_t LastAnswer(const std::vector<Message>& messages) {
+  for (size_t i = messages.size(); i-- > 0;) {
+    if (IsAnswer(messages[i])) return i;
+  }
+  return messages.size();
+}
+
 TurnAsk ReadTurnAsk(const std::vector<Message>& messages, size_t ai) {
   // The user's messages since the previous ai message; the one before them.
   size_t from = ai;

@@ -12,6 +12,12 @@
 
 namespace tala {
 
+// An answer of the conversation: an ai message with text (not blank; a tool call's empty ai
+// message is none). Each answer is one turn.
+bool IsAnswer(const Message& message);
+// The position of the last answer in `messages`, or messages.size() when there is none.
+size_t LastAnswer(const std::vector<Message>& messages);
+
 // The two readings of the question of the turn whose ai message is messages[ai] (ai may be
 // messages.size(): the user's messages after the last ai message).
 struct TurnAsk {

@@ -7,16 +7,6 @@
 
 namespace tala {
 
-namespace {
-
-std::string Trimmed(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\n\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\n\r") - b + 1);
-}
-
-}  // namespace
-
 bool ScoresTurns(const std::vector<std::unique_ptr<Metric>>& metrics) {
   for (const auto& m : metrics) {
     if (m->info().conversation_scope != ConversationScope::kRow) return true;
@@ -29,9 +19,7 @@ std::vector<std::unique_ptr<Sample>> TurnSamples(
   const Sample& c = *conversation;
   std::vector<size_t> ais;
   for (size_t i = 0; i < c.messages.size(); ++i) {
-    if (c.messages[i].type == Message::Type::kAi && !Trimmed(c.messages[i].content).empty()) {
-      ais.push_back(i);
-    }
+    if (IsAnswer(c.messages[i])) ais.push_back(i);
   }
   std::vector<std::unique_ptr<Sample>> out;
   for (size_t k = 0; k < ais.size(); ++k) {
@@ -82,16 +70,8 @@ Status ConversationAssembler::Add(const io::RowResult& turn, const Done& done) {
   t.turn = s.turn;
   t.question = s.user_input.value_or("");
   t.response = s.response.value_or("");
-  t.message = static_cast<int>(s.messages.size()) - 1;
-  if (s.turn == s.turns) {
-    // The last turn holds every message; its ai message is the conversation's last one.
-    for (size_t i = s.messages.size(); i-- > 0;) {
-      if (s.messages[i].type == Message::Type::kAi && !s.messages[i].content.empty()) {
-        t.message = static_cast<int>(i);
-        break;
-      }
-    }
-  }
+  // Its answer is the last of its messages (the last turn holds them all).
+  t.message = static_cast<int>(LastAnswer(s.messages));
   for (size_t i = 0; i < turn.scores.size() && i < metrics_.size(); ++i) {
     const io::RowScore& score = turn.scores[i];
     const MetricInfo& info = metrics_[i]->info();
@@ -117,6 +97,8 @@ Status ConversationAssembler::Add(const io::RowResult& turn, const Done& done) {
       continue;
     }
     // The mean over the turns that define it; the reason names the weakest turn.
+    const std::string_view base = metrics::TurnMetricBase(m.key());
+    const std::string_view name = base.empty() ? std::string_view(m.key()) : base;
     double sum = 0;
     int defined = 0, lowest_turn = 0;
     double lowest = 0;
@@ -124,11 +106,7 @@ Status ConversationAssembler::Add(const io::RowResult& turn, const Done& done) {
     bool failed = false;
     for (const io::TurnResult& tr : turns) {
       for (const io::RowScore& sc : tr.scores) {
-        if (sc.key != (metrics::TurnMetricBase(m.key()).empty()
-                           ? std::string_view(m.key())
-                           : metrics::TurnMetricBase(m.key()))) {
-          continue;
-        }
+        if (sc.key != name) continue;
         if (!sc.value.value) {
           failed = failed || sc.failed;
           if (first_undefined.empty()) {

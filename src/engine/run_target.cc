@@ -31,9 +31,17 @@ bool IsHttp(const std::string& target) { return target.rfind("http", 0) == 0; }
 
 }  // namespace
 
-Result<std::string> TargetRequest(const GoldenRow& g, const TargetSpec& spec, const json* tmpl) {
+Result<std::optional<json>> BodyTemplate(const TargetSpec& spec) {
+  if (spec.body.empty()) return std::optional<json>();
+  json parsed = json::parse(spec.body, nullptr, false);
+  if (parsed.is_discarded()) return InvalidArgument("the target body template is not JSON");
+  return std::optional<json>(std::move(parsed));
+}
+
+Result<std::string> TargetRequest(const GoldenRow& g, const TargetSpec& spec,
+                                  const std::optional<json>& tmpl) {
   const auto given = g.row.find(targets::kGivenContexts);
-  if (tmpl == nullptr) {
+  if (!tmpl) {
     if (!IsHttp(spec.target)) {
       if (given == g.row.end()) return g.row.dump(-1, ' ', false, json::error_handler_t::replace);
       ordered_json line = g.row;
@@ -95,6 +103,16 @@ GoldenRow TargetDialogue::TurnRow(const GoldenRow& golden, const std::string& me
   return turn;
 }
 
+ordered_json TargetDialogue::Row(ordered_json row, double latency_ms) const {
+  for (const char* f : {"response", "retrieved_contexts", "retrieved_context_ids", "latency_ms",
+                        "target_error", "messages"}) {
+    row.erase(f);
+  }
+  row["user_input"] = transcript;
+  row["latency_ms"] = std::round(latency_ms * 10) / 10;
+  return row;
+}
+
 void TargetDialogue::Add(const std::string& message, const targets::TargetAnswer* answer,
                          const ordered_json& reference) {
   transcript.push_back({{"type", "human"}, {"content", message}});
@@ -109,10 +127,6 @@ void TargetDialogue::Add(const std::string& message, const targets::TargetAnswer
 }
 
 namespace {
-
-Result<std::string> RequestFor(const GoldenRow& g, const TargetSpec& spec, const json* tmpl) {
-  return TargetRequest(g, spec, tmpl);
-}
 
 // Keeps each distinct failure reason (the first five) with the rows it hit.
 void CountReason(RunReport& r, const std::string& reason) {
@@ -241,11 +255,7 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
   }
   if (o.max_in_flight < 1) return InvalidArgument("--max-in-flight must be at least 1");
   if (!o.simulate.empty()) return RunSimulation(o, report);
-  std::optional<json> tmpl;
-  if (!o.target.body.empty()) {
-    tmpl = json::parse(o.target.body, nullptr, false);
-    if (tmpl->is_discarded()) return InvalidArgument("the target body template is not JSON");
-  }
+  TALA_ASSIGN_OR_RETURN(const std::optional<json> tmpl, BodyTemplate(o.target));
   const std::string cache_path = o.cache == "off" ? "" : o.cache;
   TALA_RETURN_IF_ERROR(fs::CheckOutputsDistinct(
       {{"GOLDEN", o.golden}}, {{"--out", o.out}, {"--target-cache", cache_path}}));
@@ -269,7 +279,7 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
   for (const GoldenRow& g : golden) {
     GoldenRow first = g;
     if (scripts > 0) first = TargetDialogue().TurnRow(g, TurnsOf(g.row["user_input"])[0].question);
-    TALA_ASSIGN_OR_RETURN(std::string r, RequestFor(first, o.target, tmpl ? &*tmpl : nullptr));
+    TALA_ASSIGN_OR_RETURN(std::string r, TargetRequest(first, o.target, tmpl));
     requests.push_back(std::move(r));
   }
   TALA_ASSIGN_OR_RETURN(auto target,
@@ -321,9 +331,9 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
       for (size_t k = 0; k < plays.size(); ++k) {
         Play& p = plays[k];
         if (!p.error.empty() || t >= p.turns.size()) continue;
-        TALA_ASSIGN_OR_RETURN(std::string r,
-                              RequestFor(p.dialogue.TurnRow(golden[p.golden], p.turns[t].question),
-                                         o.target, tmpl ? &*tmpl : nullptr));
+        TALA_ASSIGN_OR_RETURN(
+            std::string r, TargetRequest(p.dialogue.TurnRow(golden[p.golden], p.turns[t].question),
+                                         o.target, tmpl));
         active.push_back(k);
         turn_requests.push_back(std::move(r));
       }
@@ -384,13 +394,9 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
     for (const Play& p : plays) {
       const bool ended = !p.error.empty() || p.dialogue.transcript.size() == 2 * p.turns.size();
       if (!ended) continue;
-      ordered_json row = golden[p.golden].row;
-      for (const char* f : {"response", "retrieved_contexts", "retrieved_context_ids", "latency_ms",
-                            "target_error", "target_stderr", "target_usage", "messages"}) {
-        row.erase(f);
-      }
-      row["user_input"] = p.dialogue.transcript;
-      row["latency_ms"] = std::round(p.latency_ms * 10) / 10;
+      ordered_json row = p.dialogue.Row(golden[p.golden].row, p.latency_ms);
+      row.erase("target_stderr");
+      row.erase("target_usage");
       if (p.error.empty()) {
         row["response"] = p.dialogue.transcript.back()["content"];
         ++report.rows_answered;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -269,11 +268,7 @@ class UserTurnSource : public judges::llm::CallSource {
 
 Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
   auto began = std::chrono::steady_clock::now();
-  std::optional<json> tmpl;
-  if (!o.target.body.empty()) {
-    tmpl = json::parse(o.target.body, nullptr, false);
-    if (tmpl->is_discarded()) return InvalidArgument("the target body template is not JSON");
-  }
+  TALA_ASSIGN_OR_RETURN(const std::optional<json> tmpl, BodyTemplate(o.target));
   if (o.resume) return InvalidArgument("--resume does not apply to --simulate: run it again");
   TALA_RETURN_IF_ERROR(fs::CheckOutputsDistinct({{"--simulate", o.simulate}}, {{"--out", o.out}}));
   TALA_ASSIGN_OR_RETURN(std::vector<Scenario> scenarios, ReadScenarios(o.simulate));
@@ -285,7 +280,7 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
     chats[i].scenario = &scenarios[i];
     chats[i].pending = scenarios[i].opening;
     // Every first request rendered before the first call: a template error stops nothing midway.
-    auto first = TargetRequest(turn_row(chats[i]), o.target, tmpl ? &*tmpl : nullptr);
+    auto first = TargetRequest(turn_row(chats[i]), o.target, tmpl);
     if (!first) return first.error();
   }
   std::optional<LlmSetup> llm;
@@ -318,13 +313,11 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
     std::vector<std::string> requests;
     for (size_t i = 0; i < chats.size(); ++i) {
       if (!chats[i].ended.empty() || chats[i].pending.empty()) continue;
-      TALA_ASSIGN_OR_RETURN(std::string r,
-                            TargetRequest(turn_row(chats[i]), o.target, tmpl ? &*tmpl : nullptr));
+      TALA_ASSIGN_OR_RETURN(std::string r, TargetRequest(turn_row(chats[i]), o.target, tmpl));
       active.push_back(i);
       requests.push_back(std::move(r));
     }
     if (active.empty()) break;
-    Status move_error;
     auto finish = [&](int64_t seq, const targets::CallOutcome& outcome) -> Status {
       Chat& c = chats[active[static_cast<size_t>(seq)]];
       const std::string said = c.pending;
@@ -411,13 +404,8 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
   std::map<std::string, int64_t> ends;
   for (const Chat& c : chats) {
     if (c.ended.empty()) continue;
-    ordered_json row = c.scenario->golden.row;
-    for (const char* f : {"response", "retrieved_contexts", "retrieved_context_ids", "latency_ms",
-                          "target_error", "messages", "user_input", "simulation"}) {
-      row.erase(f);
-    }
-    row["user_input"] = c.dialogue.transcript;
-    row["latency_ms"] = std::round(c.latency_ms * 10) / 10;
+    ordered_json row = c.dialogue.Row(c.scenario->golden.row, c.latency_ms);
+    row.erase("simulation");
     row["simulation"] = {{"ended", c.ended}, {"turns", c.turns}, {"why", c.why}};
     if (c.ended == "target_error") {
       row["target_error"] = "row " + c.scenario->golden.id + ", " + c.why;

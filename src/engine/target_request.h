@@ -6,6 +6,7 @@
 // conversation and simulated runs. Pure.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "tala/run.h"
@@ -17,10 +18,14 @@
 
 namespace tala {
 
+// The target's request body template (TargetSpec::body), parsed once; nullopt when none is
+// given. kInvalidArgument when it is not JSON.
+Result<std::optional<nlohmann::json>> BodyTemplate(const TargetSpec& spec);
+
 // kInvalidArgument naming the placeholder and the row when the template names a field the row
 // lacks.
 Result<std::string> TargetRequest(const targets::GoldenRow& row, const TargetSpec& spec,
-                                  const nlohmann::json* request_template);
+                                  const std::optional<nlohmann::json>& request_template);
 
 // The call limits of `options` (in flight, timeout, retries with backoff, rate).
 targets::RunnerOptions RunnerOptionsOf(const RunOptions& options);
@@ -45,6 +50,10 @@ struct TargetDialogue {
   // failed), with the turn's reference when it is not null.
   void Add(const std::string& message, const targets::TargetAnswer* answer,
            const nlohmann::ordered_json& reference = nullptr);
+  // The dataset row of the played conversation: `golden_row` without the target's outputs of an
+  // earlier run (response, passages, latency, error, messages), the transcript as user_input
+  // and the summed latency.
+  nlohmann::ordered_json Row(nlohmann::ordered_json golden_row, double latency_ms) const;
 };
 
 }  // namespace tala

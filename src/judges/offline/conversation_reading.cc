@@ -182,7 +182,7 @@ std::vector<UserAsk> UserAsks(const std::vector<Message>& messages) {
   size_t last_ai = 0;
   bool any_ai = false;
   for (size_t i = 0; i < messages.size(); ++i) {
-    if (messages[i].type != Message::Type::kAi || messages[i].content.empty()) continue;
+    if (!IsAnswer(messages[i])) continue;
     ++turn;
     const TurnAsk q = ReadTurnAsk(messages, i);
     // Only the user's own words since the previous answer are a new ask.

@@ -697,19 +697,9 @@ Result<Verdicts> OfflineJudge::AnswerRow(const Sample& s, const JudgeQuery& quer
   return v;
 }
 
-namespace {
-// The conversation's last ai message with text: the answer a turn sample scores.
-size_t LastAnswer(const Sample& s) {
-  for (size_t i = s.messages.size(); i-- > 0;) {
-    if (s.messages[i].type == Message::Type::kAi && !s.messages[i].content.empty()) return i;
-  }
-  return s.messages.size();
-}
-}  // namespace
-
 Result<JudgedAnswer> OfflineJudge::ReadRetentionOf(const Sample& s) {
   JudgedAnswer a;
-  const size_t ai = LastAnswer(s);
+  const size_t ai = LastAnswer(s.messages);
   if (ai == s.messages.size()) {
     a.values = {1};
     a.reason = "no answer to read";
@@ -752,7 +742,7 @@ Status OfflineJudge::ReadTurnBothWays(const Sample& s, Verdicts& v) {
   // A turn's question reads alone or after the user's question before it ("How often do they
   // run?" alone; "And after that?" after it): the offline reading cannot tell which the user
   // meant, so it takes the reading the answer addresses better.
-  const TurnAsk ask = ReadTurnAsk(s.messages, LastAnswer(s));
+  const TurnAsk ask = ReadTurnAsk(s.messages, LastAnswer(s.messages));
   const std::string& other = ask.leans ? ask.alone : ask.with_before;
   if (other.empty() || other == s.user_input.value_or("")) return OkStatus();
   TALA_ASSIGN_OR_RETURN(GeneratedQuestion alt, RelevanceReading(other, *s.response));
@@ -777,7 +767,7 @@ Result<JudgedAnswer> OfflineJudge::ReadCompletenessOf(const Sample& s) {
   for (const UserAsk& ask : asks) {
     double best = 0;
     for (size_t i = ask.first_answer; i < s.messages.size(); ++i) {
-      if (s.messages[i].type != Message::Type::kAi || s.messages[i].content.empty()) continue;
+      if (!IsAnswer(s.messages[i])) continue;
       for (const std::string* reading : {&ask.question, &ask.other}) {
         if (reading->empty()) continue;
         TALA_ASSIGN_OR_RETURN(double r, RelevanceOf(*reading, s.messages[i].content));
