@@ -229,6 +229,10 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
     TALA_ASSIGN_OR_RETURN(filter, ParseTag(tag));
   }
   const double since = now - static_cast<double>(seconds);
+  // Read before the counts: a trace closes (its row stored and counted) before the open count
+  // drops, so a zero read here means every closed trace's row is in the counts read after it.
+  // Read after them, a trace closing in between showed neither open nor as a row.
+  const int64_t traces_open = s.open_traces.load();
   Window w;
   std::string key = tag.substr(0, tag.find('='));
   if (tag.empty() || s.agg->Breaks(key)) {
@@ -297,7 +301,7 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
          ",\"rows_pending\":" + std::to_string(w.pending) +
          ",\"rows_skipped\":" + std::to_string(w.skipped) +
          ",\"rows_duplicate\":" + std::to_string(w.duplicates) +
-         ",\"traces_open\":" + std::to_string(s.open_traces.load()) +
+         ",\"traces_open\":" + std::to_string(traces_open) +
          ",\"scoring_lag_seconds\":" + Number(ScoringLag(now)) + ",\"metrics\":{";
   bool first = true;
   for (const auto& metric : s.metrics) {
