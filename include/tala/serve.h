@@ -115,6 +115,11 @@ struct ServeOptions {
   double trace_linger = 10;
   double trace_timeout = 300;
   int64_t max_open_traces = 100000;
+  // Conversations: a row with a `conversation_id` (an OTLP trace with session.id or
+  // gen_ai.conversation.id) is a turn; its conversation's turns wait in the database until no
+  // turn of it came for `session_quiet` seconds, then become one conversation row (its id the
+  // conversation's), scored turn by turn when conversation metrics are asked.
+  double session_quiet = 300;
   // One server per database: an exclusive lock (fs/file_lock.h) held while the Service lives,
   // so two servers never score, or pay for, the same rows. Off for readers (tala export).
   bool lock_db = true;
@@ -132,6 +137,9 @@ struct LabelsAnswer {
 struct IngestAnswer {
   int64_t accepted = 0;  // rows committed
   int64_t sampled = 0;   // of them, rows that will be scored
+  // Of the accepted, turns of conversations (rows with a conversation_id), new ones: they wait
+  // for their conversation to go quiet, which is then sampled and scored as one row.
+  int64_t turns = 0;
   // IngestTraces: spans refused (their trace is a row already, or too many traces are open),
   // and why, for OTLP's partialSuccess.
   int64_t skipped = 0;
@@ -169,6 +177,13 @@ class Service {
   Result<int64_t> FlushTraces(double now, int max_traces = 200);
   // Traces whose spans wait in the buffer.
   int64_t open_traces() const;
+  // Makes one conversation row of each conversation (up to `max_sessions`) none of whose turns
+  // came for ServeOptions::session_quiet seconds at `now`: its turns in order (their `turn`,
+  // else their timestamps), each answer with its own passages. Returns the conversations
+  // closed. Call it every second or so.
+  Result<int64_t> FlushSessions(double now, int max_sessions = 200);
+  // Conversations whose turns wait in the session buffer.
+  int64_t open_sessions() const;
   // How long the oldest row waiting to be scored has waited, in seconds at `now` (0: none).
   double ScoringLag(double now) const;
 

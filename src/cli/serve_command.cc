@@ -377,6 +377,7 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
                        ",\"duplicates\":" + std::to_string(answer->duplicates) +
                        ",\"conflicts\":" + std::to_string(answer->conflicts) +
                        ",\"sampled\":" + std::to_string(answer->sampled) +
+                       ",\"turns\":" + std::to_string(answer->turns) +
                        ",\"skipped\":" + std::to_string(answer->skipped) + ",\"ids\":[";
     for (size_t i = 0; i < answer->ids.size(); ++i) {
       if (i) body += ',';
@@ -580,7 +581,13 @@ int RunServe(ServeFlags& f) {
       if (!closed) {
         std::fprintf(stderr, "tala serve: traces: %s\n", closed.error().ToString().c_str());
       }
-      if (!closed || *closed == 0) {
+      // Conversations gone quiet become rows (after the traces, whose turns they may take).
+      auto conversations = (*service)->FlushSessions(Now());
+      if (!conversations) {
+        std::fprintf(stderr, "tala serve: conversations: %s\n",
+                     conversations.error().ToString().c_str());
+      }
+      if ((!closed || *closed == 0) && (!conversations || *conversations == 0)) {
         for (int i = 0; i < 10 && !g_stopping; ++i) {
           std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
@@ -753,6 +760,12 @@ void AddServeCommand(CLI::App& app, int* exit_code, const ServeSettings& default
                   "partialSuccess")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--session-quiet", f->options.session_quiet,
+                  "conversations: seconds without a new turn after which a conversation's turns "
+                  "(rows with a conversation_id; traces with session.id or "
+                  "gen_ai.conversation.id) become one conversation row and are scored")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--retain-days", f->options.retain_days,
                   "delete rows (and their scores) stamped more than D days ago, in the "
                   "background; the windows' aggregates are kept (0: keep every row)")

@@ -127,6 +127,8 @@ Status ApplyServeTable(const std::string& path, ServeSettings& s) {
       TALA_RETURN_IF_ERROR(Read(path, n, name,
                                 key == "trace_linger" ? o.trace_linger : o.trace_timeout,
                                 "a number of seconds"));
+    } else if (key == "session_quiet") {
+      TALA_RETURN_IF_ERROR(Read(path, n, name, o.session_quiet, "a number of seconds"));
     } else if (key == "max_open_traces") {
       TALA_RETURN_IF_ERROR(Read(path, n, name, o.max_open_traces, "an integer"));
     } else if (key == "retain_days") {

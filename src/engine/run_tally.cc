@@ -63,18 +63,16 @@ std::map<std::string, double> DefinedScores(const std::vector<io::RowScore>& row
 }
 }  // namespace
 
-void RunTally::Diagnose(io::RowResult& row) {
+analysis::Diagnosis DiagnoseResult(io::RowResult& row, const analysis::DiagnosisRule& rule,
+                                   std::map<std::string, double>* deciding) {
   std::map<std::string, double> scores = DefinedScores(row.scores);
-  analysis::Diagnosis d = analysis::Diagnose(scores, rule_);
-  // A conversation: each turn diagnosed on its own scores; the conversation's diagnosis is its
-  // first failing turn's (the first break explains what follows it), healthy when a turn is
-  // and none fails.
-  const io::TurnResult* failing = nullptr;
+  analysis::Diagnosis d = analysis::Diagnose(scores, rule);
   if (row.turns != nullptr) {
+    const io::TurnResult* failing = nullptr;
     bool healthy = false;
     for (io::TurnResult& t : *row.turns) {
       std::map<std::string, double> turn_scores = DefinedScores(t.scores);
-      analysis::Diagnosis td = analysis::Diagnose(turn_scores, rule_);
+      analysis::Diagnosis td = analysis::Diagnose(turn_scores, rule);
       t.diagnosis = std::string(analysis::DiagnosisName(td));
       healthy = healthy || td == analysis::Diagnosis::kHealthy;
       if (failing == nullptr && !analysis::DecidingMetric(td).empty()) {
@@ -89,6 +87,19 @@ void RunTally::Diagnose(io::RowResult& row) {
     }
   }
   row.diagnosis = std::string(analysis::DiagnosisName(d));
+  if (deciding != nullptr) *deciding = std::move(scores);
+  return d;
+}
+
+void RunTally::Diagnose(io::RowResult& row) {
+  std::map<std::string, double> scores;
+  const analysis::Diagnosis d = DiagnoseResult(row, rule_, &scores);
+  const io::TurnResult* failing = nullptr;
+  if (row.turns != nullptr && row.first_failing_turn > 0) {
+    for (const io::TurnResult& t : *row.turns) {
+      if (t.turn == row.first_failing_turn) failing = &t;
+    }
+  }
   if (journal_) {
     const auto& all = analysis::AllDiagnoses();
     pending_diagnosis_ = static_cast<int>(std::find(all.begin(), all.end(), d) - all.begin());

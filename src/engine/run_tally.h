@@ -18,6 +18,14 @@
 
 namespace tala {
 
+// A row's diagnosis from its scores. A conversation (row.turns set): each turn diagnosed on its
+// own scores (filled in), and the conversation's diagnosis its first failing turn's (set as
+// row.first_failing_turn: the first break explains what follows it), healthy when a turn is
+// and none fails. `deciding` (when given) gets the scores the diagnosis was read from. Sets
+// row.diagnosis. tala eval's tally and tala serve's scorer both diagnose by it.
+analysis::Diagnosis DiagnoseResult(io::RowResult& row, const analysis::DiagnosisRule& rule,
+                                   std::map<std::string, double>* deciding = nullptr);
+
 class RunTally {
  public:
   // REQUIRES: summary.metrics lists the run's metrics; `summary` outlives the tally.

@@ -135,6 +135,9 @@ struct Trace {
   std::vector<std::string> contexts, context_ids;
   double ts = 0;
   json tags = json::object();
+  // The conversation the trace is a turn of: OpenInference's session.id or the GenAI
+  // conventions' gen_ai.conversation.id, on any of its spans.
+  std::string session;
 };
 
 std::string StringAt(std::map<std::string, json>& attrs, const std::string& key) {
@@ -286,6 +289,13 @@ bool ReadVectorQuery(const json& span, std::map<std::string, json>& attrs, Trace
 
 void ReadSpan(const json& span, Trace& t) {
   auto attrs = Attributes(span);
+  for (const char* key : {"gen_ai.conversation.id", "session.id"}) {
+    auto it = attrs.find(key);
+    if (t.session.empty() && it != attrs.end()) {
+      if (it->second.is_string()) t.session = it->second.get<std::string>();
+      if (it->second.is_number_integer()) t.session = it->second.dump();
+    }
+  }
   if (ReadOpenInference(span, attrs, t)) return;
   if (ReadVectorQuery(span, attrs, t)) return;
   // OpenLLMetry (Traceloop): gen_ai.prompt.N.{role,content} and gen_ai.completion.N.{...} on
@@ -491,6 +501,8 @@ Result<OtlpRows> OtlpJsonToRows(const nlohmann::json& root) {
     }
     if (t.ts > 0) row["timestamp"] = t.ts;
     if (!t.tags.empty()) row["tags"] = t.tags;
+    // A turn of a conversation: the service joins the session's turns into one row.
+    if (!t.session.empty()) row["conversation_id"] = t.session;
     out.jsonl += row.dump() + "\n";
   }
   return out;

@@ -10,7 +10,9 @@
 #include <unordered_map>
 
 #include "analysis/diagnosis.h"
+#include "engine/conversation_turns.h"
 #include "engine/row_scorer.h"
+#include "engine/run_tally.h"
 #include "io/readers/row_parser.h"
 #include "io/writers/results_jsonl_writer.h"
 #include "judges/task_plan.h"
@@ -41,22 +43,19 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// The row's scores and diagnosis from its verdicts (or its judge failure).
-Scored Finish(const Waiting& w, const Sample& sample, const Result<Verdicts>& verdicts,
-              RowScorer& scorer, const analysis::DiagnosisRule& rule) {
+// The row's scores and diagnosis from its result (a row's, or a conversation's joined from its
+// turns).
+Scored Finish(const Waiting& w, io::RowResult& result, const analysis::DiagnosisRule& rule) {
   Scored out{w.seq, w.ts, w.tags, "scored", "", "", {}};
-  io::RowResult result = scorer.ScoreWith(sample, verdicts);
-  std::map<std::string, double> scores;
   bool failed = !result.status.ok();
   for (const io::RowScore& score : result.scores) {
     failed = failed || score.failed;
     if (score.value.value) {
       out.values.emplace_back(std::string(score.key), *score.value.value);
-      scores.emplace(std::string(score.key), *score.value.value);
     }
   }
   if (failed) out.state = "failed";
-  result.diagnosis = analysis::DiagnosisName(analysis::Diagnose(scores, rule));
+  DiagnoseResult(result, rule);
   out.diagnosis = result.diagnosis;
   out.result = io::FormatResultLine(result);
   return out;
@@ -214,13 +213,45 @@ Result<int64_t> Service::ScorePending(int max_rows) {
   analysis::DiagnosisRule rule{s.options.diagnosis_threshold, s.options.diagnosis_thresholds};
   int64_t calls = 0;
   double cost = 0;
+  // With conversation metrics, a conversation row is judged turn by turn (each turn once, on
+  // its own passages) and its turns joined back into the row's result, as tala eval does.
+  const bool by_turns = ScoresTurns(s.metrics);
+  ConversationAssembler conversations(s.metrics);
+  std::unordered_map<const Sample*, size_t> index;  // a row's sample (or conversation) -> i
+  auto finish_conversation = [&](io::RowResult& result) -> Status {
+    const size_t i = index.at(&result.sample);
+    done[i] = Finish(batch[i], result, rule);
+    return OkStatus();
+  };
+  // The samples to judge for row i: its turns, or itself.
+  auto judged = [&](size_t i) {
+    std::vector<std::unique_ptr<Sample>> out;
+    if (by_turns && samples[i]->is_multi_turn()) {
+      std::shared_ptr<const Sample> conversation(std::move(samples[i]));
+      index[conversation.get()] = i;
+      out = TurnSamples(conversation);
+      if (out.empty()) out.push_back(std::make_unique<Sample>(*conversation));
+    } else {
+      out.push_back(std::move(samples[i]));
+    }
+    for (const auto& sample : out) index[sample.get()] = i;
+    return out;
+  };
+  auto judged_one = [&](const Sample& sample, io::RowResult& result) -> Status {
+    if (sample.turn > 0) return conversations.Add(result, finish_conversation);
+    done[index.at(&sample)] = Finish(batch[index.at(&sample)], result, rule);
+    return OkStatus();
+  };
   if (!over_budget && !s.llm) {
     RowScorer scorer(s.metrics, s.judge.get(), s.judge->name());
     for (size_t i = 0; i < batch.size(); ++i) {
       if (!samples[i]) continue;
-      // The verdicts outlive the row result, which points at them for the drill-down.
-      Result<Verdicts> verdicts = scorer.Ask(*samples[i]);
-      done[i] = Finish(batch[i], *samples[i], verdicts, scorer, rule);
+      for (const auto& sample : judged(i)) {
+        // The verdicts outlive the row result, which points at them for the drill-down.
+        Result<Verdicts> verdicts = scorer.Ask(*sample);
+        io::RowResult result = scorer.ScoreWith(*sample, verdicts);
+        TALA_RETURN_IF_ERROR(judged_one(*sample, result));
+      }
     }
   } else if (!over_budget) {
     // The runtime calls the model for many rows at once and hands each back when it is done.
@@ -228,19 +259,23 @@ Result<int64_t> Service::ScorePending(int max_rows) {
                           runtime::JudgeRunner::Create(s.llm->backends, s.llm->runtime,
                                                        s.llm->cache.get(), runtime::SystemClock()));
     RowScorer scorer(s.metrics, nullptr, s.llm->judge_name);
-    std::unordered_map<const Sample*, size_t> index;
     size_t next = 0;
+    std::vector<std::unique_ptr<Sample>> queued;  // the turns of the row being handed out
     auto next_row = [&]() -> std::unique_ptr<Sample> {
-      while (next < batch.size() && !samples[next]) ++next;
-      if (next == batch.size()) return nullptr;
-      index[samples[next].get()] = next;
-      return std::move(samples[next++]);
+      while (queued.empty()) {
+        while (next < batch.size() && !samples[next]) ++next;
+        if (next == batch.size()) return nullptr;
+        queued = judged(next++);
+        std::reverse(queued.begin(), queued.end());
+      }
+      std::unique_ptr<Sample> sample = std::move(queued.back());
+      queued.pop_back();
+      return sample;
     };
     auto plan = [&](const Sample& sample) { return judges::PlanRow(sample, s.metrics); };
     auto row_done = [&](std::unique_ptr<Sample> sample, Result<Verdicts> verdicts) -> Status {
-      size_t i = index.at(sample.get());
-      done[i] = Finish(batch[i], *sample, verdicts, scorer, rule);
-      return OkStatus();
+      io::RowResult result = scorer.ScoreWith(*sample, verdicts);
+      return judged_one(*sample, result);
     };
     Status run = runner->Run(next_row, plan, row_done, s.options.stop, nullptr);
     RunAccounting spent = ToRunAccounting(runner->accounting(), *s.llm, s.metrics);

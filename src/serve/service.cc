@@ -158,7 +158,11 @@ Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
         "--trace-linger");
   }
   if (options.max_open_traces < 1) return InvalidArgument("--max-open-traces must be at least 1");
+  if (!(options.session_quiet >= 0)) {
+    return InvalidArgument("--session-quiet must be a number of seconds, at least 0");
+  }
   TALA_RETURN_IF_ERROR(OpenTraceBuffer(*impl));
+  TALA_RETURN_IF_ERROR(OpenSessionBuffer(*impl));
   for (const std::string& key : options.tag_keys) {
     if (key.empty() || key.find_first_of("=\"\\") != std::string::npos) {
       return InvalidArgument("tag key \"" + key + "\": a tag's name, without '=' or quotes");
@@ -243,6 +247,31 @@ Result<Incoming> ParseIncoming(simdjson::dom::element row, std::string_view line
     in.tags = simdjson::minify(e);
   }
   in.sampled = Sampled(in.id, share);
+  // A turn of a conversation: kept until its conversation is quiet (session_buffer.cc).
+  if (!row["conversation_id"].get(e)) {
+    if (e.is_string()) {
+      in.session = std::string(e.get_string().value());
+    } else if (e.is_int64()) {
+      in.session = std::to_string(int64_t(e));
+    }
+    if (in.session.empty()) {
+      return DataError({kRequest, line_no, 0, "conversation_id"},
+                       "expected a non-empty string or an integer naming the conversation");
+    }
+    if (sample.is_multi_turn()) {
+      return DataError({kRequest, line_no, 0, "user_input"},
+                       "a turn row's user_input is the turn's question (a string), not a list "
+                       "of messages; send the conversation as one row, or one row per turn");
+    }
+    in.order = in.ts;
+    if (!row["turn"].get(e)) {
+      if (!e.is_number() || !std::isfinite(double(e))) {
+        return DataError({kRequest, line_no, 0, "turn"},
+                         "expected a number (the turn's place in its conversation)");
+      }
+      in.order = double(e);
+    }
+  }
   return in;
 }
 
@@ -308,7 +337,23 @@ Result<IngestAnswer> StoreRows(Service::Impl& s, const std::vector<Incoming>& ro
   Stmt stored_body(s.db, "SELECT body FROM rows WHERE id = ?1 LIMIT 1");
   IngestAnswer answer;
   serve::AggDelta delta;
+  int64_t sessions_opened = 0, turns_stored = 0, last_row = 0;
   for (const Incoming& in : rows) {
+    if (!in.session.empty()) {
+      // A turn waits for the rest of its conversation (session_buffer.cc).
+      bool opened = false;
+      auto stored = StoreTurn(s, in, now, opened);
+      if (!stored) {
+        (void)s.Exec("ROLLBACK");
+        return Status(ErrorCode::kUnavailable, stored.error().message());
+      }
+      answer.ids.push_back(in.id);
+      if (!*stored) ++answer.duplicates;
+      turns_stored += *stored ? 1 : 0;
+      sessions_opened += opened ? 1 : 0;
+      if (in.sampled) --sampled;  // sampled as a conversation, when it becomes a row
+      continue;
+    }
     insert.Text(1, in.id);
     insert.Real(2, in.ts);
     insert.Text(3, in.tags);
@@ -323,6 +368,7 @@ Result<IngestAnswer> StoreRows(Service::Impl& s, const std::vector<Incoming>& ro
     }
     insert.Reset();
     answer.ids.push_back(in.id);
+    if (sqlite3_changes(s.db) != 0) last_row = sqlite3_last_insert_rowid(s.db);
     if (sqlite3_changes(s.db) == 0) {
       ++answer.duplicates;
       stored_body.Text(1, in.id);
@@ -356,12 +402,42 @@ Result<IngestAnswer> StoreRows(Service::Impl& s, const std::vector<Incoming>& ro
   answer.accepted = static_cast<int64_t>(rows.size());
   answer.sampled = sampled;
   s.pending += sampled;
+  answer.turns = turns_stored;
+  s.open_sessions += sessions_opened;
+  s.open_turns += turns_stored;
   if (sampled > 0) {
     // Rows up to this seq were received now: what the scoring lag is measured from.
     std::lock_guard<std::mutex> stats(s.stats_mu);
-    s.waiting_since.push_back({sqlite3_last_insert_rowid(s.db), now});
+    s.waiting_since.push_back({last_row, now});
   }
   return answer;
+}
+
+Result<IngestAnswer> StoreInPlaceOf(Service::Impl& s, const std::vector<Incoming>& rows, double now,
+                                    const std::vector<std::string>& ids,
+                                    const std::vector<const char*>& deletes, const char* what) {
+  auto remove = [&]() -> Status {
+    std::vector<std::unique_ptr<Stmt>> statements;
+    for (const char* sql : deletes) statements.push_back(std::make_unique<Stmt>(s.db, sql));
+    for (const std::string& id : ids) {
+      for (auto& statement : statements) {
+        statement->Text(1, id);
+        if (statement->Done() != SQLITE_DONE) {
+          return IoError(std::string("cannot close a ") + what + ": " + sqlite3_errmsg(s.db));
+        }
+        statement->Reset();
+      }
+    }
+    return OkStatus();
+  };
+  if (!rows.empty()) return StoreRows(s, rows, now, remove);
+  TALA_RETURN_IF_ERROR(s.Exec("BEGIN IMMEDIATE"));
+  if (Status removed = remove(); !removed.ok()) {
+    (void)s.Exec("ROLLBACK");
+    return removed;
+  }
+  TALA_RETURN_IF_ERROR(s.Exec("COMMIT"));
+  return IngestAnswer{};
 }
 
 Result<IngestAnswer> Service::Ingest(std::string_view body, double now) {

@@ -68,6 +68,8 @@ struct Service::Impl {
   std::deque<std::pair<int64_t, double>> waiting_since;
   // Traces whose spans wait in the trace buffer (changed under mu, read without it).
   std::atomic<int64_t> open_traces{0};
+  // Conversations whose turns wait in the session buffer, and their turns (the same).
+  std::atomic<int64_t> open_sessions{0}, open_turns{0};
   // What the documents lack (GapsJson): the reader (its documents read at Open), and the last
   // answer with what it was read from (window/limit, the newest row, when), so the dashboard's
   // refresh and repeated requests do not group the same rows again. One reading at a time
@@ -95,6 +97,11 @@ struct Incoming {
   std::string id, tags = "{}", body;
   double ts = 0;
   bool sampled = false;
+  // A turn of a conversation (the row's conversation_id): it waits in the session buffer, and
+  // its conversation becomes one row once quiet (session_buffer.cc). `order` places it among
+  // its conversation's turns: its `turn`, else its timestamp.
+  std::string session;
+  double order = 0;
 };
 // Checks every row of `body` (one JSON object or JSON Lines) as Service::Ingest describes.
 Result<std::vector<Incoming>> ParseRows(const Service::Impl& impl, std::string_view body,
@@ -103,10 +110,23 @@ Result<std::vector<Incoming>> ParseRows(const Service::Impl& impl, std::string_v
 // `also` (when set) run inside the same transaction before it commits. REQUIRES: impl.mu held.
 Result<IngestAnswer> StoreRows(Service::Impl& impl, const std::vector<Incoming>& rows, double now,
                                const std::function<Status()>& also);
+// A buffer's items becoming rows: stores `rows` (StoreRows; none: nothing) and runs each of
+// `deletes` (SQL with ?1 an item's id) for every id of `ids`, in one transaction, so a crash
+// between the two can neither store an item twice nor lose it. `what` names the item in errors
+// ("trace"). REQUIRES: impl.mu held.
+Result<IngestAnswer> StoreInPlaceOf(Service::Impl& impl, const std::vector<Incoming>& rows,
+                                    double now, const std::vector<std::string>& ids,
+                                    const std::vector<const char*>& deletes, const char* what);
 // Drops the scoring-lag marks of rows no longer waiting. REQUIRES: impl.mu held.
 void ForgetScored(Service::Impl& impl);
 // Creates the trace buffer's tables and counts the open traces. REQUIRES: impl.db open.
 Status OpenTraceBuffer(Service::Impl& impl);
+// Creates the session buffer's tables and counts the open conversations. REQUIRES: impl.db open.
+Status OpenSessionBuffer(Service::Impl& impl);
+// Stores a turn row (`in.session` set) in the session buffer: true when it is new (a repeated
+// turn id of the conversation is stored once), `opened` true when it opened its conversation.
+// REQUIRES: impl.mu held, inside StoreRows' transaction.
+Result<bool> StoreTurn(Service::Impl& impl, const Incoming& in, double now, bool& opened);
 
 // A named window of the options, or "90m", "1h", "7d", "3600".
 Result<int64_t> WindowSeconds(const ServeOptions& o, const std::string& window);

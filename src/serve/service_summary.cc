@@ -232,7 +232,11 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
   // Read before the counts: a trace closes (its row stored and counted) before the open count
   // drops, so a zero read here means every closed trace's row is in the counts read after it.
   // Read after them, a trace closing in between showed neither open nor as a row.
+  // The same order along the way a turn takes: its trace closes (a turn stored) before the
+  // open traces drop, its conversation becomes a row before the open conversations drop.
   const int64_t traces_open = s.open_traces.load();
+  const int64_t turns_open = s.open_turns.load();
+  const int64_t conversations_open = s.open_sessions.load();
   Window w;
   std::string key = tag.substr(0, tag.find('='));
   if (tag.empty() || s.agg->Breaks(key)) {
@@ -302,6 +306,8 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
          ",\"rows_skipped\":" + std::to_string(w.skipped) +
          ",\"rows_duplicate\":" + std::to_string(w.duplicates) +
          ",\"traces_open\":" + std::to_string(traces_open) +
+         ",\"conversations_open\":" + std::to_string(conversations_open) +
+         ",\"turns_open\":" + std::to_string(turns_open) +
          ",\"scoring_lag_seconds\":" + Number(ScoringLag(now)) + ",\"metrics\":{";
   bool first = true;
   for (const auto& metric : s.metrics) {
@@ -415,6 +421,9 @@ Result<std::string> Service::PrometheusText(double now) {
   head("tala_traces_open", "gauge",
        "OTLP traces whose spans wait for the trace to end (--trace-linger).");
   out += "tala_traces_open " + std::to_string(s.open_traces.load()) + "\n";
+  head("tala_conversations_open", "gauge",
+       "Conversations whose turns wait for the conversation to go quiet (--session-quiet).");
+  out += "tala_conversations_open " + std::to_string(s.open_sessions.load()) + "\n";
 
   // Each metric's values as a histogram: rate() and histogram_quantile() over any window.
   head("tala_metric_value", "histogram", "Values of a metric over the scored rows.");

@@ -180,33 +180,12 @@ Result<int64_t> Service::FlushTraces(double now, int max_traces) {
     }
     for (Incoming& in : *parsed) rows.push_back(std::move(in));
   }
-  // The rows and the closing of their traces in one transaction: a crash between the two
-  // would otherwise store a row twice or lose its spans.
-  auto close = [&]() -> Status {
-    Stmt spans(s.db, "DELETE FROM trace_spans WHERE trace_id = ?1");
-    Stmt trace(s.db, "DELETE FROM open_traces WHERE trace_id = ?1");
-    for (const std::string& id : ids) {
-      spans.Text(1, id);
-      trace.Text(1, id);
-      if (spans.Done() != SQLITE_DONE || trace.Done() != SQLITE_DONE) {
-        return IoError(std::string("cannot close a trace: ") + sqlite3_errmsg(s.db));
-      }
-      spans.Reset();
-      trace.Reset();
-    }
-    return OkStatus();
-  };
-  if (rows.empty()) {
-    TALA_RETURN_IF_ERROR(s.Exec("BEGIN IMMEDIATE"));
-    if (Status closed = close(); !closed.ok()) {
-      (void)s.Exec("ROLLBACK");
-      return closed;
-    }
-    TALA_RETURN_IF_ERROR(s.Exec("COMMIT"));
-  } else {
-    TALA_ASSIGN_OR_RETURN(IngestAnswer stored, StoreRows(s, rows, now, close));
-    CountDropped(s, "late_spans", stored.duplicates);
-  }
+  TALA_ASSIGN_OR_RETURN(IngestAnswer stored,
+                        StoreInPlaceOf(s, rows, now, ids,
+                                       {"DELETE FROM trace_spans WHERE trace_id = ?1",
+                                        "DELETE FROM open_traces WHERE trace_id = ?1"},
+                                       "trace"));
+  CountDropped(s, "late_spans", stored.duplicates);
   s.open_traces -= static_cast<int64_t>(ids.size());
   {
     std::lock_guard<std::mutex> stats(s.stats_mu);

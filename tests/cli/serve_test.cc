@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -50,7 +51,8 @@ struct Served {
     for (int i = 0; i < 600; ++i) {
       auto res = client->Get("/v1/summary?window=1d", headers);
       if (res && res->body.find("\"rows_pending\":0,") != std::string::npos &&
-          res->body.find("\"traces_open\":0,") != std::string::npos) {
+          res->body.find("\"traces_open\":0,") != std::string::npos &&
+          res->body.find("\"conversations_open\":0,") != std::string::npos) {
         return res->body;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -440,6 +442,186 @@ TEST(ServeCommandTest, FailingRowsComeBackOverHttpAndAsADatasetFile) {
                                "/r.jsonl 2>&1");
   EXPECT_EQ(eval.exit_code, 0) << eval.out;
   EXPECT_NE(eval.out.find("rows: 3 scored"), std::string::npos) << eval.out;
+}
+
+// One turn of a session as two OTLP spans: the model call (the root, ended, with the session's
+// id as OpenInference or the GenAI conventions name it) and its retrieval (a child). Apart, so
+// that a request can carry either.
+struct TurnSpans {
+  std::string root, retrieval;
+};
+TurnSpans SessionTurn(int session, int turn, const std::string& answer) {
+  char trace[33];
+  std::snprintf(trace, sizeof trace, "%016x%016x", 0x5e55, session * 10 + turn);
+  const std::string key = session % 2 == 0 ? "gen_ai.conversation.id" : "session.id";
+  const std::string end =
+      std::to_string((static_cast<int64_t>(std::time(nullptr)) - 120 + turn) * int64_t{1000000000});
+  const std::string fact = "Locker " + std::to_string(turn) + " of hall " +
+                           std::to_string(session) + " opens at " + std::to_string(6 + turn) +
+                           " am.";
+  TurnSpans t;
+  t.root =
+      R"({"traceId":")" + std::string(trace) + R"(","spanId":"a","endTimeUnixNano":")" + end +
+      R"(","attributes":[{"key":")" + key + R"(","value":{"stringValue":"s-)" +
+      std::to_string(session) +
+      R"("}},{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},)"
+      R"({"key":"gen_ai.input.messages","value":{"stringValue":"[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"When does locker )" +
+      std::to_string(turn) + " of hall " + std::to_string(session) +
+      R"( open?\"}]}]"}},)"
+      R"({"key":"gen_ai.output.messages","value":{"stringValue":"[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\")" +
+      answer + R"(\"}]}]"}}]})";
+  t.retrieval = R"({"traceId":")" + std::string(trace) +
+                R"(","spanId":"b","parentSpanId":"a","attributes":[)"
+                R"({"key":"gen_ai.operation.name","value":{"stringValue":"retrieval"}},)"
+                R"({"key":"gen_ai.retrieval.documents","value":{"stringValue":"[{\"id\":\"d)" +
+                std::to_string(turn) + R"(\",\"content\":\")" + fact + R"(\"}]"}}]})";
+  return t;
+}
+
+std::string SpansRequest(const std::vector<std::string>& spans) {
+  std::string out = R"({"resourceSpans":[{"scopeSpans":[{"spans":[)";
+  for (size_t i = 0; i < spans.size(); ++i) out += (i ? "," : "") + spans[i];
+  return out + "]}]}]}";
+}
+
+// Issue 54's serve target: 50 sessions of 4 turns, one trace a turn, each trace's spans split
+// over two requests and the sessions' turns interleaved, become 50 conversations of 4 turns in
+// order, each scored once, turn by turn; and rows with a conversation_id join the same way.
+TEST(ServeCommandTest, SessionsBecomeConversationsScoredTurnByTurn) {
+  TempDir dir;
+  Served s(dir.path() + "/t.sqlite", {"--trace-linger", "1", "--session-quiet", "3", "-m",
+                                      "turn_faithfulness,turn_context_recall,knowledge_retention"});
+  for (int half = 0; half < 2; ++half) {
+    std::vector<std::string> roots, retrievals;
+    for (int turn = 1 + 2 * half; turn <= 2 + 2 * half; ++turn) {
+      for (int session = 0; session < 50; ++session) {
+        // Session 0's third answer invents its hour: the turn the conversation breaks at.
+        const std::string answer = session == 0 && turn == 3
+                                       ? "Locker 3 opens at midnight and stays open all weekend."
+                                       : "Locker " + std::to_string(turn) + " of hall " +
+                                             std::to_string(session) + " opens at " +
+                                             std::to_string(6 + turn) + " am.";
+        TurnSpans t = SessionTurn(session, turn, answer);
+        roots.push_back(t.root);
+        retrievals.push_back(t.retrieval);
+      }
+    }
+    for (const auto* spans : {&retrievals, &roots}) {
+      auto res = s.client->Post("/v1/traces", SpansRequest(*spans), "application/json");
+      ASSERT_TRUE(res);
+      ASSERT_EQ(res->status, 200) << res->body;
+    }
+  }
+  // Turns as rows, out of order over two requests: `turn` orders them.
+  auto turn_row = [](int turn, const std::string& question, const std::string& answer) {
+    return R"({"conversation_id":"chat-json","turn":)" + std::to_string(turn) +
+           R"(,"user_input":")" + question + R"(","response":")" + answer +
+           R"(","retrieved_contexts":["The gym opens at 6 am and closes at 10 pm."]})" + "\n";
+  };
+  auto rows = s.client->Post("/v1/interactions",
+                             turn_row(2, "And when does it close?", "It closes at 10 pm."),
+                             "application/x-ndjson");
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->status, 202) << rows->body;
+  rows = s.client->Post("/v1/interactions",
+                        turn_row(1, "When does the gym open?", "The gym opens at 6 am."),
+                        "application/x-ndjson");
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->status, 202) << rows->body;
+  // A repeated turn (a retried request) is stored once.
+  rows = s.client->Post("/v1/interactions",
+                        turn_row(1, "When does the gym open?", "The gym opens at 6 am."),
+                        "application/x-ndjson");
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->status, 202) << rows->body;
+  // Hostile turn rows are refused, naming the field.
+  for (const auto& [body, field] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"conversation_id":{},"user_input":"q","response":"a"})", "conversation_id"},
+           {R"({"conversation_id":"c","turn":"two","user_input":"q","response":"a"})", "turn"},
+           {R"({"conversation_id":"c","user_input":[{"type":"human","content":"q"}]})",
+            "user_input"}}) {
+    auto bad = s.client->Post("/v1/interactions", body, "application/json");
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->status, 400) << body;
+    EXPECT_NE(bad->body.find("\"field\":\"" + field + "\""), std::string::npos) << bad->body;
+  }
+  std::string summary = s.SettledSummary();
+  ASSERT_FALSE(summary.empty());
+  EXPECT_EQ(Field(summary, "rows_ingested"), 51) << summary;
+  EXPECT_EQ(Field(summary, "rows_scored"), 51) << summary;
+  EXPECT_EQ(Field(summary, "turns_open"), 0) << summary;
+  auto listed = s.client->Get("/v1/rows?since=0&limit=1000");
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->status, 200);
+  simdjson::dom::parser p;
+  std::set<std::string> ids;
+  std::istringstream lines(listed->body);
+  std::string line;
+  while (std::getline(lines, line)) {
+    simdjson::dom::element row = p.parse(line);
+    std::string id(row["id"].get_string().value());
+    ids.insert(id);
+    simdjson::dom::array turns = row["turns"].get_array();
+    if (id == "chat-json") {
+      ASSERT_EQ(turns.size(), 2u) << line;
+      EXPECT_EQ(std::string_view(turns.at(0)["question"].get_string().value()),
+                "When does the gym open?");
+      continue;
+    }
+    ASSERT_EQ(turns.size(), 4u) << line;
+    int turn = 0;
+    for (simdjson::dom::element t : turns) {
+      ++turn;
+      std::string question(t["question"].get_string().value());
+      EXPECT_NE(question.find("locker " + std::to_string(turn) + " of"), std::string::npos) << line;
+    }
+    int64_t failing = 0;
+    if (row["first_failing_turn"].get_int64().get(failing) != simdjson::SUCCESS) failing = 0;
+    EXPECT_EQ(failing, id == "s-0" ? 3 : 0) << line;
+  }
+  EXPECT_EQ(ids.size(), 51u);
+  EXPECT_TRUE(ids.count("s-0") && ids.count("s-49") && ids.count("chat-json"));
+  auto metrics = s.client->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("tala_conversations_open 0\n"), std::string::npos);
+  EXPECT_EQ(s.child->Stop(SIGTERM), 0);
+}
+
+// A conversation's acknowledged turns outlive kill -9, and a restart makes the row of each
+// conversation that went quiet while the server was down.
+TEST(ServeCommandTest, TurnsWaitingForTheirConversationOutliveKillNine) {
+  TempDir dir;
+  const std::string db = dir.path() + "/t.sqlite";
+  auto turn = [](int n, const std::string& q, const std::string& a) {
+    return R"({"id":"t)" + std::to_string(n) + R"(","conversation_id":7,"user_input":")" + q +
+           R"(","response":")" + a +
+           R"(","retrieved_contexts":["The pool opens at 7 am; swimming caps are required."]})" +
+           "\n";
+  };
+  {
+    Served s(db, {"--session-quiet", "600"});
+    auto res = s.client->Post("/v1/interactions",
+                              turn(1, "When does the pool open?", "At 7 am.") +
+                                  turn(2, "Do I need a cap?", "Yes, caps are required."),
+                              "application/x-ndjson");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 202) << res->body;
+    EXPECT_NE(res->body.find("\"turns\":2"), std::string::npos) << res->body;
+    auto waiting = s.client->Get("/v1/summary?window=1d");
+    ASSERT_TRUE(waiting);
+    EXPECT_NE(waiting->body.find("\"conversations_open\":1,\"turns_open\":2"), std::string::npos)
+        << waiting->body;
+    s.child->Kill(SIGKILL);
+  }
+  Served s(db, {"--session-quiet", "0", "-m", "turn_faithfulness"});
+  std::string summary = s.SettledSummary();
+  ASSERT_FALSE(summary.empty());
+  EXPECT_EQ(Field(summary, "rows_scored"), 1) << summary;
+  auto rows = s.client->Get("/v1/rows?since=0");
+  ASSERT_TRUE(rows);
+  EXPECT_NE(rows->body.find("\"id\":\"7\""), std::string::npos) << rows->body;
+  EXPECT_NE(rows->body.find("\"turn_faithfulness\":1"), std::string::npos) << rows->body;
+  EXPECT_NE(rows->body.find("\"question\":\"Do I need a cap?\""), std::string::npos) << rows->body;
 }
 
 TEST(ServeCommandTest, OtlpTracesAreScoredLikeInteractions) {

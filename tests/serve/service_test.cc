@@ -401,6 +401,54 @@ TEST(ServiceTest, AnLlmJudgeScoresThroughTheRuntimeAndItsCallsAreCounted) {
       << text;
 }
 
+// Turn rows of a conversation wait until it is quiet, become one row and are judged turn by
+// turn through the LLM runtime: a conversation of n turns costs n turns' calls, never more.
+TEST(ServiceTest, AConversationsTurnsAreJudgedOnceEachThroughTheRuntime) {
+  testing::MockJudgeServer mock;
+  ASSERT_TRUE(mock.Start());
+  TempDir dir;
+  ServeOptions o = MockJudged(mock);
+  o.metrics = {"turn_faithfulness"};
+  o.session_quiet = 30;
+  auto s = Open(dir.path() + "/t.sqlite", o);
+  auto turns = [](const std::string& conversation, int n) {
+    std::string out;
+    for (int t = 1; t <= n; ++t) {
+      out += "{\"conversation_id\":\"" + conversation + "\",\"turn\":" + std::to_string(t) +
+             ",\"user_input\":\"When does the ferry sail?\",\"response\":\"" + kGood +
+             "\",\"retrieved_contexts\":[\"The ferry sails every 20 minutes from Pier 3.\"]}\n";
+    }
+    return out;
+  };
+  auto calls_for = [&](const std::string& conversation, int n, double at) {
+    const int64_t before = mock.stats().chat_requests;
+    auto in = s->Ingest(turns(conversation, n), at);
+    EXPECT_TRUE(in.has_value()) << in.error().ToString();
+    if (in) {
+      EXPECT_EQ(in->turns, n);
+    }
+    EXPECT_EQ(*s->FlushSessions(at + 29), 0);  // not quiet yet
+    EXPECT_EQ(*s->FlushSessions(at + 30), 1);
+    EXPECT_EQ(*s->ScorePending(64), 1);
+    return mock.stats().chat_requests - before;
+  };
+  const int64_t one = calls_for("one", 1, kNow - 600);
+  const int64_t three = calls_for("three", 3, kNow - 300);
+  EXPECT_GT(one, 0);
+  EXPECT_EQ(three, 3 * one);
+  auto rows = s->Rows(RowQuery{});
+  ASSERT_TRUE(rows.has_value());
+  ASSERT_EQ(rows->size(), 2u);
+  simdjson::dom::parser p;
+  for (const StoredRow& r : *rows) {
+    simdjson::dom::element line = p.parse(r.result);
+    EXPECT_EQ(line["turns"].get_array().size(), line["id"].get_string().value() == "one" ? 1u : 3u)
+        << r.result;
+    EXPECT_EQ(double(line["scores"]["turn_faithfulness"]), 1.0) << r.result;
+  }
+  EXPECT_EQ(s->open_sessions(), 0);
+}
+
 TEST(ServiceTest, MetricsDefinedInTheConfigAreScoredToo) {
   testing::MockJudgeServer mock;
   ASSERT_TRUE(mock.Start());
