@@ -29,6 +29,9 @@ namespace tala {
 struct LoggedQuestion {
   std::string id, question;
   bool failed = false;
+  // A turn of a logged conversation: the questions its user asked before it, in order (empty
+  // for a question asked on its own).
+  std::vector<std::string> earlier;
 };
 
 struct TestsetOptions {
@@ -147,6 +150,10 @@ struct TestsetItem {
   int64_t difficulty = 0;  // the verbatim question's rank for its first context (0: not top 10)
   bool self_contained = true;
   std::string not_self_contained;  // why, when not
+  // A conversation item (issue 54 item 6): the question leans on what its session asked
+  // before, kept here in order (metadata.earlier_turns); testset accept writes the golden row's
+  // user_input as those messages and then the question, which tala run plays turn by turn.
+  std::vector<std::string> earlier_turns;
   // The share of the reference's claims its contexts support (tala's faithfulness, offline);
   // 1 for an extractive draft; nullopt without a reference.
   std::optional<double> grounded;
@@ -221,9 +228,13 @@ struct Testset {
 };
 
 // The questions of results-format lines (a results file's rows, or a tala serve database's):
-// their inputs' user_input, failed as LoggedQuestion says. kDataError naming `where` and the line.
-Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(const std::vector<std::string>& lines,
-                                                           const std::string& where);
+// their inputs' user_input, failed as LoggedQuestion says; a conversation gives each question
+// its user asked (LoggedQuestion::earlier). `rows`, when given, holds each line's row as it was
+// received (a tala serve database keeps it), read for the questions instead of the line's
+// inputs. kDataError naming `where` and the line.
+Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(
+    const std::vector<std::string>& lines, const std::string& where,
+    const std::vector<std::string>* rows = nullptr);
 
 // kInvalidArgument for options that cannot work (neither input, a size below 1, an unknown
 // judge, a hosted judge without its key); the readers' errors (file, line, field) for bad

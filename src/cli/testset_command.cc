@@ -52,9 +52,12 @@ Result<std::vector<LoggedQuestion>> ServeQuestions(const std::string& db) {
   RowQuery all;
   all.limit = 10000000;
   TALA_ASSIGN_OR_RETURN(std::vector<StoredRow> rows, service->Rows(all));
-  std::vector<std::string> lines;
-  for (StoredRow& r : rows) lines.push_back(std::move(r.result));
-  return QuestionsOfResultLines(lines, db);
+  std::vector<std::string> lines, received;
+  for (StoredRow& r : rows) {
+    lines.push_back(std::move(r.result));
+    received.push_back(std::move(r.row));
+  }
+  return QuestionsOfResultLines(lines, db, &received);
 }
 
 int RunTestset(TestsetFlags f) {
@@ -239,8 +242,9 @@ void AddTestsetCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--logs", f->options.logs,
                   "logged interactions: any dataset tala reads (JSON Lines, JSON, CSV), a "
                   "results file, or a tala serve database (its scored rows); their questions are "
-                  "the candidates, and rows that failed (a low score, a diagnosis other than "
-                  "healthy, \"feedback\": \"down\") are drawn first");
+                  "the candidates (each question of a conversation, a follow-up kept with the "
+                  "questions before it), and rows that failed (a low score, a diagnosis other "
+                  "than healthy, \"feedback\": \"down\") are drawn first");
   cmd->add_option("--docs", f->options.docs,
                   "the documents the answers come from: a folder of .txt, .md (split on "
                   "headings), .html and .pdf files, or a JSON Lines file of your own chunks "

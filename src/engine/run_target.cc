@@ -261,17 +261,23 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
       {{"GOLDEN", o.golden}}, {{"--out", o.out}, {"--target-cache", cache_path}}));
   TALA_ASSIGN_OR_RETURN(std::vector<GoldenRow> golden, targets::ReadGolden(o.golden));
   report.rows_read = static_cast<int64_t>(golden.size());
-  // Conversations to play turn by turn, or single questions: one kind a file.
+  // Conversations to play turn by turn, or single questions. In a file that holds both (tala
+  // testset's golden sets keep a session's questions with the ones asked alone), a single
+  // question is played as a conversation of one turn.
   size_t scripts = 0;
   for (const GoldenRow& g : golden) scripts += IsScript(g.row) ? 1 : 0;
   if (scripts > 0 && scripts < golden.size()) {
-    for (const GoldenRow& g : golden) {
+    for (GoldenRow& g : golden) {
       if (IsScript(g.row)) continue;
-      return DataError({o.golden, g.line, 0, "user_input"},
-                       "this file holds conversations to play turn by turn (user_input lists the "
-                       "user's messages) and this row is not one; give single questions in a "
-                       "golden file of their own");
+      const auto question = g.row.find("user_input");
+      if (question == g.row.end() || !question->is_string()) {
+        return DataError({o.golden, g.line, 0, "user_input"},
+                         "expected the question (a string) or the user's messages (a list of "
+                         "{\"type\": \"human\", \"content\"} objects)");
+      }
+      *question = ordered_json::array({{{"type", "human"}, {"content", *question}}});
     }
+    scripts = golden.size();
   }
   // Every request is rendered before the first call, so a template error stops nothing midway
   // (a conversation's first turn stands for its others: they fill the same placeholders).

@@ -20,6 +20,7 @@
 #include "core/hash.h"
 #include "core/text/stemmer.h"
 #include "core/text/tokenize.h"
+#include "core/turn_question.h"
 #include "engine/llm_setup.h"
 #include "io/readers/buffered_input.h"
 #include "io/readers/dataset_reader.h"
@@ -125,16 +126,30 @@ Result<Logged> ReadQuestions(const std::string& path, const char* flag) {
   while (auto row = reader->Next()) {
     if (!row->has_value()) return row->error();
     const Sample& s = **row;
-    std::string question = testset::QuestionOf(s);
-    if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
-      ++out.skipped;
-      continue;
+    // A conversation: each question its user asked, with the ones before it (ids "ID#2" for
+    // the second...); a question asked on its own keeps its row's id.
+    std::vector<std::string> asked;
+    for (const Message& m : s.messages) {
+      if (m.type == Message::Type::kHuman) asked.push_back(m.content);
     }
-    if (question.size() > kMaxQuestionBytes) {
-      ++out.too_long;
-      continue;
+    if (asked.size() < 2) asked = {testset::QuestionOf(s)};
+    std::vector<std::string> earlier;
+    for (size_t t = 0; t < asked.size(); ++t) {
+      std::string& question = asked[t];
+      if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
+        ++out.skipped;
+        continue;
+      }
+      if (question.size() > kMaxQuestionBytes) {
+        ++out.too_long;
+        continue;
+      }
+      // A thumbs-down is the conversation's: it counts against its last question.
+      const bool last = t + 1 == asked.size();
+      out.rows.push_back({asked.size() == 1 ? s.id : s.id + "#" + std::to_string(t + 1), question,
+                          last && ThumbsDown(s), earlier});
+      earlier.push_back(std::move(question));
     }
-    out.rows.push_back({s.id, std::move(question), ThumbsDown(s)});
   }
   if (reader->rows_seen() == 0) {
     return InvalidArgument(std::string(flag) + " " + path + ": no rows");
@@ -279,6 +294,43 @@ void KeepShapes(std::vector<TestsetItem>& items, const std::vector<size_t>& item
   }
 }
 
+// Issue 54 item 6: an item whose question leans on the question before it (LeansOnEarlier) and
+// that its intent's log asked as a later turn of a conversation keeps that conversation's
+// earlier questions, so the golden row replays the session, not a question that cannot stand
+// alone. The earlier turns are those of the intent's first such asking of the item's wording.
+bool LeansOnEarlier(const TestsetItem& item, const std::string& before) {
+  if (!item.self_contained) return true;
+  // As the engine reads a turn (core/turn_question.h): it opens with "and", "what about"... or
+  // is three words or fewer.
+  const std::vector<Message> turns = {{Message::Type::kHuman, before},
+                                      {Message::Type::kAi, "(answer)"},
+                                      {Message::Type::kHuman, item.user_input}};
+  if (ReadTurnAsk(turns, turns.size()).leans) return true;
+  // Or it names what it asks about by a pronoun only ("How often do they run?").
+  for (const text::Token& t : text::Tokenize(item.user_input)) {
+    for (const char* pronoun : {"it", "its", "they", "them", "their", "he", "him", "his", "she",
+                                "her", "this", "that", "these", "those"}) {
+      if (t.text == pronoun) return true;
+    }
+  }
+  return false;
+}
+
+void KeepConversations(std::vector<TestsetItem>& items, const std::vector<size_t>& item_intent,
+                       const std::vector<std::vector<size_t>>& members,
+                       const std::vector<LoggedQuestion>& rows) {
+  for (size_t k = 0; k < items.size() && k < item_intent.size(); ++k) {
+    TestsetItem& item = items[k];
+    for (size_t q : members[item_intent[k]]) {
+      if (!rows[q].earlier.empty() && rows[q].question == item.user_input &&
+          LeansOnEarlier(item, rows[q].earlier.back())) {
+        item.earlier_turns = rows[q].earlier;
+        break;
+      }
+    }
+  }
+}
+
 // How well each sentence answers `question`, read as the offline judge reads a one-sentence
 // response (relevance_blend.h: the answer's kind, the words next to the question's gap, the
 // sentence encoder's cosines with the question and with what it asks for), so the reference
@@ -316,9 +368,10 @@ testset::AnswerScorer AnswerScores(const std::string& question,
 }  // namespace
 
 Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(const std::vector<std::string>& lines,
-                                                           const std::string& where) {
+                                                           const std::string& where,
+                                                           const std::vector<std::string>* rows) {
   std::vector<LoggedQuestion> out;
-  simdjson::dom::parser parser;
+  simdjson::dom::parser parser, row_parser;
   const io::ResultsFile registry_only;  // metric directions from the registry
   for (size_t i = 0; i < lines.size(); ++i) {
     const int64_t n = static_cast<int64_t>(i + 1);
@@ -338,8 +391,18 @@ Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(const std::vector<std
       if (e["id"].get_int64().get(id)) return DataError({where, n, 0, "id"}, "missing");
       q.id = std::to_string(id);
     }
-    q.question = io::QuestionOfResultLine(e);
-    if (q.question.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    std::vector<std::string> asked;
+    simdjson::dom::element received;
+    if (rows != nullptr && i < rows->size() && !row_parser.parse((*rows)[i]).get(received)) {
+      // The row as received: its question, or each human message of a conversation.
+      simdjson::dom::element user_input;
+      if (!received["user_input"].get(user_input) || !received["question"].get(user_input)) {
+        asked = io::QuestionsOfUserInput(user_input);
+      }
+    } else {
+      asked = io::QuestionsOfResultLine(e);
+    }
+    if (asked.empty()) continue;
     std::string_view diagnosis;
     if (!e["diagnosis"].get_string().get(diagnosis) && !diagnosis.empty() &&
         diagnosis != "healthy") {
@@ -352,7 +415,19 @@ Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(const std::vector<std
           io::DirectionIn(registry_only, std::string(key)) == Direction::kLowerIsBetter;
       if (lower ? v > 0.5 : v < 0.5) q.failed = true;
     }
-    out.push_back(std::move(q));
+    // A conversation: each question its user asked, after the ones before it, as a dataset's
+    // conversation rows are read (its failure counts against its last question).
+    std::vector<std::string> earlier;
+    for (size_t t = 0; t < asked.size(); ++t) {
+      if (asked[t].find_first_not_of(" \t\r\n") == std::string::npos) continue;
+      LoggedQuestion turn = q;
+      if (asked.size() > 1) turn.id = q.id + "#" + std::to_string(t + 1);
+      turn.question = asked[t];
+      turn.failed = q.failed && t + 1 == asked.size();
+      turn.earlier = earlier;
+      earlier.push_back(asked[t]);
+      out.push_back(std::move(turn));
+    }
   }
   return out;
 }
@@ -669,6 +744,20 @@ Result<Testset> BuildTestset(const TestsetOptions& o) {
   }
   KeepShapes(out.items, item_intent, item_terms, members, logged.rows, g, r.log_styles, docs,
              index);
+  KeepConversations(out.items, item_intent, members, logged.rows);
+  // A conversation item's reference answers its question as asked after the one before it
+  // ("Are there night buses? - How often do they run?"), not its words alone.
+  for (TestsetItem& item : out.items) {
+    if (item.earlier_turns.empty() || docs.chunks.empty()) continue;
+    const std::string read = item.earlier_turns.back() + " - " + item.user_input;
+    const std::vector<std::string> terms = testset::TermsOf(read);
+    const auto ranked = index.Search(terms, 3);
+    TALA_ASSIGN_OR_RETURN(testset::ReferenceDraft draft,
+                          testset::DraftReference(docs.chunks, index, terms, ranked,
+                                                  encoder ? AnswerScores(read, *encoder, stemmer)
+                                                          : testset::AnswerScorer()));
+    ApplyDraft(item, draft, docs, index);
+  }
   for (size_t k = 0; llm && !docs.chunks.empty() && k < out.items.size(); ++k) {
     std::vector<size_t> passages;
     TALA_ASSIGN_OR_RETURN(auto ranked, chunks_for(item_intent[k], 5));

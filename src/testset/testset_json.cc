@@ -99,6 +99,7 @@ std::string TestsetItemJson(const TestsetItem& item) {
   out += '{';
   Text(out, "source", item.source);
   Texts(out, "log_ids", item.log_ids);
+  if (!item.earlier_turns.empty()) Texts(out, "earlier_turns", item.earlier_turns);
   if (!item.phrasings.empty()) {
     Objects(out, "phrasings", item.phrasings, [&](const TestsetPhrasing& p) {
       Text(out, "text", p.text);
@@ -552,9 +553,29 @@ Result<AcceptedTestset> AcceptTestset(const std::string& candidates_path,
     if (e.get_object().get(fields)) {
       return DataError({candidates_path, n, 0, ""}, "not a JSON object");
     }
+    // A conversation item: its golden row asks the session's earlier questions first, then its
+    // own (edited or not), as messages tala run plays turn by turn.
+    simdjson::dom::array earlier;
+    const bool conversation =
+        !e["metadata"]["earlier_turns"].get_array().get(earlier) && earlier.size() > 0;
     for (auto [key, value] : fields) {
       if (key == "metadata") continue;
-      if (key == "user_input" && label.user_input) {
+      if (key == "user_input" && conversation) {
+        std::string_view own;
+        if (!label.user_input && value.get_string().get(own)) own = {};
+        Key(row, "user_input");
+        row += '[';
+        for (simdjson::dom::element turn : earlier) {
+          std::string_view text;
+          if (turn.get_string().get(text)) continue;
+          row += "{\"type\":\"human\",\"content\":";
+          io::AppendJsonString(row, text);
+          row += "},";
+        }
+        row += "{\"type\":\"human\",\"content\":";
+        io::AppendJsonString(row, label.user_input ? std::string_view(*label.user_input) : own);
+        row += "}]";
+      } else if (key == "user_input" && label.user_input) {
         Text(row, "user_input", *label.user_input);
       } else if (key == "reference" && (label.reference || label.decision == "unanswerable")) {
         if (label.reference) Text(row, "reference", *label.reference);

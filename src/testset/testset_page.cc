@@ -43,6 +43,16 @@ std::string Fixed(double v) {
   return buf;
 }
 
+// A conversation item's earlier questions, before its own: "after "A", "B": ".
+std::string EarlierTurns(const TestsetItem& item) {
+  if (item.earlier_turns.empty()) return "";
+  std::string out = "<em>after</em> ";
+  for (size_t t = 0; t < item.earlier_turns.size(); ++t) {
+    out += (t ? ", &ldquo;" : "&ldquo;") + io::EscapeMarkup(item.earlier_turns[t]) + "&rdquo;";
+  }
+  return out + ": ";
+}
+
 }  // namespace
 
 std::string TestsetReportHtml(const Testset& set) {
@@ -142,7 +152,7 @@ std::string TestsetReportHtml(const Testset& set) {
     std::string reference = item.reference;
     if (reference.size() > 240) reference = reference.substr(0, 240) + "...";
     page += "<tr><td>" + std::to_string(i + 1) + "</td><td>" +
-            (item.source == "synthetic" ? "<em>written:</em> " : "") +
+            (item.source == "synthetic" ? "<em>written:</em> " : "") + EarlierTurns(item) +
             io::EscapeMarkup(item.user_input) + "</td><td class=\"" +
             io::EscapeMarkup(item.answerable) + "\">" + io::EscapeMarkup(item.answerable) +
             "</td><td>" + io::EscapeMarkup(item.style) + "</td><td>" +

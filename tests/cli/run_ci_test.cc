@@ -127,15 +127,29 @@ TEST(RunCommandTest, AGoldenConversationIsPlayedTurnByTurn) {
   EXPECT_EQ(turns[1]["content"], "messages 1");
   EXPECT_EQ(turns[3]["content"], "messages 3");
   EXPECT_EQ(turns[5]["content"], "messages 5");
-  // Conversations and single questions are not mixed in one golden file.
+  // Among conversations, a single question is played as a conversation of one turn (tala
+  // testset's golden sets mix them).
   const std::string mixed =
       dir.Write("mixed.jsonl",
                 "{\"id\":1,\"user_input\":[{\"type\":\"human\",\"content\":\"hi\"}]}\n"
-                "{\"id\":2,\"user_input\":\"How much is a ticket?\"}\n");
-  auto refused = RunTala("run " + mixed + " --target 'exec:" + kApp + " jsonl' --out " +
-                         dir.path() + "/m.jsonl 2>&1");
+                "{\"id\":2,\"user_input\":\"How much is a ticket?\",\"reference\":\"2.40\"}\n");
+  auto played = RunTala("run " + mixed + " --target 'exec:" + kApp + " jsonl' --out " + dir.path() +
+                        "/m.jsonl 2>&1");
+  ASSERT_EQ(played.exit_code, 0) << played.out;
+  const json single = Rows(dir.path() + "/m.jsonl")[1];
+  ASSERT_EQ(single["user_input"].size(), 2u) << single.dump();
+  EXPECT_EQ(single["user_input"][0]["content"], "How much is a ticket?");
+  EXPECT_EQ(single["user_input"][1]["type"], "ai");
+  EXPECT_EQ(single["reference"], "2.40");
+  // A row that is neither is named.
+  const std::string bad =
+      dir.Write("bad.jsonl",
+                "{\"id\":1,\"user_input\":[{\"type\":\"human\",\"content\":\"hi\"}]}\n"
+                "{\"id\":2,\"user_input\":[{\"type\":\"tool\",\"content\":\"x\"}]}\n");
+  auto refused = RunTala("run " + bad + " --target 'exec:" + kApp + " jsonl' --out " + dir.path() +
+                         "/b.jsonl 2>&1");
   EXPECT_EQ(refused.exit_code, 2) << refused.out;
-  EXPECT_NE(refused.out.find("mixed.jsonl:2: field \"user_input\""), std::string::npos)
+  EXPECT_NE(refused.out.find("bad.jsonl:2: field \"user_input\""), std::string::npos)
       << refused.out;
 }
 

@@ -123,6 +123,78 @@ TEST(TestsetCliTest, FromALogAndDocumentsToAGoldenSetThatTalaEvalReads) {
   EXPECT_NE(Slurp(log.logs).size(), 0u);
 }
 
+// Issue 54 item 6: a log of conversations gives each question its user asked; an item whose
+// question leans on the one before it keeps its session's earlier questions (and its reference
+// answers it as asked after them); accept writes it as a conversation, and tala run plays the
+// golden set, conversations and single questions together.
+TEST(TestsetCliTest, ASessionsFollowUpBecomesAConversationItemThatTalaRunPlays) {
+  TempDir dir;
+  const std::string data = std::string(TALA_SOURCE_DIR) + "/examples/data/";
+  const std::string candidates = dir.path() + "/candidates.jsonl";
+  auto built = RunTala("testset --logs " + data + "conversations.jsonl --docs " + data +
+                       "knowledge_base.jsonl --size 10 --seed 1 -o " + candidates + " 2>&1");
+  ASSERT_EQ(built.exit_code, 0) << built.out;
+  // Every human turn of the 20 logged conversations is a logged question.
+  EXPECT_NE(built.out.find("questions: 66 logged"), std::string::npos) << built.out;
+  simdjson::dom::parser p;
+  std::istringstream lines(Slurp(candidates));
+  std::string follow_up_id, labels = "{\"tala_labels\":1}\n";
+  int conversations = 0;
+  for (std::string line; std::getline(lines, line);) {
+    simdjson::dom::element item = p.parse(line);
+    const std::string id{std::string_view(item["id"])};
+    const std::string question{std::string_view(item["user_input"])};
+    simdjson::dom::array earlier;
+    const bool conversation = !item["metadata"]["earlier_turns"].get_array().get(earlier);
+    conversations += conversation ? 1 : 0;
+    if (question == "How often do they run?") {
+      follow_up_id = id;
+      ASSERT_TRUE(conversation) << line;
+      ASSERT_EQ(earlier.size(), 2u) << line;
+      EXPECT_EQ(std::string_view(earlier.at(0)), "Are there buses at night?");
+      EXPECT_EQ(std::string_view(earlier.at(1)), "Where do they leave from?");
+      // Drafted for the question as asked after the one before it: the night buses' timetable.
+      EXPECT_NE(std::string_view(item["reference"]).find("every 30 minutes"), std::string::npos)
+          << line;
+      labels += "{\"id\":\"" + id +
+                "\",\"decision\":\"edit\",\"user_input\":\"How often do the night buses run?\"}\n";
+    } else {
+      // A question that stands alone stays a single question.
+      if (question == "How often does the harbour ferry sail?") {
+        EXPECT_FALSE(conversation) << line;
+      }
+      labels += "{\"id\":\"" + id + "\",\"decision\":\"accept\"}\n";
+    }
+  }
+  ASSERT_FALSE(follow_up_id.empty());
+  EXPECT_GE(conversations, 2);
+  std::ofstream(dir.path() + "/labels.jsonl") << labels;
+  const std::string golden = dir.path() + "/golden.jsonl";
+  auto accepted = RunTala("testset accept " + candidates + " --labels " + dir.path() +
+                          "/labels.jsonl -o " + golden + " 2>&1");
+  ASSERT_EQ(accepted.exit_code, 0) << accepted.out;
+  std::istringstream rows(Slurp(golden));
+  bool seen = false;
+  for (std::string line; std::getline(rows, line);) {
+    simdjson::dom::element row = p.parse(line);
+    if (std::string_view(row["id"]) != follow_up_id) continue;
+    seen = true;
+    simdjson::dom::array messages = row["user_input"].get_array();
+    ASSERT_EQ(messages.size(), 3u) << line;
+    EXPECT_EQ(std::string_view(messages.at(0)["content"]), "Are there buses at night?");
+    EXPECT_EQ(std::string_view(messages.at(2)["content"]), "How often do the night buses run?");
+  }
+  EXPECT_TRUE(seen);
+  const std::string played = dir.path() + "/played.jsonl";
+  auto run = RunTala("run " + golden + " --target 'exec:/usr/bin/python3 " + TALA_SOURCE_DIR +
+                     "/examples/rag_app/rag_app.py jsonl' --out " + played + " --quiet 2>&1");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  auto eval = RunTala("eval " + played + " -m conversation --no-progress -o " + dir.path() +
+                      "/r.jsonl 2>&1");
+  EXPECT_EQ(eval.exit_code, 0) << eval.out;
+  EXPECT_NE(eval.out.find("rows: 10 scored"), std::string::npos) << eval.out;
+}
+
 TEST(TestsetCliTest, WithoutTheSentenceEncoderTheWordsAloneGroupAndTheReportSaysSo) {
   TempDir dir;
   testing::IntentLog log = testing::MakeIntentLog(dir, 40, 60, 11);
@@ -279,17 +351,23 @@ TEST(TestsetCliTest, AServeDatabaseIsALog) {
   TempDir dir;
   const std::string db = dir.path() + "/t.sqlite";
   {
-    testing::ChildProcess serve(
-        {std::string(TALA_BINARY_DIR) + "/tala", "serve", "--db", db, "--port", "0"});
+    testing::ChildProcess serve({std::string(TALA_BINARY_DIR) + "/tala", "serve", "--db", db,
+                                 "--port", "0", "--session-quiet", "0"});
     httplib::Client c(serve.FirstLine());
-    auto res = c.Post("/v1/interactions",
-                      Slurp(std::string(TALA_SOURCE_DIR) + "/examples/data/interactions.jsonl"),
-                      "application/x-ndjson");
+    // The demo's 22 rows, and a session of two turns (one conversation row once quiet).
+    auto res =
+        c.Post("/v1/interactions",
+               Slurp(std::string(TALA_SOURCE_DIR) + "/examples/data/interactions.jsonl") +
+                   "{\"conversation_id\":\"s1\",\"turn\":1,\"user_input\":\"Are there buses at "
+                   "night?\",\"response\":\"Yes.\"}\n"
+                   "{\"conversation_id\":\"s1\",\"turn\":2,\"user_input\":\"How often do they "
+                   "run?\",\"response\":\"Every 30 minutes.\"}\n",
+               "application/x-ndjson");
     ASSERT_TRUE(res);
     ASSERT_EQ(res->status, 202);
     for (int i = 0; i < 600; ++i) {
       auto s = c.Get("/v1/summary?window=1d");
-      if (s && s->body.find("\"rows_scored\":22,") != std::string::npos) break;
+      if (s && s->body.find("\"rows_scored\":23,") != std::string::npos) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
@@ -297,8 +375,15 @@ TEST(TestsetCliTest, AServeDatabaseIsALog) {
       RunTala("testset --logs " + db + " --docs " + std::string(TALA_SOURCE_DIR) +
               "/examples/data/knowledge_base.jsonl --size 5 -o " + dir.path() + "/c.jsonl 2>&1");
   ASSERT_EQ(run.exit_code, 0) << run.out;
-  EXPECT_NE(run.out.find("questions: 22 logged"), std::string::npos) << run.out;
+  // Each of the session's questions, the second kept with the first.
+  EXPECT_NE(run.out.find("questions: 24 logged"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("5 candidates written"), std::string::npos) << run.out;
+  auto all = RunTala("testset --logs " + db + " --size 30 -o " + dir.path() + "/all.jsonl 2>&1");
+  ASSERT_EQ(all.exit_code, 0) << all.out;
+  const std::string items = Slurp(dir.path() + "/all.jsonl");
+  EXPECT_NE(items.find("\"log_ids\":[\"s1#2\"],\"earlier_turns\":[\"Are there buses at night?\"]"),
+            std::string::npos)
+      << items;
 }
 
 }  // namespace

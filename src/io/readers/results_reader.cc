@@ -229,31 +229,37 @@ RunAccounting ParseRunRecord(simdjson::dom::element run) {
   return out;
 }
 
-std::string QuestionOfResultLine(simdjson::dom::element root) {
-  simdjson::dom::element question;
+std::vector<std::string> QuestionsOfUserInput(simdjson::dom::element question) {
   std::string_view text;
-  std::string out;
-  if (root["inputs"]["user_input"].get(question)) return out;
+  std::vector<std::string> out;
   simdjson::dom::array turns;
   if (!question.get_string().get(text)) {
-    out = std::string(text);
+    out.emplace_back(text);
   } else if (!question.get_array().get(turns)) {
     for (simdjson::dom::element turn : turns) {
       std::string_view type;
       if (!turn["type"].get_string().get(type) && type == "human" &&
           !turn["content"].get_string().get(text)) {
-        out = std::string(text);
+        out.emplace_back(text);
       }
     }
   }
   return out;
 }
 
+std::vector<std::string> QuestionsOfResultLine(simdjson::dom::element root) {
+  simdjson::dom::element question;
+  if (root["inputs"]["user_input"].get(question)) return {};
+  return QuestionsOfUserInput(question);
+}
+
 namespace {
 
 QuestionAndReason ReadQuestionAndReason(simdjson::dom::element root, const std::string& metric) {
   QuestionAndReason out;
-  out.question = QuestionOfResultLine(root);
+  // A conversation's last question.
+  const std::vector<std::string> asked = QuestionsOfResultLine(root);
+  if (!asked.empty()) out.question = asked.back();
   simdjson::dom::element reasons;
   std::string_view text;
   if (!root["reasons"].get(reasons) && !reasons[metric].get_string().get(text)) {

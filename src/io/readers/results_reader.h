@@ -102,9 +102,11 @@ enum class RawLines { kDrop, kKeep };  // kKeep: each row's JSON too (for the HT
 // the field for a row without an id or scores.
 Result<ResultRow> ParseResultRow(simdjson::dom::element root, const std::string& path, int64_t line,
                                  RawLines raw = RawLines::kDrop);
-// The question of a results line (its inputs.user_input, or a conversation's last human turn);
-// "" when it has none.
-std::string QuestionOfResultLine(simdjson::dom::element root);
+// The questions of a results line: its inputs.user_input, or each human turn of a conversation,
+// in order; none when it has no question.
+std::vector<std::string> QuestionsOfResultLine(simdjson::dom::element root);
+// The same of a row's `user_input` (a question, or a conversation's messages).
+std::vector<std::string> QuestionsOfUserInput(simdjson::dom::element user_input);
 
 // A row's question (a conversation's last human turn) and `metric`'s reason, read from its raw
 // line (RawLines::kKeep; empty strings without it): what a worst-rows list shows beside the id.

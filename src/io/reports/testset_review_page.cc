@@ -77,6 +77,7 @@ function render() {
   facts.append(el("span", "tag", "source: " + (m.source || "?")));
   if (m.log_ids) facts.append(el("span", "tag", "asked " + m.log_ids.length + " times (intent " + m.cluster + ")"));
   if (m.style) facts.append(el("span", "tag", "style: " + m.style));
+  if (m.earlier_turns && m.earlier_turns.length) facts.append(el("span", "tag", "asked after: " + m.earlier_turns.map((t) => "\u201c" + t + "\u201d").join(", then ")));
   // What the intent holds: its phrasings as asked, the most asked first; a phrasing that asks
   // something else can be moved out (accept then leaves its log rows out of the item).
   const asked = $("phrasings"); asked.replaceChildren();
