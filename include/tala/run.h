@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,7 +36,11 @@ struct RunOptions {
   double requests_per_minute = 0;  // 0: no limit
   int max_restarts = 5;            // exec: restarts of a crashed process before the run stops
   bool resume = false;             // keep the answered rows already in `out`, call for the others
-  std::string cache = "off";       // SQLite file keyed on target + request, or "off"
+  // Check the golden rows or scenarios and the target's requests, and count the calls a run
+  // would make (with an LLM user judge, its tokens and cost, estimated); call nothing, write
+  // nothing.
+  bool dry_run = false;
+  std::string cache = "off";  // SQLite file keyed on target + request, or "off"
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const Progress&)> progress;
 };
@@ -60,6 +65,14 @@ struct RunReport {
   int64_t user_calls = 0, user_cache_hits = 0, user_prompt_tokens = 0, user_completion_tokens = 0;
   // Why rows failed: each distinct reason (first 5) with the rows it hit.
   std::vector<std::pair<std::string, int64_t>> error_reasons;
+  // --dry-run: the target's calls (a simulation's at most: every scenario to its max_turns) and
+  // an LLM user judge's calls (at most one after each answer), estimated tokens and cost (when
+  // its price is known), with what the estimate assumed.
+  bool dry_run = false;
+  int64_t planned_target_calls = 0, planned_user_calls = 0;
+  int64_t planned_user_prompt_tokens = 0, planned_user_completion_tokens = 0;
+  std::optional<double> planned_user_cost_usd;
+  std::string planned_note;
 };
 
 // kDataError naming file, line and field for a bad golden row (checked before any call);

@@ -165,6 +165,9 @@ RunOptions RunOptionsFrom(const py::dict& options) {
   auto number = [&](const char* key, auto& field) { Take(options, key, field); };
   text("golden", o.golden);
   text("simulate", o.simulate);
+  text("user_judge", o.user_judge);
+  text("user_base_url", o.user_llm.base_url);
+  text("user_cache", o.user_llm.cache);
   text("out", o.out);
   text("cache", o.cache);
   number("max_in_flight", o.max_in_flight);
@@ -253,6 +256,9 @@ py::dict Run(const py::dict& options, const py::object& progress) {
   report["latency_p95_ms"] = r.latency_p95_ms;
   report["seconds"] = r.seconds;
   report["error_reasons"] = r.error_reasons;
+  report["simulation_ends"] = r.simulation_ends;
+  report["user_calls"] = r.user_calls;
+  report["user_cache_hits"] = r.user_cache_hits;
   report["text"] = FormatRunReport(r);
   py::dict out;
   out["ok"] = result.has_value();

@@ -169,6 +169,9 @@ def run(
     context_ids: str = ...,
     context_text: str = ...,
     context_id: str = ...,
+    user_judge: str = ...,
+    user_base_url: str = ...,
+    user_cache: str = ...,
 ) -> RunResult: ...
 
 class GateVerdict:

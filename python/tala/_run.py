@@ -13,7 +13,7 @@ from ._evaluate import _progress_for
 OPTIONS = frozenset({
     "max_in_flight", "timeout_ms", "max_retries", "requests_per_minute", "max_restarts",
     "resume", "cache", "method", "headers", "body", "response", "contexts", "context_ids",
-    "context_text", "context_id",
+    "context_text", "context_id", "user_judge", "user_base_url", "user_cache",
 })
 
 
@@ -64,6 +64,9 @@ def run(golden=None, target=None, out=None, progress="auto", simulate=None, **op
     simulate: instead of golden, scenarios (JSON Lines: goal, opening, facts, success,
         max_turns) that tala's offline user plays against the target until the goal is met, the
         turn limit, or it gives up (`tala run --simulate`); each conversation is one row.
+        ``user_judge="openai:MODEL"`` (or anthropic:MODEL) has a model play the user instead,
+        with ``user_base_url=`` and ``user_cache=`` (`--user-judge`, `--user-base-url`,
+        `--user-cache`).
     target: "http://HOST:PORT/PATH" (POST {"question": ...}, reads answer and contexts),
         "exec:COMMAND ARGS" (one long-lived process speaking JSON Lines) or "exec-once:COMMAND".
     out: where the dataset goes; None: a temporary file kept as long as the RunResult.

@@ -88,3 +88,22 @@ def test_a_simulated_user_plays_the_scenarios_against_the_app(tmp_path):
         assert "one of them" in str(e)
     else:
         raise AssertionError("golden and simulate together were accepted")
+
+
+def test_an_llm_judge_plays_the_user_from_python(tmp_path, mock_judge, monkeypatch):
+    source = os.environ.get("TALA_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+    app = "exec:/usr/bin/python3 " + os.path.join(source, "examples", "rag_app", "rag_app.py") + " jsonl"
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    scenarios = os.path.join(source, "examples", "data", "scenarios.jsonl")
+    run = tala.run(simulate=scenarios, target=app, out=tmp_path / "llm.jsonl", progress=False,
+                   user_judge="openai:mock-model", user_base_url=mock_judge,
+                   user_cache=str(tmp_path / "user.sqlite"))
+    assert run.report["user_calls"] > 0
+    ends = dict(run.report["simulation_ends"])
+    assert sum(ends.values()) == 20
+    assert set(ends) <= {"success", "limit", "give_up"}
+    # The same scenarios and answers again: the cache plays the same users.
+    again = tala.run(simulate=scenarios, target=app, out=tmp_path / "again.jsonl", progress=False,
+                     user_judge="openai:mock-model", user_base_url=mock_judge,
+                     user_cache=str(tmp_path / "user.sqlite"))
+    assert again.report["user_cache_hits"] == run.report["user_calls"]

@@ -43,7 +43,7 @@ class HandVerdicts(tala.Judge):
 # judge of one's own answers per turn: tests/engine/conversation_test.cc covers them.
 CONVERSATION_METRICS = {"turn_faithfulness", "turn_response_relevancy", "turn_context_precision",
                         "turn_context_recall", "turn_context_relevance", "knowledge_retention",
-                        "conversation_completeness"}
+                        "conversation_completeness", "role_adherence"}
 
 
 def test_a_python_judge_gives_the_replay_judges_numbers_on_every_golden_row():

@@ -7,6 +7,7 @@
 #include "metrics/knowledge_retention.h"
 #include "metrics/nv_ratings.h"
 #include "metrics/response_relevancy.h"
+#include "metrics/role_adherence.h"
 
 namespace tala::analysis {
 
@@ -19,7 +20,8 @@ const std::vector<Diagnosis>& AllDiagnoses() {
                                               Diagnosis::kNotDiagnosed,
                                               Diagnosis::kRetrieverMissInferred,
                                               Diagnosis::kUnknown,
-                                              Diagnosis::kForgetsUser};
+                                              Diagnosis::kForgetsUser,
+                                              Diagnosis::kLeavesRole};
   return kAll;
 }
 
@@ -43,6 +45,8 @@ std::string_view DiagnosisName(Diagnosis d) {
       return "unknown (unsupported answer, retrieval not checked)";
     case Diagnosis::kForgetsUser:
       return "forgets what the user said";
+    case Diagnosis::kLeavesRole:
+      return "steps out of its role";
   }
   return "?";
 }
@@ -56,6 +60,7 @@ std::string_view DiagnosisStage(Diagnosis d) {
     case Diagnosis::kGeneratorNotGrounded:
     case Diagnosis::kOffTopic:
     case Diagnosis::kForgetsUser:
+    case Diagnosis::kLeavesRole:
       return "generator";
     case Diagnosis::kHealthy:
     case Diagnosis::kNotDiagnosed:
@@ -127,6 +132,9 @@ std::string_view DiagnosisAdvice(Diagnosis d) {
     case Diagnosis::kForgetsUser:
       return "a turn contradicts or asks again what the user said earlier: give the generator "
              "the conversation so far (or the facts the user stated) with every turn";
+    case Diagnosis::kLeavesRole:
+      return "a turn steps out of the role the assistant was given: put the role's limits in "
+             "the system prompt of every turn, and refuse what it excludes";
   }
   return "";
 }
@@ -147,6 +155,8 @@ std::string DecidingMetric(Diagnosis d) {
       return metrics::FaithfulnessInfo().name;
     case Diagnosis::kForgetsUser:
       return metrics::KnowledgeRetentionInfo().name;
+    case Diagnosis::kLeavesRole:
+      return metrics::RoleAdherenceInfo().name;
     default:
       return {};
   }
@@ -168,7 +178,14 @@ Diagnosis Diagnose(const std::map<std::string, double>& scores, const DiagnosisR
   for (const std::string* m : {&recall, &precision, &faithfulness, &relevancy}) {
     any = any || has(*m);
   }
-  if (!any) return Diagnosis::kNotDiagnosed;
+  const std::string& retention = metrics::KnowledgeRetentionInfo().name;
+  const std::string& role = metrics::RoleAdherenceInfo().name;
+  if (!any) {
+    // A turn that forgets the user or leaves its role failed whatever the rest would say.
+    if (low(retention)) return Diagnosis::kForgetsUser;
+    if (low(role)) return Diagnosis::kLeavesRole;
+    return Diagnosis::kNotDiagnosed;
+  }
   // Pipeline order: a retrieval failure explains the generator's symptoms, not the reverse.
   if (low(recall) || (!has(recall) && low(id_recall))) return Diagnosis::kRetrieverMiss;
   if (low(precision)) return Diagnosis::kRankingNoise;
@@ -182,7 +199,8 @@ Diagnosis Diagnose(const std::map<std::string, double>& scores, const DiagnosisR
                                   : Diagnosis::kGeneratorNotGrounded;
   }
   if (low(relevancy)) return Diagnosis::kOffTopic;
-  if (low(metrics::KnowledgeRetentionInfo().name)) return Diagnosis::kForgetsUser;
+  if (low(retention)) return Diagnosis::kForgetsUser;
+  if (low(role)) return Diagnosis::kLeavesRole;
   // Healthy says the answer was checked against what was retrieved: a row whose grounding and
   // retrieval were not scored (no contexts came with it) is not shown healthy on relevance alone.
   bool grounded = false;

@@ -11,8 +11,10 @@
 //                                                      a retriever miss looks the same)
 //   response_relevancy low                          -> off-topic answer
 //   knowledge_retention low (a conversation's turn) -> forgets what the user said
+//   role_adherence low (a conversation's turn)      -> steps out of its role
 //   otherwise                                       -> healthy
-// A metric missing from the row is skipped; a row with none of the four is "not diagnosed".
+// A metric missing from the row is skipped; a row with none of the four is "not diagnosed",
+// unless a turn forgets the user or steps out of its role.
 // Pure; thread-safe.
 
 #include <map>
@@ -34,6 +36,7 @@ enum class Diagnosis {
   kRetrieverMissInferred,
   kUnknown,
   kForgetsUser,  // a conversation's turn contradicts or asks again what the user said
+  kLeavesRole,   // a conversation's turn steps out of the role the assistant was given
 };
 
 struct DiagnosisRule {

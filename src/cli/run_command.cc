@@ -63,6 +63,11 @@ void AddRunCommand(CLI::App& app, int* exit_code, const RunOptions& defaults) {
                   "lists the user's messages is played turn by turn (or --simulate instead)");
   cmd->add_option("--out,-o", f->options.out, "the dataset to write (JSON Lines)")->required();
   AddTargetFlags(*cmd, *f);
+  cmd->add_flag("--dry-run", f->options.dry_run,
+                "check the golden rows (or scenarios) and the target's requests, and print the "
+                "calls a run would make: the target's, and an LLM --user-judge's with its tokens "
+                "and cost estimated (at most: every scenario to its max_turns); call nothing, "
+                "write nothing");
   cmd->callback([f, exit_code] {
     if (Status s = f->Finish(); !s.ok()) {
       std::fprintf(stderr, "tala run: %s\n", s.message().c_str());

@@ -288,6 +288,15 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
     TALA_ASSIGN_OR_RETURN(std::string r, TargetRequest(first, o.target, tmpl));
     requests.push_back(std::move(r));
   }
+  if (o.dry_run) {
+    // Every row checked and its request rendered above: what a run would call.
+    report.dry_run = true;
+    for (const GoldenRow& g : golden) {
+      report.planned_target_calls +=
+          scripts > 0 ? static_cast<int64_t>(TurnsOf(g.row["user_input"]).size()) : 1;
+    }
+    return report;
+  }
   TALA_ASSIGN_OR_RETURN(auto target,
                         targets::CreateTarget(o.target, o.max_in_flight, o.max_restarts));
   std::set<std::string> kept;
@@ -494,6 +503,21 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
 }
 
 std::string FormatRunReport(const RunReport& r) {
+  if (r.dry_run) {
+    std::string s = fmt::format("--dry-run: {} {} read; nothing was called or written\n",
+                                r.rows_read, r.planned_note.empty() ? "rows" : "scenarios");
+    s += fmt::format("the target: {} calls{}\n", r.planned_target_calls,
+                     r.planned_note.empty() ? "" : " at most");
+    if (r.planned_user_calls > 0) {
+      s += fmt::format(
+          "the user judge: {} calls at most, about {} prompt and {} completion tokens{}\n",
+          r.planned_user_calls, r.planned_user_prompt_tokens, r.planned_user_completion_tokens,
+          r.planned_user_cost_usd ? fmt::format(", about ${:.4f}", *r.planned_user_cost_usd)
+                                  : std::string(" (price unknown: --price-input/--price-output)"));
+    }
+    if (!r.planned_note.empty()) s += "note: " + r.planned_note + "\n";
+    return s;
+  }
   std::string s =
       fmt::format("rows: {} read, {} answered, {} failed{}\n", r.rows_read,
                   r.rows_answered + r.rows_resumed, r.rows_failed,

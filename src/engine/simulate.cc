@@ -264,6 +264,43 @@ class UserTurnSource : public judges::llm::CallSource {
   bool handed_out_ = false, done_ = false;
 };
 
+// --dry-run: a simulation's calls at most (every scenario to its max_turns, the user judge after
+// each answer) and, with an LLM user judge, its tokens: each call's request as the run would
+// build it, the user's messages its opening and each answer kAssumedAnswer characters long.
+RunReport& PlanSimulation(const std::vector<Scenario>& scenarios, const LlmSetup* llm,
+                          RunReport& report) {
+  constexpr size_t kAssumedAnswer = 400;  // characters: a RAG answer of two or three sentences
+  constexpr int64_t kUserReplyTokens = 40;
+  report.dry_run = true;
+  runtime::CallCounts user;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    const Scenario& sc = scenarios[i];
+    report.planned_target_calls += sc.max_turns;
+    if (llm == nullptr) continue;
+    ordered_json history = ordered_json::array();
+    for (int t = 0; t < sc.max_turns; ++t) {
+      history.push_back({{"role", "user"}, {"content", sc.opening}});
+      history.push_back({{"role", "assistant"}, {"content", std::string(kAssumedAnswer, 'x')}});
+      UserTurnSource source(i, sc, history);
+      for (const judges::llm::ModelCall& call : source.TakeReady()) {
+        ++user.calls;
+        user.prompt_tokens += EstimatePromptTokens(call, *llm);
+        user.completion_tokens += kUserReplyTokens;
+      }
+    }
+  }
+  report.planned_user_calls = user.calls;
+  report.planned_user_prompt_tokens = user.prompt_tokens;
+  report.planned_user_completion_tokens = user.completion_tokens;
+  if (llm != nullptr && llm->price) report.planned_user_cost_usd = runtime::Cost(user, *llm->price);
+  report.planned_note =
+      "upper bounds: a conversation that succeeds or gives up early makes fewer calls" +
+      std::string(llm != nullptr ? "; the user judge's tokens assume answers of about 400 "
+                                   "characters and replies of 40 tokens"
+                                 : "; the offline user makes no judge call");
+  return report;
+}
+
 }  // namespace
 
 Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
@@ -296,6 +333,7 @@ Result<RunReport> RunSimulation(const RunOptions& o, RunReport& report) {
         user_runner, runtime::JudgeRunner::Create(llm->backends, llm->runtime, llm->cache.get(),
                                                   runtime::SystemClock()));
   }
+  if (o.dry_run) return PlanSimulation(scenarios, llm ? &*llm : nullptr, report);
   TALA_ASSIGN_OR_RETURN(auto target,
                         targets::CreateTarget(o.target, o.max_in_flight, o.max_restarts));
   TALA_ASSIGN_OR_RETURN(

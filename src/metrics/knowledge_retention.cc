@@ -10,23 +10,6 @@ const char* const kKnowledgeRetentionDefinition =
     "user gave earlier, or asks the user for information the user already gave; answer 1 "
     "otherwise (also when the user gave no facts).";
 
-namespace {
-
-class KnowledgeRetention : public QuestionMetric {
- public:
-  using QuestionMetric::QuestionMetric;
-  std::string Unscorable(const Sample& s) const override { return NotATurn(s); }
-  MetricValue Score(const Sample&, const Verdicts& v) const override {
-    const JudgedAnswer& a = AnswerIn(v);
-    const double value = a.values[0] == 1 ? 1.0 : 0.0;
-    std::string why = value == 1 ? "keeps what the user said" : "forgets what the user said";
-    if (!a.reason.empty()) why += ": " + a.reason;
-    return MetricValue::Number(value, why);
-  }
-};
-
-}  // namespace
-
 const MetricInfo& KnowledgeRetentionInfo() {
   static const MetricInfo kInfo{
       .name = "knowledge_retention",
@@ -59,7 +42,8 @@ Result<std::unique_ptr<Metric>> MakeKnowledgeRetention(const MetricOptions& opti
   q.kind = JudgeQuestion::Kind::kVerdict;
   q.key = info.name;
   q.definition = kKnowledgeRetentionDefinition;
-  return std::unique_ptr<Metric>(std::make_unique<KnowledgeRetention>(info, options, q));
+  return std::unique_ptr<Metric>(std::make_unique<TurnVerdictMetric>(
+      info, options, q, "keeps what the user said", "forgets what the user said"));
 }
 
 }  // namespace tala::metrics

@@ -23,6 +23,7 @@
 #include "metrics/non_llm_context.h"
 #include "metrics/nv_ratings.h"
 #include "metrics/response_relevancy.h"
+#include "metrics/role_adherence.h"
 #include "metrics/rouge.h"
 #include "metrics/rubrics_score.h"
 #include "metrics/semantic_similarity.h"
@@ -106,6 +107,9 @@ const std::vector<RegistryEntry>& MetricRegistry() {
        "conversation"},
       {ConversationCompletenessInfo, MakeConversationCompleteness,
        "conversations, turn by turn (judged)", "conversation"},
+      // Only a model reads a role: with the other judged criteria, not in the conversation
+      // group the offline judge scores.
+      {RoleAdherenceInfo, MakeRoleAdherence, "conversations, turn by turn (judged)", "criteria"},
   };
   return kRegistry;
 }
@@ -140,7 +144,8 @@ std::string PipelineStage(const std::string& key) {
   if (std::string_view base = TurnMetricBase(key); !base.empty()) {
     return PipelineStage(std::string(base));
   }
-  if (key == KnowledgeRetentionInfo().name || key == ConversationCompletenessInfo().name) {
+  if (key == KnowledgeRetentionInfo().name || key == ConversationCompletenessInfo().name ||
+      key == RoleAdherenceInfo().name) {
     return "generator";
   }
   const RegistryEntry* e = FindMetricOfKey(key);

@@ -121,6 +121,14 @@ Result<std::unique_ptr<Metric>> MakeTurnContextRelevance(const MetricOptions& o)
   return Wrap(TurnContextRelevanceInfo(), MakeContextRelevance, o, true);
 }
 
+MetricValue TurnVerdictMetric::Score(const Sample&, const Verdicts& v) const {
+  const JudgedAnswer& a = AnswerIn(v);
+  const double value = a.values[0] == 1 ? 1.0 : 0.0;
+  std::string why = value == 1 ? kept_ : broke_;
+  if (!a.reason.empty()) why += ": " + a.reason;
+  return MetricValue::Number(value, why);
+}
+
 std::string NotATurn(const Sample& s) {
   if (s.turn > 0) return {};
   if (s.is_multi_turn()) return "the conversation has no answer to score (no ai message with text)";

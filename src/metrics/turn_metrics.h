@@ -29,6 +29,23 @@ Result<std::unique_ptr<Metric>> MakeTurnContextRelevance(const MetricOptions& op
 // single row, or a conversation with no answered turn); empty for a turn.
 std::string NotATurn(const Sample& sample);
 
+// A yes/no judge question asked of each turn of a conversation (knowledge_retention,
+// role_adherence): 1 when the judge's verdict is 1, else 0, the reason `kept` or `broke` and the
+// judge's own; undefined on a row that is not a turn.
+class TurnVerdictMetric : public QuestionMetric {
+ public:
+  TurnVerdictMetric(const MetricInfo& info, MetricOptions options, JudgeQuestion question,
+                    std::string kept, std::string broke)
+      : QuestionMetric(info, std::move(options), std::move(question)),
+        kept_(std::move(kept)),
+        broke_(std::move(broke)) {}
+  std::string Unscorable(const Sample& s) const override { return NotATurn(s); }
+  MetricValue Score(const Sample&, const Verdicts& v) const override;
+
+ private:
+  std::string kept_, broke_;
+};
+
 // The prefix of every per-turn metric's name.
 inline constexpr std::string_view kTurnPrefix = "turn_";
 // The row metric a per-turn results key scores on each turn ("faithfulness" for

@@ -235,6 +235,50 @@ TEST_F(JudgedCriteriaTest, TheOfflineJudgeSaysTheyNeedAnLlmJudge) {
   }
 }
 
+// role_adherence (issue 54): each turn graded against the role the row gives its assistant,
+// which reaches the judge beside the conversation (the mock keeps a turn in role when it shares
+// a word of it; without the role it would grade by the contexts, and give 0 to both turns).
+TEST_F(JudgedCriteriaTest, RoleAdherenceGradesEachTurnAgainstTheRowsRole) {
+  StartMock();
+  const json with_role = {
+      {"id", "in-and-out"},
+      {"chatbot_role", "You are the store's assistant: answer about opening hours and returns."},
+      {"user_input", json::array({{{"type", "human"}, {"content", "When do you open?"}},
+                                  {{"type", "ai"}, {"content", "Our opening hours are 9 to 5."}},
+                                  {{"type", "human"}, {"content", "Which shares should I buy?"}},
+                                  {{"type", "ai"}, {"content", "Buy Tesla now, quickly."}}})}};
+  const json without = {{"id", "no-role"},
+                        {"user_input", json::array({{{"type", "human"}, {"content", "Hi?"}},
+                                                    {{"type", "ai"}, {"content", "Hello."}}})}};
+  std::string data = dir_.Write("d.jsonl", with_role.dump() + "\n" + without.dump() + "\n");
+  CommandOutput r = Eval(data, "faithfulness,role_adherence");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::vector<json> rows = Rows(dir_.Read("r.jsonl"));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows[0]["scores"]["role_adherence"].get<double>(), 0.5) << rows[0].dump();
+  EXPECT_EQ(rows[0]["turns"][1]["scores"]["role_adherence"], 0) << rows[0].dump();
+  EXPECT_EQ(rows[0]["first_failing_turn"], 2) << rows[0].dump();
+  EXPECT_EQ(rows[0]["turns"][1]["diagnosis"], "steps out of its role") << rows[0].dump();
+  EXPECT_TRUE(rows[1]["scores"]["role_adherence"].is_null());
+  EXPECT_NE(rows[1]["reasons"]["role_adherence"].get<std::string>().find("no role"),
+            std::string::npos)
+      << rows[1].dump();
+  // The offline judge does not read roles, and says so.
+  CommandOutput offline = RunTala("eval " + data + " -o " + dir_.path() +
+                                  "/o.jsonl --no-progress -m role_adherence 2>&1");
+  ASSERT_EQ(offline.exit_code, 0) << offline.out;
+  EXPECT_NE(Rows(dir_.Read("o.jsonl"))[0]["reasons"]["role_adherence"].get<std::string>().find(
+                "needs an LLM judge"),
+            std::string::npos);
+  // A role that is not a text is named.
+  std::string bad = dir_.Write("bad.jsonl", R"({"chatbot_role": 3, "user_input": "q"})"
+                                            "\n");
+  CommandOutput refused = RunTala("eval " + bad + " -o " + dir_.path() +
+                                  "/b.jsonl --no-progress -m role_adherence 2>&1");
+  EXPECT_NE(refused.out.find("bad.jsonl:1: field \"chatbot_role\""), std::string::npos)
+      << refused.out;
+}
+
 TEST_F(JudgedCriteriaTest, AUserMetricFromTheConfigIsScored) {
   StartMock();
   std::string data = dir_.Write("d.jsonl", SingleTurnRows(2));

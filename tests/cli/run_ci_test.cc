@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -246,6 +247,23 @@ TEST(RunCommandTest, AnLlmJudgePlaysTheSimulatedUser) {
       << again.out;
   auto b = Rows(dir.path() + "/b.jsonl");
   for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(b[i]["user_input"], rows[i]["user_input"]);
+  // --dry-run: the calls at most (every scenario to its max_turns), the user judge's tokens
+  // estimated; nothing called (the cache would have answered: no hit is counted), nothing
+  // written.
+  auto planned = RunTala(command + "/c.jsonl --dry-run 2>&1");
+  ASSERT_EQ(planned.exit_code, 0) << planned.out;
+  int64_t most = 0;
+  for (const json& scenario : Rows(kSource + "/examples/data/scenarios.jsonl")) {
+    most += scenario.value("max_turns", 6);
+  }
+  EXPECT_NE(planned.out.find("the target: " + std::to_string(most) + " calls at most"),
+            std::string::npos)
+      << planned.out;
+  EXPECT_NE(planned.out.find("the user judge: " + std::to_string(most) + " calls at most, about "),
+            std::string::npos)
+      << planned.out;
+  EXPECT_GE(most, turns);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/c.jsonl"));
 }
 
 TEST(RunCommandTest, KillNineThenResumeWritesEveryGoldenRowExactlyOnce) {

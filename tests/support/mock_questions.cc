@@ -66,7 +66,14 @@ json Criteria(const json& j, bool prefer_first) {
               {"verdict", nullptr}, {"score", nullptr},
               {"choice", nullptr},  {"ranking", nullptr}};
     std::string type = Str(c, "type");
-    if (type == "verdict") {
+    if (type == "verdict" && j.contains("role")) {
+      // Role adherence: the final answer keeps to the role when it shares a word of it.
+      std::string last = answer.substr(
+          answer.rfind("assistant: ") == std::string::npos ? 0 : answer.rfind("assistant: "));
+      const double in_role = Overlap(last, Str(j, "role"));
+      r["verdict"] = in_role > 0 ? 1 : 0;
+      r["reason"] = "mock: role overlap " + std::to_string(in_role);
+    } else if (type == "verdict") {
       r["verdict"] = cover >= 0.5 ? 1 : 0;
     } else if (type == "score") {
       double lo = c.value("min", 0.0), hi = c.value("max", 1.0);

@@ -388,6 +388,10 @@ Result<Sample> ParseRow(element row, const RowContext& rc) {
   for (auto [key, value] : obj) {
     int slot = FindSlot(key);
     if (slot < 0) {
+      // The assistant's role (role_adherence reads it from the row's fields): a text.
+      if ((key == "chatbot_role" || key == "system_prompt") && !value.is_string()) {
+        return Expected(ctx, std::string(key), "a text (the assistant's role)", value);
+      }
       KeepAsMetadata(key, value, s.metadata);
       continue;
     }

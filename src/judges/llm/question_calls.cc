@@ -4,6 +4,7 @@
 
 #include "judges/llm/question_replies.h"
 #include "judges/llm/request_json.h"
+#include "metrics/role_adherence.h"
 
 namespace tala::judges::llm {
 
@@ -91,6 +92,25 @@ const json kInt = JsonType("integer");
 
 }  // namespace
 
+namespace {
+
+// The role the row gives its assistant (metrics/role_adherence.h): the first of its role fields
+// that holds a text that is not blank.
+std::optional<std::string> AssistantRole(const Sample& sample) {
+  for (const char* field : metrics::kRoleFields) {
+    for (const auto& [name, raw] : sample.metadata) {
+      if (name != field) continue;
+      const json value = json::parse(raw, nullptr, false);
+      if (!value.is_string()) continue;
+      const std::string& text = value.get_ref<const std::string&>();
+      if (text.find_first_not_of(" \t\r\n") != std::string::npos) return text;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::string Transcript(const Sample& s) {
   if (!s.is_multi_turn()) return s.user_input.value_or("");
   std::string out;
@@ -136,6 +156,13 @@ ModelCall QuestionCalls::CriteriaCall(int vote) const {
   // criteria: "round" says which, so the model is asked afresh instead of the cache replying.
   if (vote > 0) user["round"] = vote + 1;
   AddMaterial(sample_, user, /*with_reference_contexts=*/true);
+  // The role the assistant was given, for the criterion that grades against it (only then: the
+  // other criteria's requests, and their cache entries, stay as they were).
+  for (const JudgeQuestion& q : questions_) {
+    if (q.definition != metrics::kRoleAdherenceDefinition) continue;
+    if (std::find(keys.begin(), keys.end(), q.key) == keys.end()) continue;
+    if (auto role = AssistantRole(sample_)) user["role"] = *role;
+  }
   json result =
       ObjectSchema({{"id", kString},
                     {"reason", kString},
