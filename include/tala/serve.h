@@ -139,7 +139,7 @@ struct IngestAnswer {
   int64_t sampled = 0;   // of them, rows that will be scored
   // Of the accepted, turns of conversations (rows with a conversation_id), new ones: they wait
   // for their conversation to go quiet, which is then sampled and scored as one row.
-  int64_t turns = 0;
+  int64_t turns_held = 0;
   // IngestTraces: spans refused (their trace is a row already, or too many traces are open),
   // and why, for OTLP's partialSuccess.
   int64_t skipped = 0;

@@ -377,7 +377,7 @@ void Routes(httplib::Server& server, Service& service, const ServeFlags& f, int 
                        ",\"duplicates\":" + std::to_string(answer->duplicates) +
                        ",\"conflicts\":" + std::to_string(answer->conflicts) +
                        ",\"sampled\":" + std::to_string(answer->sampled) +
-                       ",\"turns\":" + std::to_string(answer->turns) +
+                       ",\"turns_held\":" + std::to_string(answer->turns_held) +
                        ",\"skipped\":" + std::to_string(answer->skipped) + ",\"ids\":[";
     for (size_t i = 0; i < answer->ids.size(); ++i) {
       if (i) body += ',';

@@ -37,6 +37,10 @@ void AddField(Tally& t, const std::string& field, int64_t n, double sum, double 
     t.skipped += n;
   } else if (field == "duplicates") {
     t.duplicates += n;
+  } else if (field == "conversations") {
+    t.conversations += n;
+  } else if (field == "turns") {
+    t.turns += n;
   } else if (field.rfind("m:", 0) == 0) {
     t.metrics[field.substr(2)].Add(Sums{n, sum, squares});
   } else if (field.rfind("d:", 0) == 0) {
@@ -53,6 +57,8 @@ void Tally::Add(const Tally& o) {
   failed += o.failed;
   skipped += o.skipped;
   duplicates += o.duplicates;
+  conversations += o.conversations;
+  turns += o.turns;
   for (const auto& [k, s] : o.metrics) metrics[k].Add(s);
   for (const auto& [k, n] : o.diagnoses) diagnoses[k] += n;
 }
@@ -96,13 +102,24 @@ std::vector<std::string> Aggregates::TagsOf(std::string_view tags_json, AggDelta
 }
 
 void Aggregates::Ingested(AggDelta& d, double ts, const std::vector<std::string>& tags,
-                          bool sampled) {
+                          bool sampled, int64_t turns) {
   const int64_t minute = MinuteOf(ts);
   for (const std::string& tag : tags) {
     Tally& t = d.minutes[{minute, tag}];
     ++t.ingested;
     if (sampled) ++t.sampled;
+    if (turns > 0) {
+      ++t.conversations;
+      t.turns += turns;
+    }
   }
+}
+
+std::string TurnsOfBodySql(const std::string& body) {
+  return "(CASE WHEN json_valid(" + body + ") AND json_type(" + body +
+         ", '$.user_input') = 'array' THEN (SELECT COUNT(*) FROM json_each(" + body +
+         ", '$.user_input') WHERE json_extract(value, '$.type') = 'ai' AND "
+         "trim(COALESCE(json_extract(value, '$.content'), '')) != '') ELSE 0 END)";
 }
 
 void Aggregates::Duplicate(AggDelta& d, double now) { ++d.minutes[{MinuteOf(now), ""}].duplicates; }
@@ -152,7 +169,9 @@ Status Aggregates::Stage(sqlite3* db, const AggDelta& delta) {
          put(minute, tag, "sampled", t.sampled, 0, 0) &&
          put(minute, tag, "scored", t.scored, 0, 0) && put(minute, tag, "failed", t.failed, 0, 0) &&
          put(minute, tag, "skipped", t.skipped, 0, 0) &&
-         put(minute, tag, "duplicates", t.duplicates, 0, 0);
+         put(minute, tag, "duplicates", t.duplicates, 0, 0) &&
+         put(minute, tag, "conversations", t.conversations, 0, 0) &&
+         put(minute, tag, "turns", t.turns, 0, 0);
     for (const auto& [metric, s] : t.metrics) {
       ok = ok && put(minute, tag, "m:" + metric, s.n, s.sum, s.squares);
     }
@@ -245,11 +264,14 @@ Status Aggregates::Rebuild(sqlite3* db) {
   }
   AggDelta d;
   {
-    Stmt rows(db, "SELECT ts, tags, sampled, state, diagnosis FROM rows");
+    Stmt rows(
+        db, ("SELECT ts, tags, sampled, state, diagnosis, " + TurnsOfBodySql("body") + " FROM rows")
+                .c_str());
     while (rows.Step()) {
       const double ts = sqlite3_column_double(rows.get(), 0);
       std::vector<std::string> tags = TagsOf(rows.Column(1), d);
-      Ingested(d, ts, tags, sqlite3_column_int(rows.get(), 2) != 0);
+      Ingested(d, ts, tags, sqlite3_column_int(rows.get(), 2) != 0,
+               sqlite3_column_int64(rows.get(), 5));
       std::string state = rows.Column(3);
       if (state == "scored" || state == "failed" || state == "skipped") {
         Scored(d, ts, tags, state, rows.Column(4), {});

@@ -43,6 +43,9 @@ struct Sums {
 // What a stretch of time holds for one set of rows.
 struct Tally {
   int64_t ingested = 0, sampled = 0, scored = 0, failed = 0, skipped = 0;
+  // Of the rows ingested, conversations (a session's turns joined, or a row listing messages)
+  // and their turns (answers).
+  int64_t conversations = 0, turns = 0;
   int64_t duplicates = 0;  // repeats of a stored id: acknowledged, not stored again
   std::map<std::string, Sums> metrics;
   std::map<std::string, int64_t> diagnoses;
@@ -68,6 +71,11 @@ struct AggDelta {
   int64_t capped = 0;  // tag values past the cap, not aggregated by tag
 };
 
+// SQL over a stored row's body (rows.body; `body` names it): the conversation's answered turns
+// (ai messages with text), 0 for a row that is not a conversation. What Ingested counts, for
+// reading the rows themselves (a rebuild, a summary by a tag not broken down).
+std::string TurnsOfBodySql(const std::string& body);
+
 class Aggregates {
  public:
   // `tag_keys`: the tags broken down ("route", "app_version"); at most `max_values` values each
@@ -80,7 +88,9 @@ class Aggregates {
 
   // The tags a row's tags object (JSON) is counted under: "" and "key=value" of configured keys.
   std::vector<std::string> TagsOf(std::string_view tags_json, AggDelta& delta);
-  static void Ingested(AggDelta& d, double ts, const std::vector<std::string>& tags, bool sampled);
+  // `turns`: a conversation's answered turns; 0 for a row that is not one.
+  static void Ingested(AggDelta& d, double ts, const std::vector<std::string>& tags, bool sampled,
+                       int64_t turns = 0);
   // A repeated id, counted at the time it came in, for all rows only.
   static void Duplicate(AggDelta& d, double now);
   static void Scored(AggDelta& d, double ts, const std::vector<std::string>& tags,

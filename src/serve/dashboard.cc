@@ -114,7 +114,8 @@ function draw(name){range=name;series=ranges[name];B=series.buckets;n=B.length;
  ticks(traffic,0,162);
  var lastB=B.length?B[B.length-1]:{ingested:0};
  document.getElementById('traffic-title').textContent='rows ingested per '+span(series.seconds)+' (bars) and scored (dots); latest: '+
-  rate(lastB.ingested/series.seconds)+' · waiting to be scored now: '+series.pending+' · the oldest has waited '+Math.round(series.lag||0)+' s';
+  rate(lastB.ingested/series.seconds)+' · waiting to be scored now: '+series.pending+' · the oldest has waited '+Math.round(series.lag||0)+' s'+
+  (function(){var c=0,t=0;B.forEach(function(b){c+=b.conversations||0;t+=b.turns||0;});return c?' · conversations in the range: '+c+' ('+t+' turns)':'';})();
  names=[];B.forEach(function(b){for(var d in b.diagnoses)if(names.indexOf(d)<0)names.push(d);});
  names.forEach(function(d){var c=colors[d]||'#667085';var s=el('span');var i=el('i');i.style.background=c;s.appendChild(i);s.appendChild(document.createTextNode(d));legend.appendChild(s);});
  B.forEach(function(b,i){var total=0;for(var d in b.diagnoses)total+=b.diagnoses[d];if(!total)return;var top=150;

@@ -10,6 +10,7 @@
 
 #include "analysis/diagnosis.h"
 #include "core/hash.h"
+#include "core/turn_question.h"
 #include "engine/row_scorer.h"
 #include "fs/output_paths.h"
 #include "io/readers/row_parser.h"
@@ -247,6 +248,7 @@ Result<Incoming> ParseIncoming(simdjson::dom::element row, std::string_view line
     in.tags = simdjson::minify(e);
   }
   in.sampled = Sampled(in.id, share);
+  for (const Message& m : sample.messages) in.turns += IsAnswer(m) ? 1 : 0;
   // A turn of a conversation: kept until its conversation is quiet (session_buffer.cc).
   if (!row["conversation_id"].get(e)) {
     if (e.is_string()) {
@@ -380,7 +382,8 @@ Result<IngestAnswer> StoreRows(Service::Impl& s, const std::vector<Incoming>& ro
       if (in.sampled) --sampled;
       serve::Aggregates::Duplicate(delta, now);
     } else {
-      serve::Aggregates::Ingested(delta, in.ts, s.agg->TagsOf(in.tags, delta), in.sampled);
+      serve::Aggregates::Ingested(delta, in.ts, s.agg->TagsOf(in.tags, delta), in.sampled,
+                                  in.turns);
     }
   }
   if (Status staged = serve::Aggregates::Stage(s.db, delta); !staged.ok()) {
@@ -402,7 +405,7 @@ Result<IngestAnswer> StoreRows(Service::Impl& s, const std::vector<Incoming>& ro
   answer.accepted = static_cast<int64_t>(rows.size());
   answer.sampled = sampled;
   s.pending += sampled;
-  answer.turns = turns_stored;
+  answer.turns_held = turns_stored;
   s.open_sessions += sessions_opened;
   s.open_turns += turns_stored;
   if (sampled > 0) {

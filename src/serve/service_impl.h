@@ -102,6 +102,7 @@ struct Incoming {
   // its conversation's turns: its `turn`, else its timestamp.
   std::string session;
   double order = 0;
+  int64_t turns = 0;  // a conversation row's answered turns (0: not a conversation)
 };
 // Checks every row of `body` (one JSON object or JSON Lines) as Service::Ingest describes.
 Result<std::vector<Incoming>> ParseRows(const Service::Impl& impl, std::string_view body,

@@ -77,6 +77,7 @@ struct MetricWindow {
 struct Window {
   int64_t ingested = 0, sampled = 0, scored = 0, failed = 0, pending = 0, skipped = 0;
   int64_t duplicates = 0;  // from the aggregates only (a summary by another tag has none)
+  int64_t conversations = 0, turns = 0;  // of the rows, conversations and their turns
   std::map<std::string, MetricWindow> metrics;
   std::vector<std::pair<std::string, int64_t>> diagnoses;
 };
@@ -96,9 +97,10 @@ Result<Window> Query(sqlite3* db, double since, double until, const std::optiona
   Window w;
   Stmt counts(db,
               ("SELECT COUNT(*), TOTAL(r.sampled), TOTAL(r.state = 'scored'), "
-               "TOTAL(r.state = 'failed'), TOTAL(r.state = 'pending'), TOTAL(r.state = 'skipped') "
-               "FROM rows r" +
-               where)
+               "TOTAL(r.state = 'failed'), TOTAL(r.state = 'pending'), TOTAL(r.state = 'skipped'), "
+               "TOTAL(" +
+               serve::TurnsOfBodySql("r.body") + " > 0), TOTAL(" + serve::TurnsOfBodySql("r.body") +
+               ") FROM rows r" + where)
                   .c_str());
   if (!counts) return IoError(std::string("summary: ") + sqlite3_errmsg(db));
   bind(counts);
@@ -109,6 +111,8 @@ Result<Window> Query(sqlite3* db, double since, double until, const std::optiona
     w.failed = static_cast<int64_t>(sqlite3_column_double(counts.get(), 3));
     w.pending = static_cast<int64_t>(sqlite3_column_double(counts.get(), 4));
     w.skipped = static_cast<int64_t>(sqlite3_column_double(counts.get(), 5));
+    w.conversations = static_cast<int64_t>(sqlite3_column_double(counts.get(), 6));
+    w.turns = static_cast<int64_t>(sqlite3_column_double(counts.get(), 7));
   }
   Stmt values(db, ("SELECT c.metric, COUNT(*), TOTAL(c.value), TOTAL(c.value * c.value) FROM "
                    "scores c JOIN rows r ON r.seq = c.seq" +
@@ -138,6 +142,8 @@ Window FromTally(const serve::Tally& t) {
   w.pending = t.pending();
   w.skipped = t.skipped;
   w.duplicates = t.duplicates;
+  w.conversations = t.conversations;
+  w.turns = t.turns;
   for (const auto& [metric, sums] : t.metrics) w.metrics[metric] = {sums.n, sums.sum, sums.squares};
   for (const auto& [d, n] : t.diagnoses) w.diagnoses.emplace_back(d, n);
   std::stable_sort(w.diagnoses.begin(), w.diagnoses.end(),
@@ -305,6 +311,8 @@ Result<std::string> Service::SummaryJson(const std::string& window, const std::s
          ",\"rows_pending\":" + std::to_string(w.pending) +
          ",\"rows_skipped\":" + std::to_string(w.skipped) +
          ",\"rows_duplicate\":" + std::to_string(w.duplicates) +
+         ",\"conversations\":" + std::to_string(w.conversations) +
+         ",\"turns\":" + std::to_string(w.turns) +
          ",\"traces_open\":" + std::to_string(traces_open) +
          ",\"conversations_open\":" + std::to_string(conversations_open) +
          ",\"turns_open\":" + std::to_string(turns_open) +
@@ -367,6 +375,10 @@ Result<std::string> Service::PrometheusText(double now) {
   };
   counter("tala_rows_ingested_total", "Rows accepted and stored (a repeated id once).",
           all.ingested);
+  counter("tala_conversations_total",
+          "Of the rows, conversations (a session's turns joined, or a row listing messages).",
+          all.conversations);
+  counter("tala_conversation_turns_total", "The answered turns of those conversations.", all.turns);
   counter("tala_rows_duplicate_total",
           "Rows whose id was already stored: acknowledged, not stored or scored again.",
           all.duplicates);
@@ -580,7 +592,9 @@ Result<std::string> Service::SeriesJson(int64_t window_seconds, int buckets, dou
   for (int b = 0; b < buckets; ++b) {
     out += b ? ",{\"t\":" : "{\"t\":";
     out += Number(since + b * width) + ",\"ingested\":" + std::to_string(tallies[b].ingested) +
-           ",\"scored\":" + std::to_string(tallies[b].scored) + ",\"metrics\":{";
+           ",\"scored\":" + std::to_string(tallies[b].scored) +
+           ",\"conversations\":" + std::to_string(tallies[b].conversations) +
+           ",\"turns\":" + std::to_string(tallies[b].turns) + ",\"metrics\":{";
     bool first = true;
     for (const auto& metric : s.metrics) {
       auto it = values[b].find(metric->key());

@@ -550,6 +550,8 @@ TEST(ServeCommandTest, SessionsBecomeConversationsScoredTurnByTurn) {
   EXPECT_EQ(Field(summary, "rows_ingested"), 51) << summary;
   EXPECT_EQ(Field(summary, "rows_scored"), 51) << summary;
   EXPECT_EQ(Field(summary, "turns_open"), 0) << summary;
+  EXPECT_EQ(Field(summary, "conversations"), 51) << summary;
+  EXPECT_EQ(Field(summary, "turns"), 202) << summary;
   auto listed = s.client->Get("/v1/rows?since=0&limit=1000");
   ASSERT_TRUE(listed);
   ASSERT_EQ(listed->status, 200);
@@ -584,6 +586,8 @@ TEST(ServeCommandTest, SessionsBecomeConversationsScoredTurnByTurn) {
   auto metrics = s.client->Get("/metrics");
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find("tala_conversations_open 0\n"), std::string::npos);
+  EXPECT_NE(metrics->body.find("tala_conversations_total 51\n"), std::string::npos);
+  EXPECT_NE(metrics->body.find("tala_conversation_turns_total 202\n"), std::string::npos);
   EXPECT_EQ(s.child->Stop(SIGTERM), 0);
 }
 
@@ -606,7 +610,7 @@ TEST(ServeCommandTest, TurnsWaitingForTheirConversationOutliveKillNine) {
                               "application/x-ndjson");
     ASSERT_TRUE(res);
     ASSERT_EQ(res->status, 202) << res->body;
-    EXPECT_NE(res->body.find("\"turns\":2"), std::string::npos) << res->body;
+    EXPECT_NE(res->body.find("\"turns_held\":2"), std::string::npos) << res->body;
     auto waiting = s.client->Get("/v1/summary?window=1d");
     ASSERT_TRUE(waiting);
     EXPECT_NE(waiting->body.find("\"conversations_open\":1,\"turns_open\":2"), std::string::npos)

@@ -425,7 +425,7 @@ TEST(ServiceTest, AConversationsTurnsAreJudgedOnceEachThroughTheRuntime) {
     auto in = s->Ingest(turns(conversation, n), at);
     EXPECT_TRUE(in.has_value()) << in.error().ToString();
     if (in) {
-      EXPECT_EQ(in->turns, n);
+      EXPECT_EQ(in->turns_held, n);
     }
     EXPECT_EQ(*s->FlushSessions(at + 29), 0);  // not quiet yet
     EXPECT_EQ(*s->FlushSessions(at + 30), 1);
@@ -536,17 +536,36 @@ TEST(AggregatesTest, WindowsFromTheAggregatesEqualTheRowsAndSurviveARestartAndAR
   {
     auto s = Open(db, o);
     IngestSpread(*s);
+    // Two conversations (of 2 and 3 answered turns; a blank ai message is no turn), counted as
+    // rows and as conversations and turns, from the aggregates, the rows and a rebuild alike.
+    std::string chats;
+    for (int c = 0; c < 2; ++c) {
+      chats += "{\"id\":\"chat" + std::to_string(c) +
+               "\",\"timestamp\":" + std::to_string(static_cast<int64_t>(kNow - 2 * 3600)) +
+               ",\"tags\":{\"route\":\"faq\",\"user\":\"u1\"},\"user_input\":[";
+      for (int t = 0; t < 2 + c; ++t) {
+        chats += std::string(t ? "," : "") +
+                 "{\"type\":\"human\",\"content\":\"When does the ferry sail?\"},"
+                 "{\"type\":\"ai\",\"content\":\"" +
+                 kGood + "\"}";
+      }
+      chats += ",{\"type\":\"ai\",\"content\":\" \"}]}\n";
+    }
+    ASSERT_TRUE(s->Ingest(chats, kNow).has_value());
+    while (s->pending() > 0) ASSERT_TRUE(s->ScorePending(16).has_value());
     // A tag key that is not broken down is summed from the rows: the same numbers.
     auto from_rows = s->SummaryJson("1d", "user=u1", kNow);
     ASSERT_TRUE(from_rows.has_value());
     by_rows = *from_rows;
-    EXPECT_NE(by_rows.find("\"rows_ingested\":12,"), std::string::npos) << by_rows;
+    EXPECT_NE(by_rows.find("\"rows_ingested\":14,"), std::string::npos) << by_rows;
+    EXPECT_NE(by_rows.find("\"conversations\":2,\"turns\":5,"), std::string::npos) << by_rows;
     by_tag = *s->SummaryJson("1d", "route=faq", kNow);
-    EXPECT_NE(by_tag.find("\"rows_ingested\":20,\"rows_sampled\":20,\"rows_scored\":20"),
+    EXPECT_NE(by_tag.find("\"rows_ingested\":22,\"rows_sampled\":22,\"rows_scored\":22"),
               std::string::npos)
         << by_tag;
+    EXPECT_NE(by_tag.find("\"conversations\":2,\"turns\":5,"), std::string::npos) << by_tag;
     auto all = s->SummaryJson("1d", "", kNow);
-    EXPECT_NE(all->find("\"rows_ingested\":60,"), std::string::npos) << *all;
+    EXPECT_NE(all->find("\"rows_ingested\":62,"), std::string::npos) << *all;
     // A window of the last hour holds only the rows stamped in it (whole minutes).
     auto hour = s->SummaryJson("1h", "", kNow);
     EXPECT_NE(hour->find("\"rows_ingested\":17,"), std::string::npos) << *hour;
