@@ -435,16 +435,25 @@ Status DryRun(Run& run, RunSummary& summary) {
                         io::OpenDatasetShard(run.path, run.reader_options, run.options.shard));
   RowSource rows(std::move(reader), run, summary);
   runtime::Accounting estimate;
-  int64_t n = 0;
+  // Rows as the file holds them: a conversation judged turn by turn is one row of many turns.
+  int64_t n = 0, conversations = 0, turns = 0;
   while (true) {
     TALA_ASSIGN_OR_RETURN(auto sample, rows.Next());
     if (!sample) break;
     EstimateRow(*sample, judges::PlanRow(*sample, run.metrics), *runner, *run.llm, estimate);
-    ++n;
+    if (sample->turn <= 1) ++n;
+    if (sample->turn == 1) ++conversations;
+    if (sample->turn > 0) ++turns;
   }
   summary.accounting = ToRunAccounting(estimate, *run.llm, run.metrics);
   summary.accounting.estimated = true;
   summary.accounting.rows = n;
+  if (conversations > 0) {
+    summary.notes.push_back(std::to_string(conversations) + " of the rows are conversations, " +
+                            "judged turn by turn: " + std::to_string(turns) +
+                            " turns, each judged as a row is (calls/row counts a "
+                            "conversation's calls)");
+  }
   if (auto note = ProviderCacheNote(estimate, *run.llm)) summary.notes.push_back(*note);
   return OkStatus();
 }

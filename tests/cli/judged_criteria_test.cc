@@ -263,6 +263,13 @@ TEST_F(JudgedCriteriaTest, RoleAdherenceGradesEachTurnAgainstTheRowsRole) {
   EXPECT_NE(rows[1]["reasons"]["role_adherence"].get<std::string>().find("no role"),
             std::string::npos)
       << rows[1].dump();
+  // A dry run counts the file's rows, and says they are conversations of 3 turns in all.
+  CommandOutput planned = Eval(data, "role_adherence", "--cache off --dry-run");
+  ASSERT_EQ(planned.exit_code, 0) << planned.out;
+  EXPECT_NE(planned.out.find(", 2 rows; nothing was called"), std::string::npos) << planned.out;
+  EXPECT_NE(planned.out.find("2 of the rows are conversations, judged turn by turn: 3 turns"),
+            std::string::npos)
+      << planned.out;
   // The offline judge does not read roles, and says so.
   CommandOutput offline = RunTala("eval " + data + " -o " + dir_.path() +
                                   "/o.jsonl --no-progress -m role_adherence 2>&1");
