@@ -22,6 +22,8 @@ constexpr const char* kSessionSchema =
     "CREATE TABLE IF NOT EXISTS session_turns (seq INTEGER PRIMARY KEY,"
     "  session_id TEXT NOT NULL, turn_id TEXT NOT NULL, ord REAL NOT NULL, ts REAL NOT NULL,"
     "  tags TEXT NOT NULL, body TEXT NOT NULL, UNIQUE (session_id, turn_id));"
+    // A trace's late spans are refused while its turn waits (trace_buffer.cc looks it up).
+    "CREATE INDEX IF NOT EXISTS session_turns_turn ON session_turns (turn_id);"
     // One line per open conversation: when its last turn came (the server's clock).
     "CREATE TABLE IF NOT EXISTS open_sessions (session_id TEXT PRIMARY KEY,"
     "  last_seen REAL NOT NULL);"

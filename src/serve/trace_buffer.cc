@@ -63,7 +63,10 @@ Result<IngestAnswer> Service::IngestTraces(std::string_view body, double now, bo
   if (Status begun = s.Exec("BEGIN IMMEDIATE"); !begun.ok()) {
     return Status(ErrorCode::kUnavailable, "cannot store spans now: " + begun.message());
   }
-  Stmt made(s.db, "SELECT 1 FROM rows WHERE id = ?1");
+  // A trace that became a row, or a turn still waiting for its conversation.
+  Stmt made(s.db,
+            "SELECT 1 FROM rows WHERE id = ?1 UNION ALL SELECT 1 FROM session_turns WHERE "
+            "turn_id = ?1 LIMIT 1");
   Stmt open(s.db, "SELECT 1 FROM open_traces WHERE trace_id = ?1");
   Stmt insert(s.db, "INSERT INTO trace_spans (trace_id, body) VALUES (?1, ?2)");
   Stmt seen(s.db,

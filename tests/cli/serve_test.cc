@@ -591,6 +591,35 @@ TEST(ServeCommandTest, SessionsBecomeConversationsScoredTurnByTurn) {
   EXPECT_EQ(s.child->Stop(SIGTERM), 0);
 }
 
+// Spans that come after their trace became a turn waiting for its conversation are refused in
+// OTLP's partialSuccess, as for a trace that became a row.
+TEST(ServeCommandTest, LateSpansOfATurnWaitingForItsConversationAreRefused) {
+  TempDir dir;
+  Served s(dir.path() + "/t.sqlite",
+           {"--trace-linger", "0", "--trace-timeout", "0", "--session-quiet", "600"});
+  TurnSpans t = SessionTurn(3, 1, "Locker 1 of hall 3 opens at 7 am.");
+  auto res = s.client->Post("/v1/traces", SpansRequest({t.root, t.retrieval}), "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  std::string waiting;
+  for (int i = 0; i < 600; ++i) {
+    auto summary = s.client->Get("/v1/summary?window=1d");
+    if (summary && summary->body.find("\"traces_open\":0,\"conversations_open\":1,"
+                                      "\"turns_open\":1,") != std::string::npos) {
+      waiting = summary->body;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(waiting.empty());
+  auto late = s.client->Post("/v1/traces", SpansRequest({t.retrieval}), "application/json");
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->status, 200);
+  EXPECT_NE(late->body.find("\"partialSuccess\":{\"rejectedSpans\":1,"), std::string::npos)
+      << late->body;
+  EXPECT_EQ(s.child->Stop(SIGTERM), 0);
+}
+
 // A conversation's acknowledged turns outlive kill -9, and a restart makes the row of each
 // conversation that went quiet while the server was down.
 TEST(ServeCommandTest, TurnsWaitingForTheirConversationOutliveKillNine) {
