@@ -96,6 +96,11 @@ size_t LastAnswer(const std::vector<Message>& messages) {
   return messages.size();
 }
 
+bool LeansOnTheQuestionBefore(const std::string& message) {
+  const std::string text = WithoutOpeningCourtesy(Trimmed(message));
+  return !text.empty() && !IsCourtesyOnly(text) && LeansOnWhatCameBefore(text);
+}
+
 TurnAsk ReadTurnAsk(const std::vector<Message>& messages, size_t ai) {
   // The user's messages since the previous ai message; the one before them.
   size_t from = ai;

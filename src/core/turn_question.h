@@ -32,6 +32,11 @@ TurnAsk ReadTurnAsk(const std::vector<Message>& messages, size_t ai);
 // asks nothing, so what its answer is about is not scored.
 bool IsCourtesyOnly(const std::string& message);
 
+// True when the user's message, asked after another question, leans on it (TurnAsk::leans):
+// past any opening courtesy it opens with "and", "but", "what about"... or says three words or
+// fewer, and it is not courtesy alone.
+bool LeansOnTheQuestionBefore(const std::string& message);
+
 // The reading a turn is scored by: with the question before it when it leans on it, else alone.
 std::string TurnQuestion(const std::vector<Message>& messages, size_t ai);
 

@@ -61,6 +61,18 @@ std::vector<std::unique_ptr<Sample>> TurnSamples(
   return out;
 }
 
+std::vector<std::unique_ptr<Sample>> SamplesToJudge(std::unique_ptr<Sample> row, bool by_turns) {
+  std::vector<std::unique_ptr<Sample>> out;
+  if (by_turns && row->is_multi_turn()) {
+    std::shared_ptr<const Sample> conversation(std::move(row));
+    out = TurnSamples(conversation);
+    if (out.empty()) out.push_back(std::make_unique<Sample>(*conversation));
+  } else {
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 Status ConversationAssembler::Add(const io::RowResult& turn, const Done& done) {
   const Sample& s = turn.sample;
   Pending& p = pending_[s.conversation.get()];

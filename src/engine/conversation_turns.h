@@ -29,6 +29,11 @@ bool ScoresTurns(const std::vector<std::unique_ptr<Metric>>& metrics);
 // and all of its messages, so row metrics score the conversation's last answer as before.
 std::vector<std::unique_ptr<Sample>> TurnSamples(const std::shared_ptr<const Sample>& conversation);
 
+// The samples a row is judged as: with `by_turns` (ScoresTurns), a conversation's turns (each
+// holding the conversation, its Sample::conversation); else, or for a conversation with no
+// answer to score turn by turn, the row itself.
+std::vector<std::unique_ptr<Sample>> SamplesToJudge(std::unique_ptr<Sample> row, bool by_turns);
+
 class ConversationAssembler {
  public:
   explicit ConversationAssembler(const std::vector<std::unique_ptr<Metric>>& metrics)

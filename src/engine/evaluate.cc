@@ -272,13 +272,10 @@ class RowSource {
       }
       if (run_.kept_ids.count((*row)->id)) continue;
       if (positions_ != nullptr) positions_->push_back(reader_->position());
-      if (by_turns_ && (*row)->is_multi_turn()) {
-        auto conversation = std::make_shared<const Sample>(std::move(**row));
-        turns_ = TurnSamples(conversation);
-        if (!turns_.empty()) return Next();
-        return std::make_unique<Sample>(*conversation);  // no answer to score turn by turn
-      }
-      return std::make_unique<Sample>(std::move(**row));
+      auto sample = std::make_unique<Sample>(std::move(**row));
+      if (!by_turns_ || !sample->is_multi_turn()) return sample;
+      turns_ = SamplesToJudge(std::move(sample), by_turns_);
+      return Next();
     }
     return std::unique_ptr<Sample>();
   }

@@ -282,19 +282,23 @@ Result<RunReport> RunTarget(const RunOptions& o, RunReport* partial) {
   // Every request is rendered before the first call, so a template error stops nothing midway
   // (a conversation's first turn stands for its others: they fill the same placeholders).
   std::vector<std::string> requests;
+  int64_t calls = 0;  // what a run would call: a row's one, or each turn of a conversation
   for (const GoldenRow& g : golden) {
     GoldenRow first = g;
-    if (scripts > 0) first = TargetDialogue().TurnRow(g, TurnsOf(g.row["user_input"])[0].question);
+    if (scripts > 0) {
+      const std::vector<ScriptTurn> turns = TurnsOf(g.row["user_input"]);
+      first = TargetDialogue().TurnRow(g, turns[0].question);
+      calls += static_cast<int64_t>(turns.size());
+    } else {
+      ++calls;
+    }
     TALA_ASSIGN_OR_RETURN(std::string r, TargetRequest(first, o.target, tmpl));
     requests.push_back(std::move(r));
   }
   if (o.dry_run) {
-    // Every row checked and its request rendered above: what a run would call.
+    // Every row checked and its request rendered above.
     report.dry_run = true;
-    for (const GoldenRow& g : golden) {
-      report.planned_target_calls +=
-          scripts > 0 ? static_cast<int64_t>(TurnsOf(g.row["user_input"]).size()) : 1;
-    }
+    report.planned_target_calls = calls;
     return report;
   }
   TALA_ASSIGN_OR_RETURN(auto target,

@@ -223,18 +223,14 @@ Result<int64_t> Service::ScorePending(int max_rows) {
     done[i] = Finish(batch[i], result, rule);
     return OkStatus();
   };
-  // The samples to judge for row i: its turns, or itself.
+  // The samples to judge for row i: its turns (the conversation they hold is the one the
+  // assembler answers with), or itself.
   auto judged = [&](size_t i) {
-    std::vector<std::unique_ptr<Sample>> out;
-    if (by_turns && samples[i]->is_multi_turn()) {
-      std::shared_ptr<const Sample> conversation(std::move(samples[i]));
-      index[conversation.get()] = i;
-      out = TurnSamples(conversation);
-      if (out.empty()) out.push_back(std::make_unique<Sample>(*conversation));
-    } else {
-      out.push_back(std::move(samples[i]));
+    std::vector<std::unique_ptr<Sample>> out = SamplesToJudge(std::move(samples[i]), by_turns);
+    for (const auto& sample : out) {
+      index[sample.get()] = i;
+      if (sample->conversation) index[sample->conversation.get()] = i;
     }
-    for (const auto& sample : out) index[sample.get()] = i;
     return out;
   };
   auto judged_one = [&](const Sample& sample, io::RowResult& result) -> Status {

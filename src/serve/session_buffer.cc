@@ -5,6 +5,7 @@
 // generated from. A turn is committed before its request is answered (kill -9 keeps it), and
 // the conversation row is stored in the same transaction that removes its turns.
 
+#include <simdjson.h>
 #include <sqlite3.h>
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "io/readers/row_parser.h"
 #include "serve/service_impl.h"
 
 namespace tala {
@@ -32,35 +34,29 @@ constexpr const char* kSessionSchema =
 using nlohmann::ordered_json;
 
 // The conversation row of a session's turn rows (their JSON, in order), in the dataset's
-// conversation form (docs/datasets.md, Conversations).
+// conversation form (docs/datasets.md, Conversations). Each turn is read by the dataset's row
+// parser, as it was when it came in, so its aliases (question, answer, contexts,
+// ground_truths...) mean what they mean in any dataset; its replay verdicts go with its answer.
 ordered_json ConversationRow(const std::string& id, const std::vector<std::string>& turns,
                              double ts, const std::string& tags) {
+  static const std::string kStored = "stored turn";
+  simdjson::dom::parser parser;
   ordered_json messages = ordered_json::array();
   for (const std::string& body : turns) {
-    ordered_json turn = ordered_json::parse(body, nullptr, false);
-    if (!turn.is_object()) continue;  // checked when it came in; never expected
-    auto text = [&](const char* key, const char* alias) -> const ordered_json* {
-      for (const char* k : {key, alias}) {
-        if (k != nullptr && turn.contains(k) && turn[k].is_string()) return &turn[k];
-      }
-      return nullptr;
-    };
-    if (const ordered_json* question = text("user_input", "question")) {
-      messages.push_back({{"type", "human"}, {"content", *question}});
-    }
-    if (const ordered_json* answer = text("response", "answer")) {
-      ordered_json ai = {{"type", "ai"}, {"content", *answer}};
-      for (const char* key : {"retrieved_contexts", "retrieved_context_ids", "reference"}) {
-        if (turn.contains(key) && !turn[key].is_null()) ai[key] = turn[key];
-      }
-      if (!ai.contains("retrieved_contexts") && turn.contains("contexts")) {
-        ai["retrieved_contexts"] = turn["contexts"];
-      }
-      if (!ai.contains("reference") && turn.contains("ground_truth")) {
-        ai["reference"] = turn["ground_truth"];
-      }
-      messages.push_back(std::move(ai));
-    }
+    simdjson::dom::element row;
+    if (parser.parse(body).get(row)) continue;  // checked when it came in; never expected
+    Result<Sample> turn = io::ParseRow(row, {kStored, 0, 0});
+    if (!turn) continue;
+    if (turn->user_input) messages.push_back({{"type", "human"}, {"content", *turn->user_input}});
+    if (!turn->response) continue;
+    ordered_json ai = {{"type", "ai"}, {"content", *turn->response}};
+    if (turn->retrieved_contexts) ai["retrieved_contexts"] = *turn->retrieved_contexts;
+    if (turn->retrieved_context_ids) ai["retrieved_context_ids"] = *turn->retrieved_context_ids;
+    if (turn->reference) ai["reference"] = *turn->reference;
+    simdjson::dom::element verdicts;
+    if (!row["verdicts"].get(verdicts))
+      ai["verdicts"] = ordered_json::parse(simdjson::minify(verdicts));
+    messages.push_back(std::move(ai));
   }
   ordered_json row = {{"id", id}, {"user_input", std::move(messages)}, {"timestamp", ts}};
   ordered_json parsed_tags = ordered_json::parse(tags, nullptr, false);

@@ -82,6 +82,30 @@ bool ThumbsDown(const Sample& s) {
   return false;
 }
 
+// The logged questions of one row, `asked` its questions in order: one, or each question of a
+// conversation after the ones before it (ids "ID#2" for the second...). Its failure counts
+// against its last question. Blank questions are left out (counted in `blank` when given), and
+// so are questions longer than kMaxQuestionBytes when `too_long` is given (and counted there).
+void AddLoggedQuestions(const std::string& id, const std::vector<std::string>& asked, bool failed,
+                        std::vector<LoggedQuestion>& out, int64_t* blank = nullptr,
+                        int64_t* too_long = nullptr) {
+  std::vector<std::string> earlier;
+  for (size_t t = 0; t < asked.size(); ++t) {
+    const std::string& question = asked[t];
+    if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
+      if (blank != nullptr) ++*blank;
+      continue;
+    }
+    if (too_long != nullptr && question.size() > kMaxQuestionBytes) {
+      ++*too_long;
+      continue;
+    }
+    out.push_back({asked.size() == 1 ? id : id + "#" + std::to_string(t + 1), question,
+                   failed && t + 1 == asked.size(), earlier});
+    earlier.push_back(question);
+  }
+}
+
 // A results file's first row line: it has scores and inputs. Lines are read bounded (a file that
 // never ends, such as /dev/zero, is the dataset reader's error, R2).
 bool LooksLikeResults(const std::string& path) {
@@ -133,23 +157,8 @@ Result<Logged> ReadQuestions(const std::string& path, const char* flag) {
       if (m.type == Message::Type::kHuman) asked.push_back(m.content);
     }
     if (asked.size() < 2) asked = {testset::QuestionOf(s)};
-    std::vector<std::string> earlier;
-    for (size_t t = 0; t < asked.size(); ++t) {
-      std::string& question = asked[t];
-      if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
-        ++out.skipped;
-        continue;
-      }
-      if (question.size() > kMaxQuestionBytes) {
-        ++out.too_long;
-        continue;
-      }
-      // A thumbs-down is the conversation's: it counts against its last question.
-      const bool last = t + 1 == asked.size();
-      out.rows.push_back({asked.size() == 1 ? s.id : s.id + "#" + std::to_string(t + 1), question,
-                          last && ThumbsDown(s), earlier});
-      earlier.push_back(std::move(question));
-    }
+    // A thumbs-down is the conversation's: it counts against its last question.
+    AddLoggedQuestions(s.id, asked, ThumbsDown(s), out.rows, &out.skipped, &out.too_long);
   }
   if (reader->rows_seen() == 0) {
     return InvalidArgument(std::string(flag) + " " + path + ": no rows");
@@ -298,14 +307,11 @@ void KeepShapes(std::vector<TestsetItem>& items, const std::vector<size_t>& item
 // that its intent's log asked as a later turn of a conversation keeps that conversation's
 // earlier questions, so the golden row replays the session, not a question that cannot stand
 // alone. The earlier turns are those of the intent's first such asking of the item's wording.
-bool LeansOnEarlier(const TestsetItem& item, const std::string& before) {
+bool LeansOnEarlier(const TestsetItem& item) {
   if (!item.self_contained) return true;
   // As the engine reads a turn (core/turn_question.h): it opens with "and", "what about"... or
   // is three words or fewer.
-  const std::vector<Message> turns = {{Message::Type::kHuman, before},
-                                      {Message::Type::kAi, "(answer)"},
-                                      {Message::Type::kHuman, item.user_input}};
-  if (ReadTurnAsk(turns, turns.size()).leans) return true;
+  if (LeansOnTheQuestionBefore(item.user_input)) return true;
   // Or it names what it asks about by a pronoun only ("How often do they run?").
   for (const text::Token& t : text::Tokenize(item.user_input)) {
     for (const char* pronoun : {"it", "its", "they", "them", "their", "he", "him", "his", "she",
@@ -322,8 +328,7 @@ void KeepConversations(std::vector<TestsetItem>& items, const std::vector<size_t
   for (size_t k = 0; k < items.size() && k < item_intent.size(); ++k) {
     TestsetItem& item = items[k];
     for (size_t q : members[item_intent[k]]) {
-      if (!rows[q].earlier.empty() && rows[q].question == item.user_input &&
-          LeansOnEarlier(item, rows[q].earlier.back())) {
+      if (!rows[q].earlier.empty() && rows[q].question == item.user_input && LeansOnEarlier(item)) {
         item.earlier_turns = rows[q].earlier;
         break;
       }
@@ -415,19 +420,8 @@ Result<std::vector<LoggedQuestion>> QuestionsOfResultLines(const std::vector<std
           io::DirectionIn(registry_only, std::string(key)) == Direction::kLowerIsBetter;
       if (lower ? v > 0.5 : v < 0.5) q.failed = true;
     }
-    // A conversation: each question its user asked, after the ones before it, as a dataset's
-    // conversation rows are read (its failure counts against its last question).
-    std::vector<std::string> earlier;
-    for (size_t t = 0; t < asked.size(); ++t) {
-      if (asked[t].find_first_not_of(" \t\r\n") == std::string::npos) continue;
-      LoggedQuestion turn = q;
-      if (asked.size() > 1) turn.id = q.id + "#" + std::to_string(t + 1);
-      turn.question = asked[t];
-      turn.failed = q.failed && t + 1 == asked.size();
-      turn.earlier = earlier;
-      earlier.push_back(asked[t]);
-      out.push_back(std::move(turn));
-    }
+    // A conversation: each question its user asked, as a dataset's conversation rows are read.
+    AddLoggedQuestions(q.id, asked, q.failed, out);
   }
   return out;
 }
