@@ -43,7 +43,13 @@ struct LlmOptions {
   int timeout_ms = 120000;           // per request
   int max_retries = 6;               // per call, after the first try
   std::string batching = "batched";  // batched | per-chunk (one chunk-rating call per chunk)
-  int questions = 3;                 // questions generated for response relevancy
+  // separate | combined (one call returns the claims and chunk verdicts: the chunks sent once) |
+  // auto (per row, the one estimated to bill fewer input tokens, provider cache included)
+  std::string layout = "separate";
+  // OpenAI's prompt_cache_key (a row's calls share one): auto sends it to api.openai.com only,
+  // since compatible servers may refuse a field they do not know; on | off.
+  std::string prompt_cache_key = "auto";
+  int questions = 3;                         // questions generated for response relevancy
   std::string cache = ".tala/cache.sqlite";  // SQLite file, or "off"
   std::optional<double> price_input;         // USD per 1M prompt tokens (overrides built-in)
   std::optional<double> price_output;        // USD per 1M completion tokens

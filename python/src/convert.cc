@@ -112,6 +112,8 @@ EvalOptions ToOptions(const py::dict& d) {
   Take(d, "timeout_ms", l.timeout_ms);
   Take(d, "max_retries", l.max_retries);
   Take(d, "batching", l.batching);
+  Take(d, "layout", l.layout);
+  Take(d, "prompt_cache_key", l.prompt_cache_key);
   Take(d, "questions", l.questions);
   Take(d, "cache", l.cache);
   if (d.contains("seed")) {

@@ -106,6 +106,8 @@ def evaluate(
     timeout_ms: int = ...,
     max_retries: int = ...,
     batching: Literal["batched", "per-chunk"] = ...,
+    layout: Literal["separate", "combined", "auto"] = ...,
+    prompt_cache_key: Literal["auto", "on", "off"] = ...,
     questions: int = ...,
     cache: str = ...,
     seed: int | None = ...,

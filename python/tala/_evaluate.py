@@ -19,7 +19,8 @@ OPTIONS = frozenset({
     "overwrite",
     "repeats", "threads", "base_url", "api_key", "embeddings", "embeddings_base_url", "temperature",
     "max_tokens", "structured_output", "max_in_flight", "requests_per_minute",
-    "tokens_per_minute", "timeout_ms", "max_retries", "batching", "questions", "cache", "seed",
+    "tokens_per_minute", "timeout_ms", "max_retries", "batching", "layout", "prompt_cache_key",
+    "questions", "cache", "seed",
     "shard", "shard_by", "user_metrics", "rubrics",
 })
 

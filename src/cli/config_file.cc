@@ -73,6 +73,8 @@ const std::map<std::string, std::pair<Setter, const char*>>& Setters() {
       {"timeout_ms", {SetLlm(&LlmOptions::timeout_ms), "an integer"}},
       {"max_retries", {SetLlm(&LlmOptions::max_retries), "an integer"}},
       {"batching", {SetLlm(&LlmOptions::batching), "a string"}},
+      {"layout", {SetLlm(&LlmOptions::layout), "a string"}},
+      {"prompt_cache_key", {SetLlm(&LlmOptions::prompt_cache_key), "a string"}},
       {"questions", {SetLlm(&LlmOptions::questions), "an integer"}},
       {"cache", {SetLlm(&LlmOptions::cache), "a string"}},
       {"price_input", {SetLlm(&LlmOptions::price_input), "a number"}},

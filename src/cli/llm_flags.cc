@@ -81,11 +81,28 @@ void AddLlmOptions(CLI::App* cmd, LlmOptions& l, std::string* seed, bool for_met
         ->capture_default_str()
         ->check(CLI::IsMember({"batched", "per-chunk"}))
         ->group(g);
+    cmd->add_option("--layout", l.layout,
+                    "how a row's claim and chunk verdicts are asked for: separate (a call for "
+                    "the response's claims, the reference's and the chunks' ratings, each with "
+                    "the chunks), combined (one call returns all three: the chunks sent once; "
+                    "its own prompt, checked against the separate calls on the mock only) or "
+                    "auto (per row, the one estimated to bill fewer input tokens, the "
+                    "provider's prompt cache included; tala eval --dry-run shows both)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"separate", "combined", "auto"}))
+        ->group(g);
     cmd->add_option("--questions", l.questions, "questions generated for response_relevancy")
         ->capture_default_str()
         ->check(CLI::Range(1, 10))
         ->group(g);
   }
+  cmd->add_option("--prompt-cache-key", l.prompt_cache_key,
+                  "send OpenAI's prompt_cache_key (a row's calls share one, so they reach the "
+                  "same prompt cache): auto (to api.openai.com only; compatible servers may "
+                  "refuse fields they do not know), on or off")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->group(g);
   cmd->add_option("--cache", l.cache, "judge cache (SQLite file), or off")
       ->capture_default_str()
       ->envname("TALA_CACHE")

@@ -32,16 +32,20 @@ std::string VersionMismatch(const io::ResultsFile& base, const io::ResultsFile& 
   check("metric", base.manifest->metrics, candidate.manifest->metrics);
   check("prompt", base.manifest->prompts, candidate.manifest->prompts);
   // A judge profile (tala align) moves the thresholds the rows are diagnosed with.
-  auto profile = [](const io::RunManifest& m) {
+  auto setting = [](const io::RunManifest& m, const char* key, const char* absent) {
     for (const auto& [name, value] : m.settings) {
-      if (name == "judge_profile") return value;
+      if (name == key) return value;
     }
-    return std::string("none");
+    return std::string(absent);
   };
-  if (profile(*base.manifest) != profile(*candidate.manifest)) {
-    out += fmt::format("{}judge profile {} vs {}", out.empty() ? "" : ", ", profile(*base.manifest),
-                       profile(*candidate.manifest));
-  }
+  auto differs = [&](const char* key, const char* absent, const char* what) {
+    const std::string a = setting(*base.manifest, key, absent);
+    const std::string b = setting(*candidate.manifest, key, absent);
+    if (a != b) out += fmt::format("{}{} {} vs {}", out.empty() ? "" : ", ", what, a, b);
+  };
+  differs("judge_profile", "none", "judge profile");
+  // A layout other than the separate calls asks the model in other words (its own prompt).
+  differs("layout", "separate", "layout");
   // The offline judge with its sentence encoder and without it read relevance differently.
   const std::string& a = base.manifest->embeddings;
   const std::string& b = candidate.manifest->embeddings;

@@ -170,6 +170,8 @@ io::RunManifest MakeManifest(const Run& run, const std::string& judge) {
                   {"batching", o.batching},
                   {"questions", std::to_string(o.questions)},
                   {"structured_output", o.structured_output ? "true" : "false"}};
+    // Recorded only when not the default, so runs made before layouts existed still compare.
+    if (o.layout != "separate") m.settings.emplace_back("layout", o.layout);
   }
   return m;
 }
@@ -452,6 +454,7 @@ Status DryRun(Run& run, RunSummary& summary) {
                             "conversation's calls)");
   }
   if (auto note = ProviderCacheNote(estimate, *run.llm)) summary.notes.push_back(*note);
+  if (auto note = LayoutNote(estimate, *run.llm)) summary.notes.push_back(*note);
   return OkStatus();
 }
 

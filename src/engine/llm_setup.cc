@@ -1,5 +1,7 @@
 #include "engine/llm_setup.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -119,12 +121,45 @@ Result<LlmSetup> SetUpLlm(const std::string& spec, const LlmOptions& o,
     return InvalidArgument("--batching: expected batched or per-chunk, got \"" + o.batching + "\"");
   }
   r.calls.questions = o.questions;
+  if (o.layout == "combined") {
+    r.calls.layout = judges::llm::Layout::kCombined;
+  } else if (o.layout == "auto") {
+    r.calls.layout = judges::llm::Layout::kAuto;
+  } else if (o.layout != "separate") {
+    return InvalidArgument("--layout: expected separate, combined or auto, got \"" + o.layout +
+                           "\"");
+  }
+  if (r.calls.layout != judges::llm::Layout::kSeparate &&
+      r.calls.batching != judges::llm::Batching::kBatched) {
+    return InvalidArgument("--layout " + o.layout +
+                           ": the combined call rates every chunk at once; it cannot be used "
+                           "with --batching per-chunk");
+  }
   if (o.cache != "off") {
     std::string warning;
     TALA_ASSIGN_OR_RETURN(setup.cache, runtime::Cache::Open(o.cache, &warning));
     if (!warning.empty() && warnings) warnings->push_back(warning);
   }
   setup.price = PriceFor(chat.model, o);
+  // What --layout auto weighs: how the provider's prompt cache bills a prompt's fixed start.
+  // OpenAI reads the schema before the messages and caches from 1,024 tokens on, at half the
+  // input price or less; Anthropic caches the instructions tala marks, from 1,024 tokens on
+  // (2,048 for Haiku models), at a tenth. The model's own prices, when known, say the ratio.
+  r.calls.schema_in_prefix = openai && chat.structured_output;
+  r.calls.cache_min_tokens = !openai && chat.model.find("haiku") != std::string::npos ? 2048 : 1024;
+  r.calls.cached_input_ratio = openai ? 0.5 : 0.1;
+  if (setup.price && setup.price->input > 0 && setup.price->cached_input) {
+    r.calls.cached_input_ratio = *setup.price->cached_input / setup.price->input;
+  }
+  // OpenAI's own API takes a prompt_cache_key; compatible servers may refuse a field they do
+  // not know, so by default it goes only to api.openai.com.
+  if (o.prompt_cache_key != "auto" && o.prompt_cache_key != "on" && o.prompt_cache_key != "off") {
+    return InvalidArgument("--prompt-cache-key: expected auto, on or off, got \"" +
+                           o.prompt_cache_key + "\"");
+  }
+  chat.prompt_cache_key =
+      openai && (o.prompt_cache_key == "on" ||
+                 (o.prompt_cache_key == "auto" && chat.base_url.rfind(kOpenAiUrl, 0) == 0));
   if (setup.backends.embeddings)
     setup.embeddings_price = runtime::KnownPrice(setup.backends.embeddings->model);
   setup.judge_name = spec;
@@ -201,35 +236,66 @@ RunAccounting ToRunAccounting(const runtime::Accounting& a, const LlmSetup& setu
   return out;
 }
 
+// 1024 -> "1,024".
+static std::string WithThousands(int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::optional<std::string> LayoutNote(const runtime::Accounting& estimate, const LlmSetup& setup) {
+  auto at = [&](const char* name) {
+    auto it = estimate.layout_billed.find(name);
+    return it == estimate.layout_billed.end() ? 0.0 : it->second;
+  };
+  const double separate = at("separate"), combined = at("combined");
+  if (separate <= 0 || combined <= 0 || separate == combined) return std::nullopt;
+  return fmt::format(
+      "layouts: the chat calls would bill about {:.0f} input tokens with --layout separate and "
+      "{:.0f} with --layout combined ({:.2f}x; provider prompt cache included, cached tokens "
+      "counted at their price); this run uses --layout {}",
+      separate, combined, combined / separate, judges::llm::LayoutName(setup.runtime.calls.layout));
+}
+
 std::optional<std::string> ProviderCacheNote(const runtime::Accounting& estimate,
                                              const LlmSetup& setup) {
   if (estimate.shared_start.empty()) return std::nullopt;
-  const std::string& provider = setup.backends.chat.provider;
-  if (provider == "anthropic") {
-    return std::string(
-        "provider prompt cache: none applies: Anthropic caches only what a request marks with "
-        "cache_control, and tala marks nothing; every prompt token is estimated at the input "
-        "price");
-  }
-  // OpenAI serves a prompt's start from its cache from 1,024 identical tokens on.
-  constexpr int64_t kOpenAiMinimum = 1024;
+  const bool anthropic = setup.backends.chat.provider == "anthropic";
+  // The start a provider's cache reads: OpenAI's from the schema on (with structured output),
+  // Anthropic's the instructions tala marks. Its minimum: runtime.calls.cache_min_tokens.
+  const int64_t minimum = setup.runtime.calls.cache_min_tokens;
+  const std::string who = anthropic ? "Anthropic" : "OpenAI";
   std::string each;
   int64_t longest = 0;
   for (const auto& [prompt, start] : estimate.shared_start) {
-    const int64_t tokens = static_cast<int64_t>(start.size()) / 4;
+    int64_t tokens = static_cast<int64_t>(start.size()) / 4;
+    if (!anthropic && setup.backends.chat.structured_output) {
+      tokens += static_cast<int64_t>(estimate.shared_schema.count(prompt)
+                                         ? estimate.shared_schema.at(prompt).size()
+                                         : 0) /
+                4;
+    }
     longest = std::max(longest, tokens);
     each += (each.empty() ? "" : ", ") + prompt + " " + std::to_string(tokens);
   }
-  if (longest < kOpenAiMinimum) {
+  const std::string layout =
+      "; --layout " + std::string(judges::llm::LayoutName(setup.runtime.calls.layout)) +
+      " (--layout combined sends a row's chunks once, in one call whose start is longer)";
+  if (longest < minimum) {
     return "provider prompt cache: none applies: the calls of each prompt share at most " +
-           std::to_string(longest) + " tokens at their start (" + each +
-           "), under OpenAI's 1,024-token minimum for cached input; every prompt token is "
-           "estimated at the input price";
+           std::to_string(longest) + " tokens at their start (" + each + "), under " + who + "'s " +
+           WithThousands(minimum) +
+           "-token minimum for cached input; every prompt token is estimated at the input "
+           "price" +
+           (setup.runtime.calls.layout == judges::llm::Layout::kSeparate ? layout : "");
   }
   return "provider prompt cache: the calls of a prompt share up to " + std::to_string(longest) +
-         " tokens at their start (" + each +
-         "), which OpenAI may serve from its prompt cache at the cached price; this estimate "
-         "bills every prompt token at the input price, so the run may cost less";
+         " tokens at their start (" + each + "), which " + who +
+         " may serve from its prompt cache at the cached price; this estimate bills every "
+         "prompt token at the input price, so the run may cost less";
 }
 
 int64_t EstimatePromptTokens(const judges::llm::ModelCall& call, const LlmSetup& setup) {
@@ -245,8 +311,13 @@ void AddEstimatedCall(const judges::llm::ModelCall& call, int64_t prompt, int64_
   const bool remote = call.kind != judges::llm::CallKind::kEmbed || setup.backends.embeddings;
   if (!remote) return;
   if (call.kind != judges::llm::CallKind::kEmbed && !call.messages.empty()) {
+    // Anthropic's cache reads only the instructions tala marks; OpenAI's the whole start.
     std::string text;
-    for (const auto& m : call.messages) text += m.content + '\n';
+    for (const auto& m : call.messages) {
+      text += m.content + '\n';
+      if (setup.backends.chat.provider == "anthropic") break;
+    }
+    estimate.shared_schema.try_emplace(judges::llm::PromptName(call), call.schema);
     auto [it, first] = estimate.shared_start.try_emplace(judges::llm::PromptName(call), text);
     if (!first) {
       const auto end =
@@ -278,6 +349,19 @@ void EstimateRow(const Sample& sample, const judges::RowPlan& plan, runtime::Jud
   };
   const int64_t response = static_cast<int64_t>(sample.response.value_or("").size()) / 4;
   const int64_t reference = static_cast<int64_t>(sample.reference.value_or("").size()) / 4;
+  // What either layout would bill for this row, whichever the run uses.
+  for (judges::llm::Layout layout :
+       {judges::llm::Layout::kSeparate, judges::llm::Layout::kCombined}) {
+    judges::llm::CallOptions options = setup.runtime.calls;
+    options.layout = layout;
+    if (options.batching != judges::llm::Batching::kBatched) continue;
+    judges::llm::RowCalls alternative(sample, plan, options);
+    double& billed = estimate.layout_billed[judges::llm::LayoutName(layout)];
+    for (const judges::llm::ModelCall& call : alternative.TakeReady()) {
+      if (call.kind != judges::llm::CallKind::kEmbed)
+        billed += EstimatedBilledTokens(call, options);
+    }
+  }
   for (const judges::llm::ModelCall& call : calls.TakeReady()) {
     const int64_t prompt = EstimatePromptTokens(call, setup);
     // Replies restate each claim plus a few tokens of verdict; chunk ratings are ~12 tokens.
@@ -291,6 +375,18 @@ void EstimateRow(const Sample& sample, const judges::RowPlan& plan, runtime::Jud
         break;
       case judges::llm::CallKind::kRateChunks:
         completion = 12 * (call.chunk_end - call.chunk_begin) + 8;
+        break;
+      case judges::llm::CallKind::kRowVerdicts:  // the three replies above, as parts of one
+        completion = 8;
+        if (call.tasks &
+            (JudgeTask::kVerifyResponseClaims | JudgeTask::kCheckClaimsAgainstReference)) {
+          completion += response * 3 / 2 + 20;
+        }
+        if (call.tasks &
+            (JudgeTask::kAttributeReferenceClaims | JudgeTask::kFindReferenceClaimsInResponse)) {
+          completion += reference * 3 / 2 + 20;
+        }
+        completion += 12 * (call.chunk_end - call.chunk_begin);
         break;
       case judges::llm::CallKind::kGenerateQuestions:
         completion = 20 * call.questions + 12;

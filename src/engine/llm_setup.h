@@ -50,6 +50,8 @@ void AddEstimatedCall(const judges::llm::ModelCall& call, int64_t prompt, int64_
 // --dry-run: what a provider's prompt cache could do for the estimated calls (the start each
 // prompt's calls share, against the provider's rules), for the estimate's notes; nullopt when
 // no chat call was estimated.
+// --dry-run: what the chat calls would bill under each layout (--layout), when they differ.
+std::optional<std::string> LayoutNote(const runtime::Accounting& estimate, const LlmSetup& setup);
 std::optional<std::string> ProviderCacheNote(const runtime::Accounting& estimate,
                                              const LlmSetup& setup);
 

@@ -39,6 +39,10 @@ struct Accounting {
   // --dry-run: per chat prompt, the text every estimated call of it starts with (its messages
   // joined in order): what a provider's prompt cache could serve them from.
   std::map<std::string, std::string> shared_start;
+  std::map<std::string, std::string> shared_schema;  // per prompt: the first call's reply schema
+  // --dry-run: the chat calls' input tokens each layout would bill ("separate", "combined"), in
+  // uncached-token equivalents with the provider's prompt cache (judges/llm/row_calls.h).
+  std::map<std::string, double> layout_billed;
   std::map<TaskSet, CallCounts> by_tasks;
   // Calls for the metrics' own questions, by the questions' keys joined with '\n'.
   std::map<std::string, CallCounts> by_questions;

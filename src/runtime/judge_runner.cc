@@ -247,7 +247,7 @@ void JudgeRunner::Send(std::unique_ptr<Pending> p) {
       p->call.kind == CallKind::kEmbed
           ? judges::http::BuildEmbeddingsRequest(*backends_.embeddings, p->call.inputs)
           : impl_->provider->BuildChat(backends_.chat, p->messages, p->call.schema,
-                                       {p->call.choices, p->call.logprobs});
+                                       {p->call.choices, p->call.logprobs, p->call.cache_key});
   CallCounts c;
   c.requests = 1;
   CountsFor(*p).Add(c);

@@ -295,6 +295,57 @@ TEST_F(LlmEvalTest, ConfigFileSetsOptionsAndFlagsOverrideIt) {
       << t.out;
 }
 
+// Issue 56: --layout combined asks one call for a row's claims and chunk ratings. The mock
+// answers it as it answers the separate calls, so the scores are the same, with two chat calls a
+// row in place of four; the manifest records the layout, and compare refuses to set the two
+// layouts side by side unless asked, as for other prompt versions.
+TEST_F(LlmEvalTest, TheCombinedLayoutScoresAsTheSeparateCallsWithHalfTheChatCalls) {
+  StartMock();
+  std::string data = dir_.Write("d.jsonl", Dataset(8));
+  std::string a = dir_.path() + "/a.jsonl", b = dir_.path() + "/b.jsonl";
+  const std::string core =
+      "--metrics faithfulness,context_precision,context_recall,response_relevancy --cache off";
+  CommandOutput separate = RunTala("eval " + Eval(data, a, core));
+  ASSERT_EQ(separate.exit_code, 0) << separate.out;
+  CommandOutput combined = RunTala("eval " + Eval(data, b, core + " --layout combined"));
+  ASSERT_EQ(combined.exit_code, 0) << combined.out;
+  EXPECT_NE(separate.out.find("requests 40 (retries 0"), std::string::npos) << separate.out;
+  EXPECT_NE(combined.out.find("requests 24 (retries 0"), std::string::npos) << combined.out;
+  EXPECT_NE(combined.out.find("row_verdicts@1"), std::string::npos) << combined.out;
+  auto scores = [](const std::string& text) {
+    std::vector<std::string> out;
+    for (const std::string& row : RowLines(text)) {
+      size_t at = row.find("\"scores\":");
+      out.push_back(row.substr(at, row.find('}', at) - at));
+    }
+    return out;
+  };
+  EXPECT_EQ(scores(dir_.Read("a.jsonl")), scores(dir_.Read("b.jsonl")));
+  EXPECT_NE(Lines(dir_.Read("b.jsonl")).front().find("\"layout\":\"combined\""), std::string::npos);
+  EXPECT_EQ(Lines(dir_.Read("a.jsonl")).front().find("\"layout\""), std::string::npos);
+  CommandOutput refused = RunTala("compare " + a + " " + b + " 2>&1");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.out.find("layout separate vs combined"), std::string::npos) << refused.out;
+  EXPECT_EQ(RunTala("compare " + a + " " + b + " --allow-version-mismatch 2>&1").exit_code, 0);
+  // The dry run names the layout's prompt and what a provider's cache could do with its start.
+  CommandOutput dry = RunTala("eval " + Eval(data, b, core + " --layout auto --dry-run"));
+  EXPECT_NE(dry.out.find("row_verdicts@1"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("row_verdicts "), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("layouts: the chat calls would bill about "), std::string::npos)
+      << dry.out;
+  EXPECT_NE(dry.out.find("this run uses --layout auto"), std::string::npos) << dry.out;
+  // Rating chunks one call each cannot be combined: said, not ignored.
+  const std::string c = dir_.path() + "/c.jsonl";
+  CommandOutput clash =
+      RunTala("eval " + Eval(data, c, core + " --layout combined --batching per-chunk"));
+  EXPECT_NE(clash.exit_code, 0);
+  EXPECT_NE(clash.out.find("--batching per-chunk"), std::string::npos) << clash.out;
+  std::string config = dir_.Write("tala.toml", "layout = \"sideways\"\n");
+  CommandOutput bad = RunTala("eval " + Eval(data, c, core + " --config " + config));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.out.find("expected separate, combined or auto"), std::string::npos) << bad.out;
+}
+
 TEST_F(LlmEvalTest, Issue16_TheMockJudgeListensOnTheGivenPort) {
   int port = FreePort();
   ASSERT_GT(port, 0);

@@ -125,6 +125,51 @@ TEST(JudgeRunnerTest, TheAnthropicWireFormatWorksToo) {
 // Issue 56: the provider's prompt cache, as each provider reports it, is counted: OpenAI's
 // cached_tokens are part of prompt_tokens, Anthropic's cache reads and writes are not part of
 // input_tokens. The tokens equal the mock's own sums, and the cost prices each part.
+// Issue 56: the combined layout over a mock whose prompt cache works as the providers' do. A
+// row's chunk verdicts come from one call, the verdicts are complete, and its start (schema and
+// instructions, over 1,024 tokens on the OpenAI wire) is served from the cache for every row
+// after the first. Each request carries its row's prompt_cache_key; Anthropic's instructions are
+// marked, and below the minimum nothing is read or written.
+TEST(JudgeRunnerTest, TheCombinedLayoutSendsTwoChatCallsARowAndItsStartIsCached) {
+  for (const char* provider : {"openai", "anthropic"}) {
+    SCOPED_TRACE(provider);
+    MockJudgeOptions o;
+    o.prefix_cache = true;
+    o.record_requests = true;
+    MockJudgeServer server(o);
+    ASSERT_TRUE(server.Start());
+    JudgeBackends b = Backends(server, provider);
+    b.embeddings.reset();
+    b.chat.prompt_cache_key = true;
+    RuntimeOptions options = FastOptions();
+    options.calls.layout = judges::llm::Layout::kCombined;
+    Outcome out = RunRows(Rows(6), b, options);
+    ASSERT_TRUE(out.status.ok()) << out.status.ToString();
+    for (const auto& [id, v] : out.verdicts) {
+      EXPECT_TRUE(v.chunk_relevant && v.response_claims && v.reference_claims) << id;
+    }
+    const auto stats = server.stats();
+    EXPECT_EQ(stats.chat_requests, 12);  // row_verdicts and generate_questions, per row
+    EXPECT_EQ(stats.by_task.at("row_verdicts"), 6);
+    EXPECT_EQ(out.accounting.total.provider_cache_read_tokens, stats.cached_tokens);
+    if (std::string(provider) == "openai") {
+      EXPECT_GE(stats.cached_tokens, 5 * 1024);
+      std::map<std::string, int> per_key;
+      for (const auto& r : server.requests()) ++per_key[r.prompt_cache_key];
+      EXPECT_EQ(per_key.size(), 6u);
+      for (const auto& [key, calls] : per_key) {
+        EXPECT_EQ(key.rfind("tala-", 0), 0u);
+        EXPECT_EQ(calls, 2) << key;
+      }
+    } else {
+      // Anthropic reads only the marked instructions: under 1,024 tokens, nothing is cached.
+      EXPECT_EQ(stats.cached_tokens, 0);
+      EXPECT_EQ(stats.cache_write_tokens, 0);
+      for (const auto& r : server.requests()) EXPECT_EQ(r.prompt_cache_key, "");
+    }
+  }
+}
+
 TEST(JudgeRunnerTest, PromptCacheReadsAndWritesAreCountedAsTheProvidersReportThem) {
   for (const char* provider : {"openai", "anthropic"}) {
     SCOPED_TRACE(provider);

@@ -27,7 +27,7 @@ void Usage(FILE* out) {
       "                       [--fault-rate R] [--seed N] [--stall-ms N] [--always FAULT]\n"
       "                       [--system-fingerprint FP] [--arrival-log FILE]\n"
       "                       [--max-choices N] [--cached-share R] [--cache-write-share R]\n"
-      "                       [--position-bias first|none]\n"
+      "                       [--position-bias first|none] [--prefix-cache MIN_TOKENS]\n"
       "\n"
       "An OpenAI/Anthropic-compatible judge server that answers tala's prompts\n"
       "deterministically (claims by sentence, support by word overlap). It prints its base URL\n"
@@ -56,7 +56,13 @@ void Usage(FILE* out) {
       "                    prompt cache (OpenAI's prompt_tokens_details.cached_tokens,\n"
       "                    Anthropic's cache_read_input_tokens; default 0)\n"
       "  --cache-write-share R  Anthropic replies: this share as written to the cache\n"
-      "                    (cache_creation_input_tokens; default 0)\n");
+      "                    (cache_creation_input_tokens; default 0)\n"
+      "  --prefix-cache MIN_TOKENS  a prompt cache that works as the providers' do, in place\n"
+      "                    of fixed shares: OpenAI replies count as cached the longest start of\n"
+      "                    the prompt (schema, then messages) an earlier request had, in\n"
+      "                    128-token steps; Anthropic replies read and write the starts that end\n"
+      "                    at blocks marked cache_control; nothing under MIN_TOKENS (OpenAI:\n"
+      "                    1024; Anthropic: 1024 or 2048 by model) is cached\n");
 }
 
 // A whole non-negative integer within [lo, hi], or nullopt.
@@ -126,6 +132,11 @@ int main(int argc, char** argv) {
     } else if (flag == "--position-bias") {
       if (std::string(v) != "first" && std::string(v) != "none") return bad("first or none");
       options.pairwise_prefer_first = std::string(v) == "first";
+    } else if (flag == "--prefix-cache") {
+      auto n = Integer(v, 1, 1000000);
+      if (!n) return bad("a whole number of tokens >= 1");
+      options.prefix_cache = true;
+      options.cache_min_tokens = *n;
     } else if (flag == "--max-choices") {
       auto n = Integer(v, 1, 128);
       if (!n) return bad("a whole number 1..128");

@@ -11,9 +11,11 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "support/mock_questions.h"
 #include "support/mock_text.h"
@@ -146,6 +148,31 @@ json Entities(const Request& r) {
   return {{"reference_entities", caps(r.reference)}, {"context_entities", caps(context)}};
 }
 
+// The combined layout's request (row_verdicts): "fields" is an object naming each part to write
+// and its verdicts. Each part is answered as its separate call would be.
+std::optional<json> RowVerdicts(const std::string& user) {
+  json j = json::parse(user, nullptr, false);
+  if (!j.is_object() || !j.contains("fields") || !j["fields"].is_object()) return std::nullopt;
+  Request r = ParseRequest(user);
+  json reply = json::object();
+  auto with_fields = [&](const char* part) {
+    Request asked = r;
+    asked.fields.clear();
+    for (const json& f : j["fields"].value(part, json::array())) {
+      if (f.is_string()) asked.fields.push_back(f.get<std::string>());
+    }
+    return asked;
+  };
+  if (j["fields"].contains("answer_claims")) {
+    reply["answer_claims"] = ResponseClaims(with_fields("answer_claims"))["claims"];
+  }
+  if (j["fields"].contains("reference_claims")) {
+    reply["reference_claims"] = ReferenceClaims(with_fields("reference_claims"))["claims"];
+  }
+  if (j["fields"].contains("chunks")) reply["chunks"] = RateChunks(with_fields("chunks"))["chunks"];
+  return reply;
+}
+
 std::string TaskOf(const Request& r) {
   if (r.questions > 0) return "generate_questions";
   if (Wants(r, "supported_by") || Wants(r, "correct")) return "response_claims";
@@ -218,6 +245,7 @@ const char* FaultName(Fault f) {
 
 std::string MockAnswer(const std::string& system, const std::string& user, bool prefer_first) {
   if (auto q = MockQuestionAnswer(system, user, prefer_first)) return q->reply.dump();
+  if (auto combined = RowVerdicts(user)) return combined->dump();
   Request r = ParseRequest(user);
   std::string task = TaskOf(r);
   json reply = task == "generate_questions" ? Questions(r)
@@ -239,6 +267,7 @@ struct MockJudgeServer::Impl {
   std::mt19937_64 rng;                    // guarded by mu
   size_t next_kind = 0;                   // guarded by mu
   std::vector<RecordedRequest> requests;  // guarded by mu
+  std::set<uint64_t> prompt_starts;       // guarded by mu: what the prompt cache holds
 
   explicit Impl(MockJudgeOptions o) : options(std::move(o)), rng(options.seed) {}
 
@@ -349,27 +378,97 @@ struct MockJudgeServer::Impl {
     return content;
   }
 
+  // What the provider's prompt cache would serve and write for a prompt whose text, as the
+  // cache reads it, is `text` (breakpoints: where Anthropic's marked blocks end).
+  std::pair<int64_t, int64_t> PrefixCache(const std::string& text,
+                                          const std::vector<size_t>& breakpoints, bool anthropic) {
+    std::lock_guard<std::mutex> lock(mu);
+    const int64_t minimum = options.cache_min_tokens;
+    // Hashes of the text's starts at each candidate end, computed in one pass.
+    std::vector<size_t> ends;
+    if (anthropic) {
+      ends = breakpoints;
+    } else {
+      for (size_t end = 512; end <= text.size(); end += 512) ends.push_back(end);  // 128 tokens
+    }
+    std::vector<uint64_t> keys;
+    uint64_t h = 1469598103934665603ULL;
+    size_t at = 0;
+    for (size_t end : ends) {
+      for (; at < end && at < text.size(); ++at) {
+        h ^= static_cast<unsigned char>(text[at]);
+        h *= 1099511628211ULL;
+      }
+      keys.push_back(h ^ end);
+    }
+    int64_t read = 0, longest = 0;
+    for (size_t i = 0; i < ends.size(); ++i) {
+      const int64_t tokens = Tokens(ends[i]);
+      if (tokens < minimum) continue;
+      longest = tokens;
+      if (prompt_starts.count(keys[i]))
+        read = tokens;
+      else if (!anthropic)
+        break;  // OpenAI: the start must match from the first token on
+    }
+    for (size_t i = 0; i < ends.size(); ++i) {
+      if (Tokens(ends[i]) >= minimum) prompt_starts.insert(keys[i]);
+    }
+    // Anthropic writes what its marks cover beyond what it read; OpenAI's writes are free.
+    const int64_t written = anthropic && longest > read ? longest - read : 0;
+    return {read, written};
+  }
+
   void Chat(const httplib::Request& req, httplib::Response& res, bool anthropic) {
     json body = json::parse(req.body, nullptr, false);
-    std::string system, user;
+    std::string system, user, cache_key;
     size_t prompt_chars = 0;
+    // The prompt as a provider's cache reads it: in order, with the ends of marked blocks.
+    std::string cached_text;
+    std::vector<size_t> breakpoints;
+    auto text_of = [&](const json& content, bool count) {
+      // A string, or Anthropic's list of text blocks (some marked cache_control).
+      std::string out;
+      if (content.is_string()) {
+        out = content.get<std::string>();
+        cached_text += out;
+      } else if (content.is_array()) {
+        for (const json& block : content) {
+          if (!block.is_object() || !block.contains("text") || !block["text"].is_string()) continue;
+          out += block["text"].get<std::string>();
+          cached_text += block["text"].get<std::string>();
+          if (block.contains("cache_control")) breakpoints.push_back(cached_text.size());
+        }
+      }
+      if (count) prompt_chars += out.size();
+      return out;
+    };
     if (body.is_object()) {
-      if (body.contains("system") && body["system"].is_string()) system = body["system"];
+      // OpenAI reads (and bills) a structured output schema as the start of the prompt.
+      if (!anthropic && body.contains("response_format")) {
+        cached_text += body["response_format"].dump();
+        prompt_chars += cached_text.size();
+      }
+      if (body.contains("system")) system = text_of(body["system"], true);
       for (const auto& m : body.value("messages", json::array())) {
+        if (!m.is_object()) continue;
         std::string role = m.value("role", "");
-        std::string content = m.value("content", "");
-        prompt_chars += content.size();
+        std::string content = text_of(m.contains("content") ? m["content"] : json(), true);
         if (role == "system") system = content;
         if (role == "user" && user.empty()) user = content;  // the request, not a repair
+      }
+      if (body.contains("prompt_cache_key") && body["prompt_cache_key"].is_string()) {
+        cache_key = body["prompt_cache_key"].get<std::string>();
       }
     }
     if (options.record_requests) {
       std::lock_guard<std::mutex> lock(mu);
-      requests.push_back({system, user});
+      requests.push_back({system, user, cache_key});
     }
-    prompt_chars += system.size();
     auto question = MockQuestionAnswer(system, user, options.pairwise_prefer_first);
-    std::string task = question ? question->task : TaskOf(ParseRequest(user));
+    std::string task = question                        ? question->task
+                       : RowVerdicts(user).has_value() ? "row_verdicts"
+                                                       : TaskOf(ParseRequest(user));
     Fault f = Decide(task);
     if (options.latency_ms > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(options.latency_ms));
@@ -387,11 +486,16 @@ struct MockJudgeServer::Impl {
         f, task, MockAnswer(system, user, options.pairwise_prefer_first), &finish);
     int64_t prompt = Tokens(prompt_chars), completion = Tokens(content.size());
     // The provider cache's share of the prompt, as each provider reports it.
-    const int64_t read = static_cast<int64_t>(static_cast<double>(prompt) * options.cached_share);
-    const int64_t written =
+    int64_t read = static_cast<int64_t>(static_cast<double>(prompt) * options.cached_share);
+    int64_t written =
         anthropic ? std::min(prompt - read, static_cast<int64_t>(static_cast<double>(prompt) *
                                                                  options.cache_write_share))
                   : 0;
+    if (options.prefix_cache) {
+      std::tie(read, written) = PrefixCache(cached_text, breakpoints, anthropic);
+      read = std::min(read, prompt);
+      written = std::min(written, prompt - read);
+    }
     CountTokens(prompt, completion, false, read, written);
     if (f == Fault::kHugeUsage) prompt = int64_t{1} << 40;
     json reply;

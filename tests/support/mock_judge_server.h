@@ -58,6 +58,13 @@ struct MockJudgeOptions {
   // (cache_creation_input_tokens). Rounded down per reply; the sums are in the stats.
   double cached_share = 0;
   double cache_write_share = 0;
+  // Instead of fixed shares, a prompt cache that works as the providers' do (measurement of
+  // layouts): OpenAI serves the longest start of the prompt (its schema, then the messages in
+  // order) that an earlier request had, in 128-token steps, from cache_min_tokens on; Anthropic
+  // serves and writes the starts that end at a block marked cache_control, from
+  // cache_min_tokens on. Tokens are counted as everywhere in the mock: 4 characters each.
+  bool prefix_cache = false;
+  int64_t cache_min_tokens = 1024;
   // Pairwise criteria (tala compare --pairwise) always answered A: a judge with position bias.
   bool pairwise_prefer_first = false;
   std::vector<Fault> fault_kinds = {Fault::kRateLimited,   Fault::kServerError, Fault::kDrop,
@@ -81,6 +88,7 @@ struct MockJudgeStats {
 struct RecordedRequest {
   std::string system;
   std::string user;
+  std::string prompt_cache_key;  // OpenAI's prompt_cache_key, when the request sent one
 };
 
 class MockJudgeServer {

@@ -39,6 +39,9 @@ struct ModelSettings {
   std::optional<int64_t> seed = 42;  // sent when set (OpenAI-compatible servers)
   int max_tokens = 2048;             // completion limit per call
   bool structured_output = true;     // response_format json_schema; off: JSON by instructions
+  // OpenAI: send each call's row key as prompt_cache_key, so a row's calls reach the same
+  // prompt cache. Off for servers that refuse fields they do not know (engine/llm_setup.cc).
+  bool prompt_cache_key = false;
 };
 
 // A token of the reply that is a whole number ("7"), where it starts in the text, and the
@@ -54,6 +57,7 @@ struct NumberToken {
 struct ChatExtras {
   int choices = 1;
   bool logprobs = false;
+  std::string cache_key;  // the row's key (ModelCall::cache_key); sent as prompt_cache_key
 };
 
 struct ChatReply {

@@ -15,6 +15,8 @@ enum class CallKind {
   kRateChunks,         // usefulness of each chunk for the reference and/or the response
   kGenerateQuestions,  // questions the response answers, and a noncommittal flag
   kExtractEntities,    // named entities of the reference and of the context
+  kRowVerdicts,        // the combined layout: response claims, reference claims and chunk
+                       // ratings in one call, so the chunks are sent once
   kEmbed,              // embeddings of a list of texts (one request)
   // The metrics' own questions (judges/llm/question_calls.h):
   kCriteria,          // aspects, criteria, rubrics, user metrics of a row: all in one call
@@ -48,7 +50,10 @@ struct ModelCall {
   int questions = 0;      // kGenerateQuestions: how many were asked for
   std::string prompt_id;  // "rate_chunks@2"; empty for kEmbed
   std::vector<ChatMessage> messages;
-  std::string schema;               // JSON schema of the reply, for structured output
+  std::string schema;  // JSON schema of the reply, for structured output
+  // A row's calls share this key (a digest of the row's texts): OpenAI's prompt_cache_key, so
+  // they reach the same prompt cache. Not part of what the model sees, nor of tala's cache key.
+  std::string cache_key;
   std::vector<std::string> inputs;  // kEmbed: the texts
   // The metrics' own questions this call answers (their keys), and which of their answers:
   std::vector<std::string> question_keys;

@@ -1,8 +1,10 @@
 #include "judges/llm/row_calls.h"
 
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "core/hash.h"
 #include "core/text/language.h"
 #include "judges/llm/prompts.h"
 #include "judges/llm/question_calls.h"
@@ -78,6 +80,8 @@ const char* CallKindName(CallKind kind) {
       return "generate_questions";
     case CallKind::kExtractEntities:
       return "extract_entities";
+    case CallKind::kRowVerdicts:
+      return "row_verdicts";
     case CallKind::kEmbed:
       return "embeddings";
     case CallKind::kCriteria:
@@ -104,6 +108,18 @@ const char* CallKindName(CallKind kind) {
       return "testset_reference";
     case CallKind::kSimulateUser:
       return "simulate_user";
+  }
+  return "?";
+}
+
+const char* LayoutName(Layout layout) {
+  switch (layout) {
+    case Layout::kSeparate:
+      return "separate";
+    case Layout::kCombined:
+      return "combined";
+    case Layout::kAuto:
+      return "auto";
   }
   return "?";
 }
@@ -142,6 +158,15 @@ RowCalls::RowCalls(const Sample& sample, RowPlan plan, const CallOptions& option
   if (const text::Language l = text::DetectRowLanguage(sample); l.code != "en") {
     language_ = text::LanguageName(l.code);
   }
+  // The row's texts, each ended by a byte no text holds, so two rows never share a key by
+  // moving text from one field to the next.
+  std::string texts = QuestionText(sample) + '\0' + sample.response.value_or("") + '\0' +
+                      sample.reference.value_or("");
+  for (const std::string& c : Chunks(sample)) texts += '\0' + c;
+  char key[24];
+  std::snprintf(key, sizeof key, "tala-%016llx",
+                static_cast<unsigned long long>(Sha256Prefix64(texts)));
+  cache_key_ = key;
   const TaskSet tasks = tasks_;
   size_t n = Chunks(sample).size();
   if (Contains(tasks, JudgeTask::kRateChunksForReference)) for_reference_.resize(n);
@@ -161,7 +186,107 @@ void RowCalls::TellLanguage(Request& user) const {
   if (!language_.empty()) user["language"] = language_;
 }
 
-std::vector<ModelCall> RowCalls::ChatCalls() const {
+// The reply shapes of the chunk-reading calls, for the separate calls and the combined one.
+json ResponseClaimSchema(bool support, bool correct) {
+  json claim = {{"claim", kString}, {"reason", kString}};
+  if (support) claim["supported_by"] = ArrayOf(kInt);
+  if (correct) claim["correct"] = kBool;
+  return ArrayOf(ObjectSchema(claim));
+}
+json ReferenceClaimSchema(bool attributed, bool in_response) {
+  json claim = {{"claim", kString}, {"reason", kString}};
+  if (attributed) claim["attributed"] = kBool;
+  if (in_response) claim["in_response"] = kBool;
+  return ArrayOf(ObjectSchema(claim));
+}
+json ChunkRatingSchema(bool for_ref, bool for_resp) {
+  json rating = {{"chunk", kInt}};
+  if (for_ref) rating["for_reference"] = kBool;
+  if (for_resp) rating["for_response"] = kBool;
+  return ArrayOf(ObjectSchema(rating));
+}
+
+std::optional<ModelCall> RowCalls::CombinedCall() const {
+  const Sample& s = sample_;
+  const auto& chunks = Chunks(s);
+  const int n = static_cast<int>(chunks.size());
+  const bool response_claims = (tasks_ & kResponseClaimTasks) != 0;
+  const bool reference_claims = (tasks_ & kReferenceClaimTasks) != 0;
+  const bool rate_chunks = (tasks_ & kChunkTasks) != 0 && n > 0;
+  if (options_.layout == Layout::kSeparate || options_.batching != Batching::kBatched ||
+      response_claims + reference_claims + rate_chunks < 2) {
+    return std::nullopt;
+  }
+  size_t chunk_chars = 0;
+  for (const std::string& c : chunks) chunk_chars += c.size();
+  // Chunks past the budget are rated in slices; the combined call would hold them all.
+  if (rate_chunks && chunk_chars > options_.chunk_chars_budget) return std::nullopt;
+  const bool support = Contains(tasks_, JudgeTask::kVerifyResponseClaims);
+  const bool correct = Contains(tasks_, JudgeTask::kCheckClaimsAgainstReference);
+  const bool attributed = Contains(tasks_, JudgeTask::kAttributeReferenceClaims);
+  const bool in_response = Contains(tasks_, JudgeTask::kFindReferenceClaimsInResponse);
+  const bool for_ref = Contains(tasks_, JudgeTask::kRateChunksForReference);
+  const bool for_resp = Contains(tasks_, JudgeTask::kRateChunksForResponse);
+  Request fields = Request::object();
+  json parts = json::object();
+  TaskSet tasks = 0;
+  if (response_claims) {
+    fields["answer_claims"] = FieldList({{support, "supported_by"}, {correct, "correct"}});
+    parts["answer_claims"] = ResponseClaimSchema(support, correct);
+    tasks |= tasks_ & kResponseClaimTasks;
+  }
+  if (reference_claims) {
+    fields["reference_claims"] =
+        FieldList({{attributed, "attributed"}, {in_response, "in_response"}});
+    parts["reference_claims"] = ReferenceClaimSchema(attributed, in_response);
+    tasks |= tasks_ & kReferenceClaimTasks;
+  }
+  if (rate_chunks) {
+    fields["chunks"] = FieldList({{for_ref, "for_reference"}, {for_resp, "for_response"}});
+    parts["chunks"] = ChunkRatingSchema(for_ref, for_resp);
+    tasks |= tasks_ & kChunkTasks;
+  }
+  const bool needs_answer = response_claims || in_response || for_resp;
+  const bool needs_reference = correct || reference_claims || for_ref;
+  const bool needs_chunks = support || attributed || rate_chunks;
+  Request user = {{"fields", std::move(fields)}, {"question", QuestionText(s)}};
+  if (needs_answer) user["answer"] = s.response.value_or("");
+  if (needs_reference) user["reference"] = s.reference.value_or("");
+  TellLanguage(user);
+  if (needs_chunks) user["contexts"] = Contexts(chunks, 0, n);
+  ModelCall call = Chat(CallKind::kRowVerdicts, tasks, Encode(user), ObjectSchema(parts));
+  call.chunk_begin = 0;
+  call.chunk_end = rate_chunks ? n : 0;
+  return call;
+}
+
+double EstimatedBilledTokens(const ModelCall& call, const CallOptions& options) {
+  size_t chars = options.schema_in_prefix ? call.schema.size() : 0;
+  for (const ChatMessage& m : call.messages) chars += m.content.size();
+  size_t fixed = (options.schema_in_prefix ? call.schema.size() : 0) +
+                 (call.messages.empty() ? 0 : call.messages.front().content.size());
+  double fixed_tokens = static_cast<double>(fixed) / 4;
+  double rest = static_cast<double>(chars - fixed) / 4;
+  if (fixed_tokens >= static_cast<double>(options.cache_min_tokens)) {
+    fixed_tokens *= options.cached_input_ratio;
+  }
+  return fixed_tokens + rest;
+}
+
+std::vector<ModelCall> RowCalls::ChunkReadingCalls() const {
+  std::optional<ModelCall> combined = CombinedCall();
+  if (!combined) return SeparateChunkReadingCalls();
+  if (options_.layout == Layout::kAuto) {
+    std::vector<ModelCall> separate = SeparateChunkReadingCalls();
+    double billed = 0;
+    for (const ModelCall& call : separate) billed += EstimatedBilledTokens(call, options_);
+    // A tie keeps the separate calls, whose prompts are the ones checked on real models.
+    if (billed <= EstimatedBilledTokens(*combined, options_)) return separate;
+  }
+  return {std::move(*combined)};
+}
+
+std::vector<ModelCall> RowCalls::SeparateChunkReadingCalls() const {
   const Sample& s = sample_;
   const auto& chunks = Chunks(s);
   const int n = static_cast<int>(chunks.size());
@@ -178,11 +303,8 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
     TellLanguage(user);
     if (correct) user["reference"] = reference;
     if (support) user["contexts"] = Contexts(chunks, 0, n);
-    json claim = {{"claim", kString}, {"reason", kString}};
-    if (support) claim["supported_by"] = ArrayOf(kInt);
-    if (correct) claim["correct"] = kBool;
     calls.push_back(Chat(CallKind::kResponseClaims, tasks_ & kResponseClaimTasks, Encode(user),
-                         ObjectSchema({{"claims", ArrayOf(ObjectSchema(claim))}})));
+                         ObjectSchema({{"claims", ResponseClaimSchema(support, correct)}})));
   }
   if (tasks_ & kReferenceClaimTasks) {
     bool attributed = Contains(tasks_, JudgeTask::kAttributeReferenceClaims);
@@ -194,19 +316,14 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
     if (in_response) user["answer"] = answer;
     user["reference"] = reference;
     if (attributed) user["contexts"] = Contexts(chunks, 0, n);
-    json claim = {{"claim", kString}, {"reason", kString}};
-    if (attributed) claim["attributed"] = kBool;
-    if (in_response) claim["in_response"] = kBool;
-    calls.push_back(Chat(CallKind::kReferenceClaims, tasks_ & kReferenceClaimTasks, Encode(user),
-                         ObjectSchema({{"claims", ArrayOf(ObjectSchema(claim))}})));
+    calls.push_back(
+        Chat(CallKind::kReferenceClaims, tasks_ & kReferenceClaimTasks, Encode(user),
+             ObjectSchema({{"claims", ReferenceClaimSchema(attributed, in_response)}})));
   }
   if ((tasks_ & kChunkTasks) && n > 0) {
     bool for_ref = Contains(tasks_, JudgeTask::kRateChunksForReference);
     bool for_resp = Contains(tasks_, JudgeTask::kRateChunksForResponse);
-    json rating = {{"chunk", kInt}};
-    if (for_ref) rating["for_reference"] = kBool;
-    if (for_resp) rating["for_response"] = kBool;
-    json schema = ObjectSchema({{"chunks", ArrayOf(ObjectSchema(rating))}});
+    json schema = ObjectSchema({{"chunks", ChunkRatingSchema(for_ref, for_resp)}});
     Request head = {{"fields", FieldList({{for_ref, "for_reference"}, {for_resp, "for_response"}})},
                     {"question", question}};
     if (for_resp) head["answer"] = answer;
@@ -228,6 +345,16 @@ std::vector<ModelCall> RowCalls::ChatCalls() const {
       begin = end;
     }
   }
+  return calls;
+}
+
+std::vector<ModelCall> RowCalls::ChatCalls() const {
+  const Sample& s = sample_;
+  const auto& chunks = Chunks(s);
+  const int n = static_cast<int>(chunks.size());
+  const std::string answer = s.response.value_or("");
+  const std::string reference = s.reference.value_or("");
+  std::vector<ModelCall> calls = ChunkReadingCalls();
   if (Contains(tasks_, JudgeTask::kGenerateQuestions)) {
     Request user = {{"questions_wanted", options_.questions}, {"answer", answer}};
     TellLanguage(user);
@@ -281,6 +408,7 @@ std::vector<ModelCall> RowCalls::TakeReady() {
     stage_ = Stage::kDone;
     if (auto call = EmbedCall()) calls.push_back(std::move(*call));
   }
+  for (ModelCall& call : calls) call.cache_key = cache_key_;
   outstanding_ = static_cast<int>(calls.size());
   return calls;
 }
@@ -300,26 +428,12 @@ Status RowCalls::AcceptChat(const ModelCall& call, std::string_view reply) {
       TALA_ASSIGN_OR_RETURN(verdicts_.reference_claims, ParseReferenceClaims(reply, f));
       break;
     }
-    case CallKind::kRateChunks: {
-      ChunkFields f{!for_reference_.empty(), !for_response_.empty()};
-      TALA_ASSIGN_OR_RETURN(ChunkRatings r,
-                            ParseChunkRatings(reply, f, call.chunk_begin, call.chunk_end));
-      for (int i = call.chunk_begin; i < call.chunk_end; ++i) {
-        if (f.for_reference) for_reference_[i] = r.for_reference[i - call.chunk_begin];
-        if (f.for_response) for_response_[i] = r.for_response[i - call.chunk_begin];
-      }
-      auto complete = [](const std::vector<std::optional<bool>>& v) {
-        std::vector<bool> out;
-        for (const auto& x : v) {
-          if (!x) return std::optional<std::vector<bool>>();
-          out.push_back(*x);
-        }
-        return std::optional<std::vector<bool>>(out);
-      };
-      if (f.for_reference) verdicts_.chunk_relevant = complete(for_reference_);
-      if (f.for_response) verdicts_.chunk_relevant_to_response = complete(for_response_);
+    case CallKind::kRateChunks:
+      TALA_RETURN_IF_ERROR(AcceptChunkRatings(call, reply));
       break;
-    }
+    case CallKind::kRowVerdicts:
+      TALA_RETURN_IF_ERROR(AcceptRowVerdicts(call, reply));
+      break;
     case CallKind::kGenerateQuestions: {
       TALA_ASSIGN_OR_RETURN(QuestionsReply r, ParseQuestions(reply, call.questions));
       std::vector<GeneratedQuestion> qs;
@@ -340,6 +454,71 @@ Status RowCalls::AcceptChat(const ModelCall& call, std::string_view reply) {
       break;
   }
   --outstanding_;
+  return OkStatus();
+}
+
+Status RowCalls::AcceptChunkRatings(const ModelCall& call, std::string_view reply) {
+  ChunkFields f{!for_reference_.empty(), !for_response_.empty()};
+  TALA_ASSIGN_OR_RETURN(ChunkRatings r,
+                        ParseChunkRatings(reply, f, call.chunk_begin, call.chunk_end));
+  for (int i = call.chunk_begin; i < call.chunk_end; ++i) {
+    if (f.for_reference) for_reference_[i] = r.for_reference[i - call.chunk_begin];
+    if (f.for_response) for_response_[i] = r.for_response[i - call.chunk_begin];
+  }
+  auto complete = [](const std::vector<std::optional<bool>>& v) {
+    std::vector<bool> out;
+    for (const auto& x : v) {
+      if (!x) return std::optional<std::vector<bool>>();
+      out.push_back(*x);
+    }
+    return std::optional<std::vector<bool>>(out);
+  };
+  if (f.for_reference) verdicts_.chunk_relevant = complete(for_reference_);
+  if (f.for_response) verdicts_.chunk_relevant_to_response = complete(for_response_);
+  return OkStatus();
+}
+
+Status RowCalls::AcceptRowVerdicts(const ModelCall& call, std::string_view reply) {
+  TALA_ASSIGN_OR_RETURN(std::string text, ExtractJsonObject(reply));
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return {ErrorCode::kBadReply, "reply is not a JSON object"};
+  // Each part is read by the separate call's reader, as the reply that call would have had; an
+  // error names the part. Nothing is kept until every part reads.
+  auto part = [&](const char* name, const char* key) -> Result<std::string> {
+    auto it = j.find(name);
+    if (it == j.end()) {
+      return Status{ErrorCode::kBadReply, std::string("missing part \"") + name + "\""};
+    }
+    return json{{key, *it}}.dump();
+  };
+  auto named = [](const char* name, const Status& s) {
+    return Status{s.code(), std::string(name) + ": " + s.message()};
+  };
+  const int n = static_cast<int>(Chunks(sample_).size());
+  std::optional<std::vector<ClaimVerdict>> response_claims;
+  std::optional<std::vector<ReferenceClaim>> reference_claims;
+  if (call.tasks & kResponseClaimTasks) {
+    TALA_ASSIGN_OR_RETURN(std::string claims, part("answer_claims", "claims"));
+    ClaimFields f{Contains(call.tasks, JudgeTask::kVerifyResponseClaims),
+                  Contains(call.tasks, JudgeTask::kCheckClaimsAgainstReference)};
+    auto parsed = ParseResponseClaims(claims, f, n);
+    if (!parsed) return named("answer_claims", parsed.error());
+    response_claims = std::move(*parsed);
+  }
+  if (call.tasks & kReferenceClaimTasks) {
+    TALA_ASSIGN_OR_RETURN(std::string claims, part("reference_claims", "claims"));
+    ReferenceFields f{Contains(call.tasks, JudgeTask::kAttributeReferenceClaims),
+                      Contains(call.tasks, JudgeTask::kFindReferenceClaimsInResponse)};
+    auto parsed = ParseReferenceClaims(claims, f);
+    if (!parsed) return named("reference_claims", parsed.error());
+    reference_claims = std::move(*parsed);
+  }
+  if (call.chunk_end > call.chunk_begin) {
+    TALA_ASSIGN_OR_RETURN(std::string chunks, part("chunks", "chunks"));
+    if (Status s = AcceptChunkRatings(call, chunks); !s.ok()) return named("chunks", s);
+  }
+  if (response_claims) verdicts_.response_claims = std::move(*response_claims);
+  if (reference_claims) verdicts_.reference_claims = std::move(*reference_claims);
   return OkStatus();
 }
 
@@ -395,7 +574,7 @@ void RowCalls::Fail(const ModelCall& call, const std::string& reason) {
   for (JudgeTask task : AllJudgeTasks()) {
     if (Contains(call.tasks, task)) verdicts_.failed.insert(JudgeTaskVerdictName(task));
   }
-  if (call.kind == CallKind::kRateChunks) {
+  if (call.kind == CallKind::kRateChunks || call.kind == CallKind::kRowVerdicts) {
     // A failed slice leaves the whole ranking unrated: precision needs every rank.
     if (!for_reference_.empty()) verdicts_.chunk_relevant.reset();
     if (!for_response_.empty()) verdicts_.chunk_relevant_to_response.reset();

@@ -27,11 +27,33 @@ enum class Batching {
   kPerChunk,  // one chunk-rating call per chunk, as Ragas asks
 };
 
+// How a row's verdicts are asked for (issue 56). Separate: a call for the response's claims,
+// one for the reference's, one for the chunks' ratings, each with the chunks it needs (the
+// chunks go out up to three times). Combined: one call returns all three lists as parts of one
+// reply (row_verdicts), so the chunks go out once; it changes what the model sees, so it has a
+// prompt of its own. Chosen per run ("auto" is resolved before the run: engine/llm_setup.h).
+enum class Layout {
+  kSeparate,
+  kCombined,
+  kAuto,  // per row, whichever of the two the estimate below bills less
+};
+const char* LayoutName(Layout layout);
+
 struct CallOptions {
   Batching batching = Batching::kBatched;
+  Layout layout = Layout::kSeparate;
   int questions = 3;                  // questions generated for response relevancy
   size_t chunk_chars_budget = 24000;  // chunks rated in one call, at most this much text
+  // What Layout::kAuto weighs: a call's prompt tokens (4 characters each), of which its fixed
+  // start (the instructions, and the schema where the provider reads it first) is shared by every
+  // call of its prompt and billed at cached_input_ratio of the input price once it reaches
+  // cache_min_tokens (the provider's minimum for its prompt cache).
+  double cached_input_ratio = 1.0;
+  int64_t cache_min_tokens = 1024;
+  bool schema_in_prefix = true;  // OpenAI with structured output: the schema comes first
 };
+// The input tokens a call is estimated to bill, in uncached-token equivalents (see CallOptions).
+double EstimatedBilledTokens(const ModelCall& call, const CallOptions& options);
 
 class RowCalls : public CallSource {
  public:
@@ -69,8 +91,20 @@ class RowCalls : public CallSource {
   Verdicts verdicts_;
   QuestionCalls questions_;  // the metrics' own questions
   std::string language_;     // "Finnish"; empty for English
+  // Reads a kRateChunks reply (or a combined reply's chunk part) into the ratings.
+  Status AcceptChunkRatings(const ModelCall& call, std::string_view reply);
+  // Reads a kRowVerdicts reply: each part asked for, by the separate calls' readers.
+  Status AcceptRowVerdicts(const ModelCall& call, std::string_view reply);
+  // The combined call, when the layout asks for it and the row needs two or more of the
+  // chunk-reading calls; nullopt otherwise (the separate calls are made).
+  std::optional<ModelCall> CombinedCall() const;
+  // The response-claims, reference-claims and chunk-rating calls, as the layout has them.
+  std::vector<ModelCall> ChunkReadingCalls() const;
+  std::vector<ModelCall> SeparateChunkReadingCalls() const;
+
   // kRateChunks replies may arrive in parts (per chunk or per budget slice).
   std::vector<std::optional<bool>> for_reference_, for_response_;
+  std::string cache_key_;  // digest of the row's texts (ModelCall::cache_key)
 };
 
 // The question text a prompt shows: user_input, or a multi-turn conversation as "role: text" lines.

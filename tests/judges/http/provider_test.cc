@@ -38,6 +38,20 @@ TEST(OpenAiChatTest, BuildsAChatCompletionsRequestWithSchemaSeedAndTemperature) 
   EXPECT_EQ(body["response_format"]["json_schema"]["strict"], true);
 }
 
+// A row's key goes as prompt_cache_key only where the settings allow it (api.openai.com by
+// default: compatible servers may refuse fields they do not know).
+TEST(OpenAiChatTest, ThePromptCacheKeyIsSentOnlyWhenAllowed) {
+  auto p = MakeChatProvider("openai");
+  ModelSettings s = OpenAi();
+  json off = json::parse((*p)->BuildChat(s, {{"user", "U"}}, "{}", {1, false, "tala-1"}).body);
+  EXPECT_FALSE(off.contains("prompt_cache_key"));
+  s.prompt_cache_key = true;
+  json on = json::parse((*p)->BuildChat(s, {{"user", "U"}}, "{}", {1, false, "tala-1"}).body);
+  EXPECT_EQ(on["prompt_cache_key"], "tala-1");
+  json none = json::parse((*p)->BuildChat(s, {{"user", "U"}}, "{}").body);
+  EXPECT_FALSE(none.contains("prompt_cache_key"));
+}
+
 TEST(OpenAiChatTest, CapabilitySettingsLeaveFieldsOut) {
   ModelSettings s = OpenAi();
   s.send_temperature = false;
@@ -83,7 +97,11 @@ TEST(AnthropicMessagesTest, PutsTheSystemPromptApartAndUsesItsHeaders) {
   EXPECT_TRUE(HasHeader(r, "x-api-key: sk-test"));
   EXPECT_TRUE(HasHeader(r, "anthropic-version: 2023-06-01"));
   json body = json::parse(r.body);
-  EXPECT_EQ(body["system"], "S");
+  // The instructions go as one block marked for the prompt cache.
+  ASSERT_TRUE(body["system"].is_array());
+  ASSERT_EQ(body["system"].size(), 1u);
+  EXPECT_EQ(body["system"][0]["text"], "S");
+  EXPECT_EQ(body["system"][0]["cache_control"]["type"], "ephemeral");
   ASSERT_EQ(body["messages"].size(), 1u);
   EXPECT_EQ(body["messages"][0]["role"], "user");
   EXPECT_TRUE(body.contains("max_tokens"));

@@ -12,7 +12,7 @@ namespace {
 TEST(PromptsTest, EveryChatCallKindHasAVersionedPrompt) {
   for (CallKind kind :
        {CallKind::kResponseClaims, CallKind::kReferenceClaims, CallKind::kRateChunks,
-        CallKind::kGenerateQuestions, CallKind::kExtractEntities}) {
+        CallKind::kGenerateQuestions, CallKind::kExtractEntities, CallKind::kRowVerdicts}) {
     const Prompt& p = GetPrompt(CallKindName(kind));
     EXPECT_FALSE(p.version.empty()) << p.name;
     EXPECT_GT(p.system.size(), 200u) << p.name;
@@ -24,9 +24,9 @@ TEST(PromptsTest, EveryChatCallKindHasAVersionedPrompt) {
 TEST(PromptsTest, NamesAreUnique) {
   std::set<std::string> names;
   for (const Prompt& p : Prompts()) EXPECT_TRUE(names.insert(p.name).second) << p.name;
-  // The five task prompts, eight for the metrics' own questions, two per NVIDIA rating, and the
-  // simulated user's.
-  EXPECT_EQ(names.size(), 22u);
+  // The five task prompts and the combined layout's, eight for the metrics' own questions, two
+  // per NVIDIA rating, and the simulated user's.
+  EXPECT_EQ(names.size(), 23u);
 }
 
 TEST(PromptsTest, EveryPromptTreatsTheRowAsData) {

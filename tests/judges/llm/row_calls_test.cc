@@ -291,10 +291,10 @@ TEST(RowCallsTest, Issue16_HostileRowTextStaysInsideItsOwnFieldOfTheRequest) {
       // The language is tala's name for the one it detected, never text of the row.
       if (request.contains("language")) {
         const std::string language = request["language"];
-        EXPECT_TRUE(language.size() <= 12 &&
-                    std::all_of(language.begin(), language.end(), [](char c) {
-                      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-                    }))
+        EXPECT_TRUE(
+            language.size() <= 12 &&
+            std::all_of(language.begin(), language.end(),
+                        [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }))
             << language;
       }
       // Each section holds exactly the row's field, byte for byte.
@@ -320,6 +320,110 @@ TEST(RowCallsTest, Issue16_HostileRowTextStaysInsideItsOwnFieldOfTheRequest) {
       }
     }
   }
+}
+
+// The combined layout (issue 56): one call returns the response's claims, the reference's and the
+// chunks' ratings, with the chunks sent once; its verdicts are those the separate calls make.
+TEST(RowCallsTest, TheCombinedLayoutSendsTheChunksOnceAndGivesTheSameVerdicts) {
+  Sample s = RagSample(5);
+  RowCalls separate(s, TasksFor(s, kCore), {});
+  AnswerAll(separate);
+  CallOptions options;
+  options.layout = Layout::kCombined;
+  RowCalls combined(s, TasksFor(s, kCore), options);
+  std::vector<ModelCall> made = AnswerAll(combined);
+  ASSERT_TRUE(combined.done());
+  std::vector<std::string> prompts;
+  for (const auto& c : made) prompts.push_back(PromptName(c));
+  EXPECT_EQ(prompts,
+            (std::vector<std::string>{"row_verdicts", "generate_questions", "embeddings"}));
+  // Each chunk's text appears once in the request.
+  const std::string& user = made[0].messages[1].content;
+  size_t at = 0, seen = 0;
+  while ((at = user.find("Bananas are rich", at)) != std::string::npos) ++seen, ++at;
+  EXPECT_EQ(seen, 3u);
+  const Verdicts& a = separate.verdicts();
+  const Verdicts& b = combined.verdicts();
+  EXPECT_EQ(a.chunk_relevant, b.chunk_relevant);
+  ASSERT_TRUE(b.response_claims && b.reference_claims);
+  ASSERT_EQ(a.response_claims->size(), b.response_claims->size());
+  for (size_t i = 0; i < a.response_claims->size(); ++i) {
+    EXPECT_EQ((*a.response_claims)[i].text, (*b.response_claims)[i].text);
+    EXPECT_EQ((*a.response_claims)[i].supported, (*b.response_claims)[i].supported);
+  }
+  ASSERT_EQ(a.reference_claims->size(), b.reference_claims->size());
+  for (size_t i = 0; i < a.reference_claims->size(); ++i) {
+    EXPECT_EQ((*a.reference_claims)[i].attributed, (*b.reference_claims)[i].attributed);
+  }
+  // Every call of a row carries the row's key; another row has another.
+  for (const auto& c : made) EXPECT_EQ(c.cache_key, made[0].cache_key);
+  EXPECT_EQ(made[0].cache_key.rfind("tala-", 0), 0u);
+  Sample other = RagSample(4);
+  RowCalls third(other, TasksFor(other, kCore), options);
+  EXPECT_NE(third.TakeReady()[0].cache_key, made[0].cache_key);
+}
+
+TEST(RowCallsTest, ACombinedReplyWithABadPartNamesItAndKeepsNothing) {
+  Sample s = RagSample(2);
+  CallOptions options;
+  options.layout = Layout::kCombined;
+  RowCalls calls(s, TasksFor(s, "faithfulness,context_precision"), options);
+  std::vector<ModelCall> ready = calls.TakeReady();
+  ASSERT_EQ(ready.size(), 1u);
+  EXPECT_EQ(PromptName(ready[0]), "row_verdicts");
+  // The claims read, but the chunk part rates one chunk of two.
+  Status bad = calls.AcceptChat(
+      ready[0], R"({"answer_claims":[{"claim":"x","supported_by":[1],"reason":""}],)"
+                R"("chunks":[{"chunk":1,"for_reference":true}]})");
+  EXPECT_EQ(bad.code(), ErrorCode::kBadReply);
+  EXPECT_EQ(bad.message().rfind("chunks: ", 0), 0u) << bad.message();
+  EXPECT_FALSE(calls.verdicts().response_claims.has_value());
+  Status missing = calls.AcceptChat(ready[0], R"({"chunks":[]})");
+  EXPECT_NE(missing.message().find("answer_claims"), std::string::npos) << missing.message();
+  EXPECT_TRUE(
+      calls.AcceptChat(ready[0], tala::testing::MockAnswer("", ready[0].messages[1].content)).ok());
+  EXPECT_TRUE(calls.verdicts().response_claims.has_value());
+  EXPECT_EQ(calls.verdicts().chunk_relevant->size(), 2u);
+}
+
+// Combined only pays when two or more of the chunk-reading calls would be made; one alone, rating
+// chunks one at a time, or chunks past the budget keep the separate calls.
+TEST(RowCallsTest, TheCombinedLayoutKeepsSeparateCallsWhereItCannotJoinThem) {
+  Sample s = RagSample(3);
+  CallOptions options;
+  options.layout = Layout::kCombined;
+  RowCalls alone(s, TasksFor(s, "faithfulness"), options);
+  EXPECT_EQ(PromptName(alone.TakeReady()[0]), "response_claims");
+  options.chunk_chars_budget = 60;
+  RowCalls big(s, TasksFor(s, kCore), options);
+  for (const auto& c : big.TakeReady()) EXPECT_NE(PromptName(c), "row_verdicts");
+}
+
+// Auto weighs the estimated billed tokens of the two: with every token at the input price, a
+// row whose chunks are long sends them once; with short chunks and a cheap cached start for the
+// separate prompts. the estimate decides.
+TEST(RowCallsTest, AutoChoosesTheLayoutEstimatedToBillLess) {
+  Sample s = RagSample(5);
+  std::vector<std::string> ctx;
+  for (int i = 0; i < 5; ++i) ctx.push_back(std::string(1500, 'a' + i) + " tower in Paris.");
+  s.retrieved_contexts = ctx;
+  CallOptions options;
+  options.layout = Layout::kAuto;
+  RowCalls long_chunks(s, TasksFor(s, kCore), options);
+  EXPECT_EQ(PromptName(long_chunks.TakeReady()[0]), "row_verdicts");
+  // The reference's claims and the chunks' ratings of one short chunk: the combined prompt's
+  // instructions (all three parts) cost more than the chunk sent twice.
+  Sample small = RagSample(1);
+  small.retrieved_contexts = std::vector<std::string>{"Paris."};
+  RowCalls short_row(small, TasksFor(small, "context_recall,context_precision"), options);
+  std::vector<ModelCall> ready = short_row.TakeReady();
+  ASSERT_EQ(ready.size(), 2u);
+  double separate = 0;
+  for (const auto& c : ready) separate += EstimatedBilledTokens(c, options);
+  CallOptions combined = options;
+  combined.layout = Layout::kCombined;
+  RowCalls forced(small, TasksFor(small, "context_recall,context_precision"), combined);
+  EXPECT_LT(separate, EstimatedBilledTokens(forced.TakeReady()[0], options));
 }
 
 }  // namespace
