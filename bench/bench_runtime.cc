@@ -3,7 +3,7 @@
 // flight, 50 ms of server latency. Prints wall time against the ideal (requests / in-flight x
 // latency), model calls and prompt tokens per sample per prompt and per metric, tala's CPU time
 // per call and peak RSS; then the same rows in per-chunk mode (Ragas' call structure: one
-// chunk-rating call per chunk). Usage: bench_runtime [ROWS] [LATENCY_MS] [IN_FLIGHT].
+// chunk-rating call per chunk), and with --layout combined. Usage: bench_runtime [ROWS] [LATENCY_MS] [IN_FLIGHT].
 
 #include <cstdio>
 #include <cstdlib>
@@ -57,7 +57,8 @@ struct Result {
 };
 
 Result Run(const std::string& url, int rows, int in_flight, tala::judges::llm::Batching batching,
-           const std::vector<std::unique_ptr<tala::Metric>>& metrics) {
+           const std::vector<std::unique_ptr<tala::Metric>>& metrics,
+           tala::judges::llm::Layout layout = tala::judges::llm::Layout::kSeparate) {
   tala::runtime::JudgeBackends b;
   b.chat = {"openai", "mock-model", url, ""};
   b.embeddings = b.chat;
@@ -65,6 +66,7 @@ Result Run(const std::string& url, int rows, int in_flight, tala::judges::llm::B
   tala::runtime::RuntimeOptions o;
   o.max_in_flight = in_flight;
   o.calls.batching = batching;
+  o.calls.layout = layout;
   auto runner = tala::runtime::JudgeRunner::Create(b, o, nullptr, tala::runtime::SystemClock());
   if (!runner) {
     std::fprintf(stderr, "%s\n", runner.error().ToString().c_str());
@@ -161,9 +163,15 @@ int main(int argc, char** argv) {
   Result per_chunk = Run(url, rows, in_flight, tala::judges::llm::Batching::kPerChunk, *metrics);
   Print("per-chunk (--batching per-chunk, Ragas' structure for context precision)", per_chunk, rows,
         in_flight, latency, *metrics);
-  std::printf("\nprompt tokens per sample, batched / per-chunk: %.2f\n",
+  Result combined = Run(url, rows, in_flight, tala::judges::llm::Batching::kBatched, *metrics,
+                        tala::judges::llm::Layout::kCombined);
+  Print("combined (--layout combined: the claims and chunk ratings in one call)", combined, rows,
+        in_flight, latency, *metrics);
+  std::printf("\nprompt tokens per sample, batched / per-chunk: %.2f; combined / batched: %.2f\n",
               double(batched.accounting.total.prompt_tokens) /
-                  double(per_chunk.accounting.total.prompt_tokens));
+                  double(per_chunk.accounting.total.prompt_tokens),
+              double(combined.accounting.total.prompt_tokens) /
+                  double(batched.accounting.total.prompt_tokens));
   std::printf("peak RSS %.1f MiB\n", tala::bench::PeakRssMiB());
   return 0;
 }
