@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include "convert.h"
+#include "tala/align.h"
 #include "tala/calibrate.h"
 #include "tala/compare.h"
 #include "tala/gate.h"
@@ -143,7 +144,43 @@ py::dict Reports(const std::string& results, const ReportPaths& paths) {
 }
 }  // namespace
 
+// tala align's fit: the figures per metric, the text the CLI prints and the profile's JSON.
+py::dict AlignAnswer(const AlignOptions& options) {
+  auto aligned = Unlocked<Alignment>([&] { return tala::Align(options); });
+  py::dict value;
+  if (aligned) {
+    py::list metrics;
+    for (const AlignedMetric& a : aligned->metrics) {
+      metrics.append(py::dict(
+          py::arg("metric") = a.metric, py::arg("labels") = a.labels,
+          py::arg("positives") = a.positives, py::arg("threshold") = a.threshold,
+          py::arg("accuracy_before") = a.accuracy_before,
+          py::arg("accuracy_after") = a.accuracy_after,
+          py::arg("kappa_before") = Optional(a.kappa_before),
+          py::arg("kappa_after") = Optional(a.kappa_after), py::arg("auroc") = Optional(a.auroc),
+          py::arg("gain") = a.gain, py::arg("gain_ci") = py::make_tuple(a.gain_low, a.gain_high),
+          py::arg("improves") = a.improves));
+    }
+    value["metrics"] = metrics;
+    value["improves"] = aligned->improves;
+    value["text"] = FormatAlignment(*aligned);
+    value["profile"] = JudgeProfileJson(*aligned, options);
+  }
+  return Answer(aligned, value);
+}
+
 void BindAnalyses(py::module_& m) {
+  m.def(
+      "align",
+      [](const std::string& results, const std::string& labels,
+         const std::vector<std::string>& metrics, int folds, uint64_t seed) {
+        return AlignAnswer({.results = results,
+                            .labels = labels,
+                            .metrics = metrics,
+                            .folds = folds,
+                            .seed = seed});
+      },
+      py::arg("results"), py::arg("labels"), py::arg("metrics"), py::arg("folds"), py::arg("seed"));
   m.def(
       "gate",
       [](const std::string& results, const std::map<std::string, double>& min,

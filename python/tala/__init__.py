@@ -23,7 +23,7 @@ or ``tala.dask.evaluate`` on a Dask cluster (docs/scale.md).
 
 from ._errors import (DatasetError, InvalidArgumentError, IoError, JudgeError, NotFoundError,
                       TalaError, error_for)
-from ._analysis import Comparison, calibrate, compare, power
+from ._analysis import Alignment, align, calibrate, Comparison, compare, power
 from ._evaluate import Result, evaluate, merge
 from ._gate import GateVerdict, gate
 from ._history import History, history
@@ -41,7 +41,7 @@ def metrics():
 
 
 __all__ = [
-    "evaluate", "merge", "Result", "run", "RunResult", "diagnose", "Diagnosis", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate",
+    "evaluate", "merge", "Result", "run", "RunResult", "diagnose", "Diagnosis", "Judge", "gate", "GateVerdict", "compare", "Comparison", "calibrate", "align", "Alignment",
     "power", "history", "History", "testset", "Testset", "accept_testset", "metrics", "TalaError", "DatasetError", "InvalidArgumentError", "JudgeError",
     "NotFoundError", "IoError", "__version__",
 ]

@@ -2,6 +2,7 @@
 and `tala power`, computed by the engine."""
 
 import json
+import os
 
 from . import _tala
 from ._errors import error_for
@@ -66,6 +67,34 @@ def compare(base, candidate, top=3, allow_version_mismatch=False, pairwise=False
                         "pairwise=True")
     return Comparison(_value(_tala.compare(_path_of(base), _path_of(candidate), int(top),
                                            bool(allow_version_mismatch))))
+
+
+class Alignment(_Report):
+    """tala.align's answer: ``metrics`` (one dict each: metric, labels, positives, threshold,
+    accuracy_before, accuracy_after, kappa_before, kappa_after, auroc, gain, gain_ci, improves),
+    ``improves`` (some metric agrees better on held-out folds), ``profile`` (the judge profile's
+    JSON text) and ``written`` (the path written, or None)."""
+
+
+def align(results, labels, metrics=None, out="judge-profile.json", force=False, folds=5, seed=1):
+    """Fit the judge to people's labels, as ``tala align``: for each labelled metric, the pass
+    threshold that agrees with the labels most, by cross-validation, with held-out agreement
+    before and after. ``results`` is a Result or a results file; ``labels`` the review export.
+    The judge profile is written to ``out`` only when some metric gains on held-out folds (or
+    with ``force``); pass it as ``judge_profile=`` to tala.evaluate. ``out=None`` writes
+    nothing."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    answer = Alignment(_value(_tala.align(_path_of(results), _path_of(labels),
+                                          list(metrics or []), int(folds), int(seed))))
+    answer["written"] = None
+    if out is not None and (answer["improves"] or force):
+        tmp = f"{out}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(answer["profile"])
+        os.replace(tmp, out)
+        answer["written"] = str(out)
+    return answer
 
 
 def calibrate(data, human, judge, positive="", threshold=0.5, pair_by=""):

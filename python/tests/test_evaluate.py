@@ -3,6 +3,7 @@ with their line and field, Ctrl-C keeping rows, two evaluations at once."""
 
 import json
 import os
+import random
 import subprocess
 import tempfile
 import threading
@@ -312,3 +313,47 @@ def test_compare_pairwise_with_the_offline_judge(tmp_path):
     assert verdict["position_bias"] is None
     with pytest.raises(TypeError, match="only with pairwise=True"):
         tala.compare(base, cand, base_url="http://127.0.0.1:1")
+
+
+def _labelled(tmp_path, shuffle):
+    """120 rows whose faithfulness spreads over [0, 1]; people call a row right at 0.9 and above
+    (stricter than tala's 0.7), but for a few slips; shuffled, the labels say nothing."""
+    rng = random.Random(8)
+    scores = [rng.random() for _ in range(120)]
+    verdicts = [int((s >= 0.9) != (rng.random() < 0.03)) for s in scores]
+    if shuffle:
+        rng.shuffle(verdicts)
+    results = tmp_path / "results.jsonl"
+    results.write_text("".join(json.dumps({"id": f"r{i}", "scores": {"faithfulness": s}}) + "\n"
+                               for i, s in enumerate(scores)))
+    labels = tmp_path / ("shuffled.jsonl" if shuffle else "labels.jsonl")
+    labels.write_text(json.dumps({"tala_labels": {"pick": "random", "seed": 1}}) + "\n" +
+                      "".join(json.dumps({"id": f"r{i}", "faithfulness": v}) + "\n"
+                              for i, v in enumerate(verdicts)))
+    return results, labels
+
+
+def test_align_fits_a_threshold_to_labels_and_writes_a_profile_only_when_it_gains(tmp_path):
+    results, labels = _labelled(tmp_path, shuffle=False)
+    profile = tmp_path / "profile.json"
+    fitted = tala.align(results, labels, out=profile)
+    assert fitted["improves"] and fitted["written"] == str(profile)
+    faithfulness = fitted["metrics"][0]
+    assert faithfulness["metric"] == "faithfulness" and faithfulness["labels"] == 120
+    assert 0.8 <= faithfulness["threshold"] <= 0.95
+    assert faithfulness["accuracy_after"] > faithfulness["accuracy_before"]
+    assert faithfulness["gain_ci"][0] > 0
+    assert "faithfulness" in str(fitted)
+    assert json.loads(profile.read_text())["metrics"]["faithfulness"]["threshold"] == \
+        faithfulness["threshold"]
+    # The profile moves the diagnosis of an evaluation, as tala eval --judge-profile does.
+    scored = tala.evaluate([ROW], metrics=["faithfulness"], judge_profile=str(profile))
+    assert scored.rows[0]["scores"]["faithfulness"] is not None
+    # Shuffled labels: nothing to learn, nothing written unless forced.
+    results, shuffled = _labelled(tmp_path, shuffle=True)
+    none = tmp_path / "none.json"
+    assert tala.align(results, shuffled, out=none)["written"] is None
+    assert not none.exists()
+    assert tala.align(results, shuffled, out=none, force=True)["written"] == str(none)
+    with pytest.raises(tala.InvalidArgumentError):
+        tala.align(results, shuffled, metrics="context_recall", out=None)
