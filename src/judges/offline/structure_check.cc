@@ -564,6 +564,109 @@ StructureFinding CheckSwappedNames(const SentenceWords& claim,
   return {};
 }
 
+// Check 7: two stretches of a sentence in each other's places, the rest word for word. The
+// claim's sentence is a stretch of an evidence sentence but for two spans A and B, each holding a
+// content word, that stand in each other's places ("Wonder Woman as Lynda Carter" against
+// "Lynda Carter as Wonder Woman"; "a newspaper of the October Revolution after the Soviet Union"
+// against "... of the Soviet Union after the October Revolution"). Check 6 needs a worded frame
+// between two names; here every other word must match, so a frame of function words ("as",
+// "after", "from") is enough. Not a swap when the words between them read both ways ("A and B",
+// "A, B", "A is B", "A married B"): then the order says nothing.
+StructureFinding CheckSwappedSpans(const SentenceWords& claim,
+                                   const std::vector<SentenceWords>& evidence,
+                                   const std::string& name) {
+  const size_t n = claim.size();
+  if (n < 3) return {};
+  // Each word's hash, so that most stretches are ruled out by their sums before any search:
+  // a swap leaves the words between the first and the last difference the same multiset.
+  auto hashes = [](const SentenceWords& s) {
+    std::vector<uint64_t> out;
+    out.reserve(s.size());
+    for (const Word* w : s) out.push_back(std::hash<std::string_view>{}(w->token->folded));
+    return out;
+  };
+  const std::vector<uint64_t> hc = hashes(claim);
+  auto same = [](const Word* x, const Word* y) { return x->token->folded == y->token->folded; };
+  auto has_content = [](const SentenceWords& s, size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) {
+      if (s[i]->content || s[i]->name || s[i]->number) return true;
+    }
+    return false;
+  };
+  for (const SentenceWords& e : evidence) {
+    if (e.size() < n) continue;
+    const std::vector<uint64_t> he = hashes(e);
+    for (size_t at = 0; at + n <= e.size(); ++at) {
+      // The first and last places where the claim and this stretch of the sentence differ.
+      size_t first = 0;
+      while (first < n && hc[first] == he[at + first] && same(claim[first], e[at + first])) {
+        ++first;
+      }
+      if (first == n) break;  // the claim is this stretch, word for word
+      size_t last = n - 1;
+      while (last > first && hc[last] == he[at + last] && same(claim[last], e[at + last])) --last;
+      const size_t len = last - first + 1;
+      uint64_t sum = 0, squares = 0;
+      for (size_t k = first; k <= last; ++k) {
+        sum += hc[k] - he[at + k];
+        squares += hc[k] * hc[k] - he[at + k] * he[at + k];
+      }
+      if (sum != 0 || squares != 0) continue;  // not the same words: no swap of this stretch
+      // claim[first..last] = A Y B and e's = B Y A, for some lengths a of A and b of B.
+      for (size_t a = 1; a + 1 < len; ++a) {
+        for (size_t b = 1; a + b < len; ++b) {
+          bool swapped = true;
+          for (size_t k = 0; k < a && swapped; ++k) {
+            swapped = same(claim[first + k], e[at + first + len - a + k]);
+          }
+          for (size_t k = 0; k < b && swapped; ++k) {
+            swapped = same(claim[first + len - b + k], e[at + first + k]);
+          }
+          for (size_t k = 0; k + a + b < len && swapped; ++k) {
+            swapped = same(claim[first + a + k], e[at + first + b + k]);
+          }
+          if (!swapped) continue;
+          const size_t a_end = first + a, b_begin = first + len - b;
+          bool same_spans = a == b;
+          for (size_t k = 0; k < a && same_spans; ++k) {
+            same_spans = same(claim[first + k], claim[b_begin + k]);
+          }
+          if (same_spans || !has_content(claim, first, a_end) ||
+              !has_content(claim, b_begin, last + 1)) {
+            continue;
+          }
+          // Only "and", "or" or a copula between them ("the capital of France is Paris" is
+          // "Paris is the capital of France"), or a word that reads both ways.
+          static constexpr std::string_view kEitherOrder[] = {
+              "and", "or", "nor", "&", "is", "are", "was", "were", "be", "the", "a", "an"};
+          bool symmetric = true;
+          for (size_t i = a_end; i < b_begin; ++i) {
+            std::string_view w = claim[i]->token->folded;
+            if (EitherWay(w)) {
+              symmetric = true;
+              break;
+            }
+            symmetric = symmetric && std::find(std::begin(kEitherOrder), std::end(kEitherOrder),
+                                               w) != std::end(kEitherOrder);
+          }
+          if (symmetric) continue;
+          auto span = [&](size_t from, size_t to) {
+            std::string out;
+            for (size_t i = from; i < to; ++i) out += (out.empty() ? "" : " ") + claim[i]->shown;
+            return out;
+          };
+          std::string quoted;
+          for (const Word* w : e) quoted += (quoted.empty() ? "" : " ") + w->shown;
+          return {StructureFinding::Kind::kRefuted,
+                  "roles: " + name + " says '" + quoted + "', with '" + span(first, a_end) +
+                      "' and '" + span(b_begin, last + 1) + "' the other way round"};
+        }
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 StructureFinding CheckStructure(const TextProfile& claim, const TextProfile& evidence,
@@ -597,6 +700,8 @@ StructureFinding CheckStructure(const TextProfile& claim, const TextProfile& evi
   const std::vector<SentenceWords> evidence_sentences = Sentences(evidence_segments);
   for (const SentenceWords& sentence : Sentences(claim_segments)) {
     StructureFinding f = CheckSwappedNames(sentence, evidence_sentences, name);
+    if (f.kind == StructureFinding::Kind::kRefuted) return f;
+    f = CheckSwappedSpans(sentence, evidence_sentences, name);
     if (f.kind == StructureFinding::Kind::kRefuted) return f;
   }
   return consistent;

@@ -32,6 +32,10 @@
 //    same words between them, in the other order, in an evidence sentence ("Oslo is a software
 //    company with its head office in Lumen Labs"). Words that read both ways ("married",
 //    "against", "also known as") make no swap here or in check 3.
+// 7. Swapped stretches: the claim's sentence is a stretch of an evidence sentence, word for word,
+//    but for two spans (each with a content word) in each other's places, whatever function
+//    words stand between ("Wonder Woman as Lynda Carter"); not when only "and", "or", a copula
+//    or a word that reads both ways does ("The capital of France is Paris").
 // Stateless apart from the shared WordNet: thread-safe.
 
 #include <string>

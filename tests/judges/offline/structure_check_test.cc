@@ -171,6 +171,38 @@ TEST_F(MinimalPairTest, TwoNamesInEachOthersPlacesAreRefuted) {
   }
 }
 
+// Check 7: two stretches in each other's places, every other word the same, where only
+// function words stand between them (check 6 needs a worded frame), as bench/minimal_edits.py
+// swaps them in six sources' evidence sentences.
+TEST_F(MinimalPairTest, TwoStretchesInEachOthersPlacesAreRefutedWhateverStandsBetween) {
+  Expect("Who plays Wonder Woman?",
+         "The show stars Lynda Carter as Wonder Woman and Lyle Waggoner as Steve Trevor.",
+         "The show stars Lynda Carter as Wonder Woman and Lyle Waggoner as Steve Trevor.",
+         "The show stars Wonder Woman as Lynda Carter and Lyle Waggoner as Steve Trevor.",
+         "the other way round");
+  Expect("Which newspaper led?",
+         "It emerged as a leading newspaper of the Soviet Union after the October Revolution.",
+         "It emerged as a leading newspaper of the Soviet Union after the October Revolution.",
+         "It emerged as a leading newspaper of the October Revolution after the Soviet Union.",
+         "the other way round");
+  Expect("Who shared her story?",
+         "Laura Jeyes, 33, from Northampton, has shared her story with the magazine.",
+         "Laura Jeyes, 33, from Northampton, has shared her story with the magazine.",
+         "Northampton, 33, from Laura Jeyes, has shared her story with the magazine.",
+         "the other way round");
+  // The order says nothing: "and", a list, a word that reads both ways; and a claim that is a
+  // stretch of the sentence, word for word, is no swap.
+  for (const auto& [context, same] : std::vector<std::pair<std::string, std::string>>{
+           {"Buses run to Oslo and Bergen every hour.", "Buses run to Bergen and Oslo every hour."},
+           {"Paris is the capital of France.", "The capital of France is Paris."},
+           {"Anna Berg played Tomas Lind in the final.",
+            "Tomas Lind played Anna Berg in the final."},
+           {"The museum, founded in 1901, shows Roman coins.", "The museum shows Roman coins."}}) {
+    Scored s = Faithfulness("What does the context say?", context, same);
+    EXPECT_EQ(s.reason.find("the other way round"), std::string::npos) << same;
+  }
+}
+
 TEST_F(MinimalPairTest, AnUnsupportedUniversalIsAnExtension) {
   Expect("When does the shuttle run?",
          "The airport shuttle runs every 20 minutes between 6am and 11pm.",
