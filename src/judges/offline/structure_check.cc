@@ -516,6 +516,36 @@ std::vector<std::string_view> Frame(const SentenceWords& s, size_t after, size_t
   return out;
 }
 
+// True when the claim's frame says what the evidence's does, maybe with words left out: its
+// words, auxiliaries aside ("was"), are the evidence frame's in order ("was the president of"
+// within "(1857-1930) was the 27th president of"), ending on the same word, and the evidence frame
+// is not much longer (a frame across clauses relates nothing). "'s capital is" is not within "is
+// the capital of", nor "was defeated by" within "defeated": a sentence turned round is no swap.
+bool FrameWithin(const std::vector<std::string_view>& claim,
+                 const std::vector<std::string_view>& evidence) {
+  if (claim == evidence) return true;
+  auto kept = [](const std::vector<std::string_view>& frame) {
+    static constexpr std::string_view kAuxiliaries[] = {"is",   "was", "are",  "were", "be",
+                                                        "been", "has", "have", "had"};
+    std::vector<std::string_view> out;
+    for (std::string_view w : frame) {
+      if (std::find(std::begin(kAuxiliaries), std::end(kAuxiliaries), w) ==
+          std::end(kAuxiliaries)) {
+        out.push_back(w);
+      }
+    }
+    return out;
+  };
+  const std::vector<std::string_view> c = kept(claim), e = kept(evidence);
+  // The last word binds the second name ("president of"): it must be the same word.
+  if (c.empty() || e.empty() || e.size() > c.size() + 10 || c.back() != e.back()) return false;
+  size_t at = 0;
+  for (std::string_view w : e) {
+    if (at < c.size() && w == c[at]) ++at;
+  }
+  return at == c.size();
+}
+
 // Check 6: two names in each other's places. The claim's sentence has names A and B with words
 // between them ("Delhi is a hotel company with its head office in the Oberoi Group"); an
 // evidence sentence has B before A with the very same words between ("The Oberoi Group is a
@@ -553,7 +583,7 @@ StructureFinding CheckSwappedNames(const SentenceWords& claim,
     for (const Pair& p : pairs) {
       const std::optional<NameRun>&ea = at[p.a], &eb = at[p.b];
       if (!ea || !eb || eb->last >= ea->first) continue;  // not both, or in the claim's order
-      if (Frame(e, eb->last, ea->first) != p.frame) continue;
+      if (!FrameWithin(p.frame, Frame(e, eb->last, ea->first))) continue;
       std::string quoted;
       for (const Word* w : e) quoted += (quoted.empty() ? "" : " ") + w->shown;
       return {StructureFinding::Kind::kRefuted,

@@ -28,8 +28,9 @@
 // 5. Substitutions: a plain word after a preposition that the evidence never states (not even by
 //    a synonym), where a segment holding all the claim segment's other words has another word
 //    after the same preposition ("12 euros for children" against "12 euros for adults").
-// 6. Swapped names, by sentence rather than segment: two names of a claim sentence with the very
-//    same words between them, in the other order, in an evidence sentence ("Oslo is a software
+// 6. Swapped names, by sentence rather than segment: two names of a claim sentence with the same
+//    words between them (or fewer: the claim's frame, auxiliaries aside, within the evidence's
+//    and ending on the same word), in the other order, in an evidence sentence ("Oslo is a software
 //    company with its head office in Lumen Labs"). Words that read both ways ("married",
 //    "against", "also known as") make no swap here or in check 3.
 // 7. Swapped stretches: the claim's sentence is a stretch of an evidence sentence, word for word,

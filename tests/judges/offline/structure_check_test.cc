@@ -203,6 +203,22 @@ TEST_F(MinimalPairTest, TwoStretchesInEachOthersPlacesAreRefutedWhateverStandsBe
   }
 }
 
+// Check 6 with words left out of the frame: the claim's frame, auxiliaries aside, within the
+// context's and ending on the same word (FEVER's claims are worded shorter than their evidence).
+TEST_F(MinimalPairTest, SwappedNamesAreReadThroughAFrameTheClaimShortens) {
+  Expect("Who was William Taft?",
+         "William Taft (1857-1930) was the 27th president of the United States.",
+         "William Taft was the president of the United States.",
+         "United States was the president of the William Taft.", "the other way round");
+  // Turned round, or a frame ending on another word, is no swap.
+  for (const auto& [context, paraphrase] : std::vector<std::pair<std::string, std::string>>{
+           {"Oslo is the capital of Norway.", "Norway's capital is Oslo."},
+           {"Arsenal defeated Chelsea in the final.", "Chelsea were defeated by Arsenal."}}) {
+    Scored s = Faithfulness("What does the context say?", context, paraphrase);
+    EXPECT_EQ(s.reason.find("the other way round"), std::string::npos) << paraphrase;
+  }
+}
+
 TEST_F(MinimalPairTest, AnUnsupportedUniversalIsAnExtension) {
   Expect("When does the shuttle run?",
          "The airport shuttle runs every 20 minutes between 6am and 11pm.",
