@@ -249,6 +249,39 @@ StructureFinding CheckBoundValues(const Segment& claim, const KeySet& claim_keys
     const Place best = *std::max_element(places.begin(), places.end());
     // The claim's other words must place it: two of them, or all when it has fewer.
     if (best.count < 2 && (best.count == 0 || best.count < others)) continue;
+    // A name the segment lacks is not displaced by a name inside the segment (not its opening
+    // word) when the claim's name is the subject of the same sentence, before the first verb of
+    // its first segment: the sentence's subject carries through its later clauses
+    // ("Michael Hutchence (1960-1997) was a musician, singer-songwriter and actor who co-founded
+    // INXS"; "Valencia ... is the capital of ... and the third-largest city in Spain").
+    auto carried = [&](size_t e_idx, size_t rival_at) {
+      const Segment& e = evidence[e_idx];
+      const int sentence = e.words.front().token->sentence;
+      // The sentence's first segment, when it is not this one, must name it itself (not by a
+      // pronoun, nor by another word of its name): the sentence is about it.
+      size_t first = e_idx;
+      while (first > 0 && !evidence[first - 1].words.empty() &&
+             evidence[first - 1].words.back().token->sentence == sentence) {
+        --first;
+      }
+      if (first == e_idx) return false;
+      bool said = false;
+      for (const Word& w : evidence[first].words) {
+        std::string_view folded = w.token->folded;
+        if (VerbLike(*w.token) || folded == "is" || folded == "was" || folded == "are" ||
+            folded == "were") {
+          break;  // past its subject ("She is also well known in Britain": not Britain)
+        }
+        said = said || (w.name && w.key == f.key);
+      }
+      if (!said) return false;
+      // Not when the rival opens the segment: then it is the segment's own subject ("..., Bob
+      // leads sales" does not say Alice does).
+      for (size_t i = 0; i < rival_at; ++i) {
+        if (e.words[i].content) return true;
+      }
+      return false;
+    };
     const Segment* rival = nullptr;
     const Word* other = nullptr;
     bool held = false;
@@ -261,14 +294,15 @@ StructureFinding CheckBoundValues(const Segment& claim, const KeySet& claim_keys
         held = true;
         break;
       }
-      for (const Word& g : e.words) {
+      for (size_t g_at = 0; g_at < e.words.size(); ++g_at) {
+        const Word& g = e.words[g_at];
         if (rival != nullptr || !g.content || g.key.empty() || here.count(g.key) > 0) continue;
         bool same_kind = false;
         if (f.number) {
           same_kind = g.number && claim_keys.count(g.key) == 0 &&
                       CompatibleUnits(f.token->unit, g.token->unit);
         } else if (f.name) {
-          same_kind = claim_keys.count(g.key) == 0 && g.name;
+          same_kind = claim_keys.count(g.key) == 0 && g.name && !carried(e_idx, g_at);
         } else {
           bool elsewhere = false;
           for (const Segment& s : evidence) elsewhere = elsewhere || (&s != &e && s.HasKey(f.key));

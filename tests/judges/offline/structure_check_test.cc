@@ -219,6 +219,30 @@ TEST_F(MinimalPairTest, SwappedNamesAreReadThroughAFrameTheClaimShortens) {
   }
 }
 
+// Check 2 reads a name through the sentence it opens: a later clause of "Michael Hutchence
+// (1960-1997) was a musician, singer-songwriter and actor who co-founded INXS" is still about
+// him, so INXS there does not displace him; a clause with a subject of its own, or a name that is
+// not the sentence's subject, still does.
+TEST_F(MinimalPairTest, TheSentencesSubjectCarriesThroughItsLaterClauses) {
+  for (const auto& [context, claim] : std::vector<std::pair<std::string, std::string>>{
+           {"Michael Hutchence (22 January 1960 - 22 November 1997) was an Australian musician, "
+            "singer-songwriter and actor who co-founded the rock band INXS.",
+            "Michael Hutchence was a singer-songwriter."},
+           {"Valencia is the capital of the autonomous community of Valencia and the "
+            "third-largest city in Spain after Madrid and Barcelona.",
+            "Valencia is a city."}}) {
+    Scored s = Faithfulness("Is it true?", context, claim);
+    EXPECT_GT(s.faithfulness, 0.5) << claim << ": " << s.reason;
+  }
+  Expect("Who leads sales?", "Alice Berg manages the team, and Bob Lind leads sales.",
+         "Bob Lind leads sales.", "Alice Berg leads sales.", "name");
+  Expect("Who was she married to?",
+         "Peggy Seeger is an American folksinger. She is also well known in Britain, where she "
+         "has lived for 30 years, and was married to the songwriter Ewan MacColl.",
+         "She was married to the songwriter Ewan MacColl.",
+         "She was married to the songwriter Britain.", "name");
+}
+
 TEST_F(MinimalPairTest, AnUnsupportedUniversalIsAnExtension) {
   Expect("When does the shuttle run?",
          "The airport shuttle runs every 20 minutes between 6am and 11pm.",
