@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tala/evaluate.h"
 #include "tala/status.h"
 
 namespace tala {
@@ -25,6 +26,9 @@ struct AlignOptions {
   int folds = 5;
   uint64_t seed = 1;
   int resamples = 2000;  // of the paired bootstrap of the gain
+  // Labelled rows kept in the profile for LLM judges (few-shot examples), per metric: up to this
+  // many, half the people called right and half wrong where the labels allow, seeded.
+  int examples = 0;
 };
 
 struct AlignedMetric {
@@ -41,7 +45,8 @@ struct AlignedMetric {
 
 struct Alignment {
   std::vector<AlignedMetric> metrics;
-  bool improves = false;  // some metric improves
+  bool improves = false;                  // some metric improves
+  std::vector<LabelledExample> examples;  // AlignOptions::examples per aligned metric
 };
 
 // kInvalidArgument when no metric has 10 labels or more with both verdicts among them;
@@ -49,19 +54,23 @@ struct Alignment {
 Result<Alignment> Align(const AlignOptions& options);
 std::string FormatAlignment(const Alignment& alignment);
 // The judge profile: {"tala_judge_profile": 1, "results", "labels", "metrics": {name:
-// {"threshold", ...}}}.
+// {"threshold", ...}}, "examples": [{"metric", "question", "answer", "verdict": "right" |
+// "wrong"}]} (examples only when kept).
 std::string JudgeProfileJson(const Alignment& alignment, const AlignOptions& options);
 
 // A judge profile's thresholds (metric -> threshold) and its digest (the file's SHA-256, first
 // 16 hex digits), for tala eval --judge-profile. kDataError naming the file for a bad profile.
 struct JudgeProfile {
   std::vector<std::pair<std::string, double>> thresholds;
+  std::vector<LabelledExample> examples;
   std::string digest;
 };
 Result<JudgeProfile> ReadJudgeProfile(const std::string& path);
 // Reads the profile at `path` and adds its thresholds to `thresholds` (one already there, given
-// by hand, wins); returns the profile's digest, for the manifest. Errors as ReadJudgeProfile's.
+// by hand, wins) and, when `examples` is given, its labelled examples to it (for LLM judges);
+// returns the profile's digest, for the manifest. Errors as ReadJudgeProfile's.
 Result<std::string> ApplyJudgeProfile(const std::string& path,
-                                      std::map<std::string, double>& thresholds);
+                                      std::map<std::string, double>& thresholds,
+                                      std::vector<LabelledExample>* examples = nullptr);
 
 }  // namespace tala

@@ -25,6 +25,14 @@ enum class OnError { kFail, kSkip };
 
 // Settings of an LLM judge ("openai:MODEL", "anthropic:MODEL") and of its runtime. Ignored by
 // the offline and replay judges.
+// A row people labelled, kept in a judge profile (tala align --examples N): LLM judges are shown
+// the ones nearest to each row they judge, as data beside it, with the people's verdict (issue 55).
+struct LabelledExample {
+  std::string metric;            // the metric the label is of ("faithfulness")
+  std::string question, answer;  // the row's texts
+  bool right = false;            // the people's verdict: the answer passes on that metric
+};
+
 struct LlmOptions {
   std::string base_url;             // empty: OPENAI_BASE_URL, else the provider's API
   std::string api_key;              // empty: OPENAI_API_KEY or ANTHROPIC_API_KEY (may be unset)
@@ -49,6 +57,11 @@ struct LlmOptions {
   // OpenAI's prompt_cache_key (a row's calls share one): auto sends it to api.openai.com only,
   // since compatible servers may refuse a field they do not know; on | off.
   std::string prompt_cache_key = "auto";
+  // From a judge profile (--judge-profile of a profile written with tala align --examples): each
+  // call that serves a labelled metric carries the examples nearest its row, up to
+  // examples_per_call, in its request's "labelled_examples".
+  std::vector<LabelledExample> labelled_examples;
+  int examples_per_call = 3;
   int questions = 3;                         // questions generated for response relevancy
   std::string cache = ".tala/cache.sqlite";  // SQLite file, or "off"
   std::optional<double> price_input;         // USD per 1M prompt tokens (overrides built-in)

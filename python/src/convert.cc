@@ -85,7 +85,7 @@ EvalOptions ToOptions(const py::dict& d) {
   Take(d, "judge_profile", profile_path);
   if (!profile_path.empty()) {
     // tala align's thresholds, under any given in diagnosis_thresholds; recorded in the manifest.
-    auto digest = ApplyJudgeProfile(profile_path, o.diagnosis_thresholds);
+    auto digest = ApplyJudgeProfile(profile_path, o.diagnosis_thresholds, &o.llm.labelled_examples);
     if (!digest) throw py::value_error(digest.error().ToString());
     o.judge_profile = *digest;
   }

@@ -67,7 +67,13 @@ void AddAlignCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--folds", f->options.folds, "cross-validation folds")
       ->capture_default_str()
       ->check(CLI::Range(2, 50));
-  cmd->add_option("--seed", f->options.seed, "seed of the folds and the bootstrap")
+  cmd->add_option("--examples", f->options.examples,
+                  "keep up to N labelled rows per metric in the profile (half right, half wrong): "
+                  "LLM judges given the profile see the ones nearest each row they judge, with "
+                  "the people's verdict, as data in the request")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 200));
+  cmd->add_option("--seed", f->options.seed, "seed of the folds, the bootstrap and the examples")
       ->capture_default_str();
   cmd->callback([f, exit_code] { *exit_code = RunAlign(*f); });
 }

@@ -113,8 +113,46 @@ std::optional<AlignedMetric> AlignMetric(const std::string& metric,
 }
 }  // namespace
 
+namespace {
+// The question and answer of a results line's "inputs" (a conversation's last turn as the
+// question tala shows), or nullopt when the line has none.
+std::optional<std::pair<std::string, std::string>> InputsOf(const std::string& line) {
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (!j.is_object() || !j.contains("inputs") || !j["inputs"].is_object()) return std::nullopt;
+  const nlohmann::json& in = j["inputs"];
+  auto text = [&](const char* key) {
+    return in.contains(key) && in[key].is_string() ? in[key].get<std::string>() : std::string();
+  };
+  std::string question = text("user_input"), answer = text("response");
+  if (question.empty() || answer.empty()) return std::nullopt;
+  return std::make_pair(question, answer);
+}
+
+// Up to `n` of a metric's labelled rows, half right and half wrong where both are there, in a
+// seeded order.
+std::vector<LabelledExample> PickExamples(std::vector<LabelledExample> all, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::shuffle(all.begin(), all.end(), rng);
+  std::vector<LabelledExample> right, wrong, out;
+  for (LabelledExample& e : all) (e.right ? right : wrong).push_back(std::move(e));
+  const size_t want = static_cast<size_t>(n);
+  size_t r = 0, w = 0;
+  while (out.size() < want && (r < right.size() || w < wrong.size())) {
+    if (r < right.size() && (r <= w || w == wrong.size())) {
+      out.push_back(std::move(right[r++]));
+    } else {
+      out.push_back(std::move(wrong[w++]));
+    }
+  }
+  return out;
+}
+}  // namespace
+
 Result<Alignment> Align(const AlignOptions& o) {
-  TALA_ASSIGN_OR_RETURN(io::ResultsFile results, io::ReadResults(o.results));
+  TALA_ASSIGN_OR_RETURN(
+      io::ResultsFile results,
+      io::ReadResults(o.results, io::EmptyResults::kError,
+                      o.examples > 0 ? io::RawLines::kKeep : io::RawLines::kDrop));
   TALA_ASSIGN_OR_RETURN(io::Labels labels, io::ReadLabels(o.labels));
   std::set<std::string> wanted(o.metrics.begin(), o.metrics.end());
   std::set<std::string> labelled;
@@ -128,6 +166,7 @@ Result<Alignment> Align(const AlignOptions& o) {
   for (const std::string& metric : labelled) {
     if (!wanted.empty() && !wanted.count(metric)) continue;
     std::vector<LabelledScore> rows;
+    std::vector<LabelledExample> candidates;
     for (const io::LabelRow& label : labels.rows) {
       auto v = label.values.find(metric);
       auto r = by_id.find(label.id);
@@ -135,8 +174,16 @@ Result<Alignment> Align(const AlignOptions& o) {
       auto s = r->second->scores.find(metric);
       if (s == r->second->scores.end() || !s->second) continue;
       rows.push_back({v->second >= 0.5, *s->second, ""});
+      if (o.examples > 0) {
+        if (auto texts = InputsOf(r->second->json)) {
+          candidates.push_back({metric, texts->first, texts->second, v->second >= 0.5});
+        }
+      }
     }
     if (auto m = AlignMetric(metric, rows, o)) {
+      for (LabelledExample& e : PickExamples(std::move(candidates), o.examples, o.seed)) {
+        out.examples.push_back(std::move(e));
+      }
       out.improves = out.improves || m->improves;
       out.metrics.push_back(std::move(*m));
     } else {
@@ -184,7 +231,17 @@ std::string JudgeProfileJson(const Alignment& a, const AlignOptions& o) {
                          {"improves", m.improves}};
   }
   out["metrics"] = std::move(metrics);
-  return out.dump(2) + "\n";
+  if (!a.examples.empty()) {
+    nlohmann::ordered_json examples = nlohmann::ordered_json::array();
+    for (const LabelledExample& e : a.examples) {
+      examples.push_back({{"metric", e.metric},
+                          {"question", e.question},
+                          {"answer", e.answer},
+                          {"verdict", e.right ? "right" : "wrong"}});
+    }
+    out["examples"] = std::move(examples);
+  }
+  return out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 Result<JudgeProfile> ReadJudgeProfile(const std::string& path) {
@@ -204,14 +261,36 @@ Result<JudgeProfile> ReadJudgeProfile(const std::string& path) {
     }
     p.thresholds.emplace_back(metric, entry["threshold"].get<double>());
   }
+  if (j.contains("examples")) {
+    if (!j["examples"].is_array()) {
+      return DataError({path, 1, 0, "examples"}, "expected a list of labelled rows");
+    }
+    for (size_t i = 0; i < j["examples"].size(); ++i) {
+      const nlohmann::json& e = j["examples"][i];
+      const std::string where = "examples[" + std::to_string(i) + "]";
+      for (const char* key : {"metric", "question", "answer", "verdict"}) {
+        if (!e.is_object() || !e.contains(key) || !e[key].is_string()) {
+          return DataError({path, 1, 0, where + "." + key}, "expected a text");
+        }
+      }
+      const std::string verdict = e["verdict"].get<std::string>();
+      if (verdict != "right" && verdict != "wrong") {
+        return DataError({path, 1, 0, where + ".verdict"}, "expected \"right\" or \"wrong\"");
+      }
+      p.examples.push_back({e["metric"].get<std::string>(), e["question"].get<std::string>(),
+                            e["answer"].get<std::string>(), verdict == "right"});
+    }
+  }
   p.digest = Sha256Hex(text).substr(0, 16);
   return p;
 }
 
 Result<std::string> ApplyJudgeProfile(const std::string& path,
-                                      std::map<std::string, double>& thresholds) {
+                                      std::map<std::string, double>& thresholds,
+                                      std::vector<LabelledExample>* examples) {
   TALA_ASSIGN_OR_RETURN(JudgeProfile profile, ReadJudgeProfile(path));
   for (const auto& [metric, threshold] : profile.thresholds) thresholds.emplace(metric, threshold);
+  if (examples) *examples = std::move(profile.examples);
   return profile.digest;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "judges/llm/prompts.h"
+#include "metrics/registry.h"
 
 namespace tala {
 
@@ -139,6 +140,29 @@ Result<LlmSetup> SetUpLlm(const std::string& spec, const LlmOptions& o,
     std::string warning;
     TALA_ASSIGN_OR_RETURN(setup.cache, runtime::Cache::Open(o.cache, &warning));
     if (!warning.empty() && warnings) warnings->push_back(warning);
+  }
+  if (!o.labelled_examples.empty()) {
+    // A judge profile's labelled rows: each metric's tasks say which calls carry its examples.
+    std::map<std::string, TaskSet> tasks_of;
+    std::vector<judges::llm::Example> examples;
+    for (const LabelledExample& e : o.labelled_examples) {
+      if (!tasks_of.count(e.metric)) {
+        auto specs = metrics::ParseMetricSpecs(e.metric);
+        if (!specs) {
+          return InvalidArgument("--judge-profile: its examples are of \"" + e.metric +
+                                 "\", which is not a metric tala knows");
+        }
+        auto metrics = metrics::CreateMetrics(*specs);
+        if (!metrics) return metrics.error();
+        TaskSet tasks = 0;
+        for (const auto& m : *metrics) tasks |= m->tasks();
+        tasks_of[e.metric] = tasks;
+      }
+      examples.push_back({e.metric, e.question, e.answer, e.right});
+    }
+    if (o.examples_per_call < 1) return InvalidArgument("examples_per_call must be at least 1");
+    r.calls.examples = std::make_shared<const judges::llm::ExampleBank>(
+        std::move(examples), std::move(tasks_of), o.examples_per_call);
   }
   setup.price = PriceFor(chat.model, o);
   // What --layout auto weighs: how the provider's prompt cache bills a prompt's fixed start.

@@ -7,8 +7,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 
+#include "cli/child_process.h"
 #include "cli/run_tala.h"
 #include "support/temp_dir.h"
 
@@ -104,6 +107,77 @@ TEST(AlignTest, EvalDiagnosesWithTheProfileAndCompareTellsProfilesApart) {
               "/x.jsonl 2>&1");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("not a judge profile"), std::string::npos) << r.out;
+}
+
+// --examples keeps labelled rows in the profile, half right and half wrong; an LLM judge given
+// the profile sends the nearest of them with each call of a labelled metric, which the dry run
+// counts; a profile's examples of a metric tala does not know, or a bad verdict, are named.
+TEST(AlignTest, ExamplesKeptInTheProfileReachAnLlmJudgesRequests) {
+  TempDir dir;
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::string results, labels = "{\"tala_labels\":{\"pick\":\"random\",\"seed\":1}}\n";
+  for (int i = 0; i < 60; ++i) {
+    const double score = u(rng);
+    const std::string n = std::to_string(i);
+    results += "{\"id\":\"r" + n + "\",\"scores\":{\"faithfulness\":" + std::to_string(score) +
+               "},\"inputs\":{\"user_input\":\"When did bakery " + n +
+               " open?\",\"response\":\"Bakery " + n + " opened in 19" + std::to_string(10 + i) +
+               ".\"}}\n";
+    labels += "{\"id\":\"r" + n + "\",\"faithfulness\":" + (score >= 0.9 ? "1" : "0") + "}\n";
+  }
+  const std::string r = dir.Write("results.jsonl", results), l = dir.Write("labels.jsonl", labels);
+  const std::string profile = dir.path() + "/profile.json";
+  auto aligned =
+      RunTala("align " + r + " --labels " + l + " --examples 6 --force -o " + profile + " 2>&1");
+  ASSERT_EQ(aligned.exit_code, 0) << aligned.out;
+  std::ifstream in(profile);
+  const nlohmann::json p = nlohmann::json::parse(in);
+  ASSERT_EQ(p["examples"].size(), 6u) << p.dump();
+  int right = 0;
+  for (const auto& e : p["examples"]) right += e["verdict"] == "right" ? 1 : 0;
+  EXPECT_EQ(right, 3);
+  EXPECT_EQ(p["examples"][0]["metric"], "faithfulness");
+
+  std::string url;
+  auto mock = testing::StartMockJudge({}, &url);
+  const std::string data = dir.Write(
+      "d.jsonl",
+      "{\"id\":\"a\",\"user_input\":\"When did bakery 7 open?\",\"response\":\"Bakery 7 opened "
+      "in 1917.\",\"retrieved_contexts\":[\"Bakery 7 opened in 1917.\"]}\n");
+  const std::string judge = " --judge openai:mock-model --base-url " + url +
+                            " --cache off -m "
+                            "faithfulness -o " +
+                            dir.path() + "/out.jsonl --overwrite";
+  auto tokens = [](const std::string& out) {
+    size_t at = out.find("response_claims@");
+    std::istringstream line(out.substr(at, out.find('\n', at) - at));
+    std::string name;
+    long long calls = 0, hits = 0, prompt = 0;
+    double per_row = 0;
+    line >> name >> calls >> hits >> per_row >> prompt;
+    return prompt;
+  };
+  auto plain = RunTala("eval " + data + judge + " --dry-run 2>&1");
+  auto shown = RunTala("eval " + data + judge + " --judge-profile " + profile + " --dry-run 2>&1");
+  ASSERT_EQ(shown.exit_code, 0) << shown.out;
+  EXPECT_GT(tokens(shown.out), tokens(plain.out) + 100) << plain.out << shown.out;
+  auto run = RunTala("eval " + data + judge + " --judge-profile " + profile + " 2>&1");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("faithfulness"), std::string::npos);
+
+  std::string bad = p.dump();
+  bad.replace(bad.find("\"faithfulness\",\"question\""), 14, "\"no_such_metric\"");
+  const std::string bad_profile = dir.Write("bad.json", bad);
+  auto refused = RunTala("eval " + data + judge + " --judge-profile " + bad_profile + " 2>&1");
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("no_such_metric"), std::string::npos) << refused.out;
+  std::string verdict = p.dump();
+  verdict.replace(verdict.find("\"wrong\""), 7, "\"maybe\"");
+  auto unread = RunTala("eval " + data + judge + " --judge-profile " +
+                        dir.Write("verdict.json", verdict) + " 2>&1");
+  EXPECT_EQ(unread.exit_code, 2) << unread.out;
+  EXPECT_NE(unread.out.find(".verdict"), std::string::npos) << unread.out;
 }
 
 }  // namespace

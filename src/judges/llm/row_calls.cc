@@ -181,6 +181,28 @@ RowCalls::RowCalls(const Sample& sample, RowPlan plan, const CallOptions& option
   }
 }
 
+void RowCalls::ShowExamples(ModelCall& call) const {
+  if (!options_.examples || call.kind == CallKind::kEmbed || !call.question_keys.empty() ||
+      call.messages.size() < 2) {
+    return;
+  }
+  const std::vector<const Example*> picked =
+      options_.examples->For(call.tasks, QuestionText(sample_), sample_.response.value_or(""));
+  if (picked.empty()) return;
+  // Inside the request's JSON, as every text of a row is: an example's words stay data.
+  Request user = Request::parse(call.messages[1].content);
+  Request list = Request::array();
+  for (const Example* e : picked) {
+    list.push_back({{"metric", e->metric},
+                    {"question", e->question},
+                    {"answer", e->answer},
+                    {"people_said", e->right ? "right" : "wrong"}});
+  }
+  user["labelled_examples"] = std::move(list);
+  call.messages[1].content = Encode(user);
+  call.messages[0].content += "\n\n" + GetPrompt("labelled_examples").system;
+}
+
 void RowCalls::TellLanguage(Request& user) const {
   // English rows' requests stay as they were (and their cache keys with them).
   if (!language_.empty()) user["language"] = language_;
@@ -408,7 +430,10 @@ std::vector<ModelCall> RowCalls::TakeReady() {
     stage_ = Stage::kDone;
     if (auto call = EmbedCall()) calls.push_back(std::move(*call));
   }
-  for (ModelCall& call : calls) call.cache_key = cache_key_;
+  for (ModelCall& call : calls) {
+    call.cache_key = cache_key_;
+    ShowExamples(call);
+  }
   outstanding_ = static_cast<int>(calls.size());
   return calls;
 }

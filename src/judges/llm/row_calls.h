@@ -6,6 +6,7 @@
 // call covers every text the row needs embedded. A small state machine: chat calls first, the
 // embeddings call once they are answered. Pure (no I/O); not thread-safe.
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "judges/llm/call_source.h"
+#include "judges/llm/labelled_examples.h"
 #include "judges/llm/model_call.h"
 #include "judges/llm/question_calls.h"
 #include "judges/task_plan.h"
@@ -51,6 +53,10 @@ struct CallOptions {
   double cached_input_ratio = 1.0;
   int64_t cache_min_tokens = 1024;
   bool schema_in_prefix = true;  // OpenAI with structured output: the schema comes first
+  // People's labelled rows (a judge profile's): each task call serving a labelled metric
+  // carries the ones nearest its row in "labelled_examples", and the labelled_examples prompt
+  // after its own. Null: none.
+  std::shared_ptr<const ExampleBank> examples;
 };
 // The input tokens a call is estimated to bill, in uncached-token equivalents (see CallOptions).
 double EstimatedBilledTokens(const ModelCall& call, const CallOptions& options);
@@ -80,6 +86,8 @@ class RowCalls : public CallSource {
   std::vector<ModelCall> ChatCalls() const;
   std::optional<ModelCall> EmbedCall() const;
   void MarkMissing(TaskSet tasks, const std::string& reason);
+  // Adds the labelled examples nearest the row to a task call that serves a labelled metric.
+  void ShowExamples(ModelCall& call) const;
   // Names the row's language in a request for claims or questions, unless it is English.
   void TellLanguage(nlohmann::ordered_json& user) const;
 

@@ -25,8 +25,8 @@ TEST(PromptsTest, NamesAreUnique) {
   std::set<std::string> names;
   for (const Prompt& p : Prompts()) EXPECT_TRUE(names.insert(p.name).second) << p.name;
   // The five task prompts and the combined layout's, eight for the metrics' own questions, two
-  // per NVIDIA rating, and the simulated user's.
-  EXPECT_EQ(names.size(), 23u);
+  // per NVIDIA rating, the simulated user's, and the labelled examples' (appended to others).
+  EXPECT_EQ(names.size(), 24u);
 }
 
 TEST(PromptsTest, EveryPromptTreatsTheRowAsData) {
