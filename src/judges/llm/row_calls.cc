@@ -158,8 +158,9 @@ RowCalls::RowCalls(const Sample& sample, RowPlan plan, const CallOptions& option
   if (const text::Language l = text::DetectRowLanguage(sample); l.code != "en") {
     language_ = text::LanguageName(l.code);
   }
-  // The row's texts, each ended by a byte no text holds, so two rows never share a key by
-  // moving text from one field to the next.
+  // The row's texts with a NUL between fields, so text moved from one field to the next makes
+  // another key. The key only routes a row's calls to one provider cache: a collision costs a
+  // cache miss, nothing else.
   std::string texts = QuestionText(sample) + '\0' + sample.response.value_or("") + '\0' +
                       sample.reference.value_or("");
   for (const std::string& c : Chunks(sample)) texts += '\0' + c;
