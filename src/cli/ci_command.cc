@@ -324,7 +324,8 @@ void AddCiCommand(CLI::App& app, int* exit_code, const EvalOptions& eval_default
       ->check(CLI::Range(1, 100));
   cmd->add_option("--judge-profile", f->judge_profile,
                   "a judge profile from tala align: diagnose with the thresholds fitted to your "
-                  "people's labels");
+                  "people's labels; an LLM judge also sees its labelled examples (tala align "
+                  "--examples)");
   cmd->add_flag("--sequential", f->sequential,
                 "judge the answers in a seeded random order and stop once every gate is decided "
                 "by an anytime-valid confidence sequence (as tala eval --sequential); the rows "

@@ -273,7 +273,8 @@ void AddEvalCommand(CLI::App& app, int* exit_code, const EvalOptions& defaults) 
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--judge-profile", flags->judge_profile,
                   "a judge profile from tala align: each metric diagnosed with the threshold "
-                  "fitted to your people's labels (recorded in the manifest)");
+                  "fitted to your people's labels (recorded in the manifest); an LLM judge also "
+                  "sees the profile's labelled examples nearest each row (tala align --examples)");
   cmd->add_option("--labels", o.labels,
                   "human labels (tala review's labels.jsonl): the summary adds each labelled "
                   "metric's prediction-powered mean, corrected for the judge's bias");
