@@ -516,7 +516,8 @@ int RunServe(ServeFlags& f) {
     f.options.sample_by_tag.emplace_back(item.substr(0, last), share);
   }
   if (!f.judge_profile.empty()) {
-    auto digest = ApplyJudgeProfile(f.judge_profile, f.options.diagnosis_thresholds);
+    auto digest = ApplyJudgeProfile(f.judge_profile, f.options.diagnosis_thresholds,
+                                    &f.options.llm.labelled_examples);
     if (!digest) {
       PrintError("tala serve", digest.error());
       return 2;

@@ -403,6 +403,28 @@ TEST(ServiceTest, AnLlmJudgeScoresThroughTheRuntimeAndItsCallsAreCounted) {
       << text;
 }
 
+// A judge profile's labelled examples reach the LLM judge's calls in production too, as data
+// inside the request (issue 55).
+TEST(ServiceTest, AnLlmJudgeSeesTheProfilesLabelledExamples) {
+  testing::MockJudgeOptions mo;
+  mo.record_requests = true;
+  testing::MockJudgeServer mock(mo);
+  ASSERT_TRUE(mock.Start());
+  TempDir dir;
+  ServeOptions o = MockJudged(mock);
+  o.llm.labelled_examples = {
+      {"faithfulness", "When does the ferry sail?", "It sails at noon from Pier 9.", false}};
+  auto s = Open(dir.path() + "/t.sqlite", o);
+  ASSERT_TRUE(s->Ingest(Rows("m", 2, kGood, kNow - 60), kNow).has_value());
+  EXPECT_EQ(*s->ScorePending(64), 2);
+  int shown = 0;
+  for (const auto& r : mock.requests()) {
+    shown +=
+        r.user.find("\"labelled_examples\":[{\"metric\":\"faithfulness\"") != std::string::npos;
+  }
+  EXPECT_GE(shown, 2);
+}
+
 // Turn rows of a conversation wait until it is quiet, become one row and are judged turn by
 // turn through the LLM runtime: a conversation of n turns costs n turns' calls, never more.
 TEST(ServiceTest, AConversationsTurnsAreJudgedOnceEachThroughTheRuntime) {
