@@ -12,6 +12,7 @@
 
 #include "analysis/judge_agreement.h"
 #include "core/hash.h"
+#include "decide/result_inputs.h"
 #include "io/readers/labels_reader.h"
 #include "io/readers/results_reader.h"
 
@@ -117,13 +118,8 @@ namespace {
 // The question and answer of a results line's "inputs" (a conversation's last turn as the
 // question tala shows), or nullopt when the line has none.
 std::optional<std::pair<std::string, std::string>> InputsOf(const std::string& line) {
-  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-  if (!j.is_object() || !j.contains("inputs") || !j["inputs"].is_object()) return std::nullopt;
-  const nlohmann::json& in = j["inputs"];
-  auto text = [&](const char* key) {
-    return in.contains(key) && in[key].is_string() ? in[key].get<std::string>() : std::string();
-  };
-  std::string question = text("user_input"), answer = text("response");
+  const nlohmann::json in = InputsOfResultLine(line);
+  std::string question = InputText(in, "user_input"), answer = InputText(in, "response");
   if (question.empty() || answer.empty()) return std::nullopt;
   return std::make_pair(question, answer);
 }

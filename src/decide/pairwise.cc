@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/intervals.h"
+#include "decide/result_inputs.h"
 #include "fs/scratch_file.h"
 #include "io/readers/results_reader.h"
 
@@ -62,19 +63,13 @@ Result<std::map<std::string, AnsweredRow>> ReadTexts(const std::string& path,
                         io::ReadResults(path, io::EmptyResults::kError, io::RawLines::kKeep));
   std::map<std::string, AnsweredRow> out;
   for (const io::ResultRow& row : file.rows) {
-    json parsed = json::parse(row.json, nullptr, false);
     AnsweredRow t;
-    if (parsed.is_object() && parsed.contains("inputs")) t.inputs = parsed["inputs"];
+    t.inputs = InputsOfResultLine(row.json);
     t.scores = row.scores;
     if (order != nullptr) order->push_back(row.id);
     out[row.id] = std::move(t);
   }
   return out;
-}
-
-std::string Text(const json& inputs, const char* field) {
-  auto it = inputs.find(field);
-  return it != inputs.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 // The passages both runs retrieved: the base's, then the candidate's it did not have.
@@ -178,14 +173,14 @@ Result<PairwiseReport> ComparePairwise(const PairwiseOptions& o) {
       auto b = base.find(id);
       const json& ci = cand.at(id).inputs;
       if (b == base.end() || !ci.is_object() || !b->second.inputs.is_object() ||
-          Text(ci, "response").empty() || Text(b->second.inputs, "response").empty()) {
+          InputText(ci, "response").empty() || InputText(b->second.inputs, "response").empty()) {
         ++r.unpaired;
         continue;
       }
       const json& bi = b->second.inputs;
       for (bool candidate_first : {false, true}) {
-        const std::string first = Text(candidate_first ? ci : bi, "response");
-        const std::string second = Text(candidate_first ? bi : ci, "response");
+        const std::string first = InputText(candidate_first ? ci : bi, "response");
+        const std::string second = InputText(candidate_first ? bi : ci, "response");
         json row = {{"id", id + (candidate_first ? "~ba" : "~ab")},
                     {"user_input", ci.contains("user_input") ? ci["user_input"] : bi["user_input"]},
                     {"response", json{{"A", first}, {"B", second}}.dump()}};
