@@ -17,6 +17,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/hash.h"
 #include "support/mock_questions.h"
 #include "support/mock_text.h"
 
@@ -384,7 +385,7 @@ struct MockJudgeServer::Impl {
                                           const std::vector<size_t>& breakpoints, bool anthropic) {
     std::lock_guard<std::mutex> lock(mu);
     const int64_t minimum = options.cache_min_tokens;
-    // Hashes of the text's starts at each candidate end, computed in one pass.
+    // The text's starts that may be cached, each known by a hash of its text and length.
     std::vector<size_t> ends;
     if (anthropic) {
       ends = breakpoints;
@@ -392,15 +393,7 @@ struct MockJudgeServer::Impl {
       for (size_t end = 512; end <= text.size(); end += 512) ends.push_back(end);  // 128 tokens
     }
     std::vector<uint64_t> keys;
-    uint64_t h = 1469598103934665603ULL;
-    size_t at = 0;
-    for (size_t end : ends) {
-      for (; at < end && at < text.size(); ++at) {
-        h ^= static_cast<unsigned char>(text[at]);
-        h *= 1099511628211ULL;
-      }
-      keys.push_back(h ^ end);
-    }
+    for (size_t end : ends) keys.push_back(Fnv1a64(std::string_view(text).substr(0, end)) ^ end);
     int64_t read = 0, longest = 0;
     for (size_t i = 0; i < ends.size(); ++i) {
       const int64_t tokens = Tokens(ends[i]);
