@@ -1,28 +1,20 @@
 #include "judges/llm/labelled_examples.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "core/text/tokenize.h"
 
 namespace tala::judges::llm {
 
 namespace {
 
-// The text's words of three letters or more, lower-cased, sorted and unique.
+// The text's words (core's tokens: folded, accents stripped) of three characters or more,
+// sorted and unique.
 std::vector<std::string> WordsOf(const std::string& text) {
   std::vector<std::string> out;
-  std::string word;
-  auto flush = [&] {
-    if (word.size() >= 3) out.push_back(word);
-    word.clear();
-  };
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c >= 0x80) {
-      word += static_cast<char>(std::tolower(c));
-    } else {
-      flush();
-    }
+  for (text::Token& t : text::Tokenize(text)) {
+    if (t.text.size() >= 3) out.push_back(std::move(t.text));
   }
-  flush();
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

@@ -2,8 +2,9 @@
 // Rows people labelled (a judge profile's examples: tala align --examples), and for each call of a
 // row the ones nearest it: an LLM judge sees them beside the row, as data, with the people's
 // verdicts, so its own verdicts lean toward this project's standard (issue 55). Nearest by the
-// words the question and answer share (Jaccard over their words of three letters or more), so the
-// pick is the same on every machine and needs no model. Immutable after construction: thread-safe.
+// words the question and answer share (Jaccard over their words of three characters or more, as
+// core's tokenizer reads them), so the pick is the same on every machine and needs no model.
+// Immutable after construction: thread-safe.
 
 #include <map>
 #include <string>
