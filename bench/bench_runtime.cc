@@ -3,7 +3,8 @@
 // flight, 50 ms of server latency. Prints wall time against the ideal (requests / in-flight x
 // latency), model calls and prompt tokens per sample per prompt and per metric, tala's CPU time
 // per call and peak RSS; then the same rows in per-chunk mode (Ragas' call structure: one
-// chunk-rating call per chunk), and with --layout combined. Usage: bench_runtime [ROWS] [LATENCY_MS] [IN_FLIGHT].
+// chunk-rating call per chunk), and with --layout combined, row-first and auto. Usage:
+// bench_runtime [ROWS] [LATENCY_MS] [IN_FLIGHT].
 
 #include <cstdio>
 #include <cstdlib>
@@ -159,7 +160,7 @@ int main(int argc, char** argv) {
   // A short warm-up, so connections and the mock's threads exist before the timed runs.
   Run(url, in_flight * 2, in_flight, tala::judges::llm::Batching::kBatched, *metrics);
   Result batched = Run(url, rows, in_flight, tala::judges::llm::Batching::kBatched, *metrics);
-  Print("batched (default)", batched, rows, in_flight, latency, *metrics);
+  Print("batched, --layout separate", batched, rows, in_flight, latency, *metrics);
   Result per_chunk = Run(url, rows, in_flight, tala::judges::llm::Batching::kPerChunk, *metrics);
   Print("per-chunk (--batching per-chunk, Ragas' structure for context precision)", per_chunk, rows,
         in_flight, latency, *metrics);
@@ -167,6 +168,14 @@ int main(int argc, char** argv) {
                         tala::judges::llm::Layout::kCombined);
   Print("combined (--layout combined: the claims and chunk ratings in one call)", combined, rows,
         in_flight, latency, *metrics);
+  Result row_first = Run(url, rows, in_flight, tala::judges::llm::Batching::kBatched, *metrics,
+                         tala::judges::llm::Layout::kRowFirst);
+  Print("row-first (--layout row-first: each call starts with the row's data)", row_first, rows,
+        in_flight, latency, *metrics);
+  Result chosen = Run(url, rows, in_flight, tala::judges::llm::Batching::kBatched, *metrics,
+                      tala::judges::llm::Layout::kAuto);
+  Print("auto (the default: per row, the layout estimated to bill least)", chosen, rows, in_flight,
+        latency, *metrics);
   std::printf("\nprompt tokens per sample, batched / per-chunk: %.2f; combined / batched: %.2f\n",
               double(batched.accounting.total.prompt_tokens) /
                   double(per_chunk.accounting.total.prompt_tokens),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""What each judge request layout bills (issue 56): --layout separate, combined and auto, on short
-and on long rows, through a mock whose prompt cache works as the providers' do.
+"""What each judge request layout bills (issue 56): --layout separate, row-first, combined and
+auto, on short and on long rows, through a mock whose prompt cache works as the providers' do.
 
     /usr/bin/python3 bench/prompt_layouts.py [BUILD_DIR]     (default: build)
 
@@ -99,7 +99,7 @@ def main():
                     f.write(json.dumps(r) + "\n")
             for provider in ("openai", "anthropic"):
                 base = None
-                for layout in ("separate", "combined", "auto"):
+                for layout in ("separate", "row-first", "combined", "auto"):
                     requests, prompt, read, written = measure(build, path, provider, layout,
                                                               workdir)
                     if provider == "openai":

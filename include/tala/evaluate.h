@@ -51,9 +51,11 @@ struct LlmOptions {
   int timeout_ms = 120000;           // per request
   int max_retries = 6;               // per call, after the first try
   std::string batching = "batched";  // batched | per-chunk (one chunk-rating call per chunk)
-  // separate | combined (one call returns the claims and chunk verdicts: the chunks sent once) |
-  // auto (per row, the one estimated to bill fewer input tokens, provider cache included)
-  std::string layout = "separate";
+  // auto (per row, the layout estimated to bill the fewest input tokens, provider cache
+  // included) | separate | row-first (the same calls, each starting with the row's data, which
+  // the provider's cache serves to all but the row's first) | combined (one call returns the
+  // claims and chunk verdicts: the chunks sent once)
+  std::string layout = "auto";
   // OpenAI's prompt_cache_key (a row's calls share one): auto sends it to api.openai.com only,
   // since compatible servers may refuse a field they do not know; on | off.
   std::string prompt_cache_key = "auto";

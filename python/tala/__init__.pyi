@@ -106,7 +106,7 @@ def evaluate(
     timeout_ms: int = ...,
     max_retries: int = ...,
     batching: Literal["batched", "per-chunk"] = ...,
-    layout: Literal["separate", "combined", "auto"] = ...,
+    layout: Literal["auto", "separate", "row-first", "combined"] = ...,
     prompt_cache_key: Literal["auto", "on", "off"] = ...,
     questions: int = ...,
     cache: str = ...,

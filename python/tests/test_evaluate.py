@@ -154,11 +154,12 @@ def test_the_mock_judge_over_http(tmp_path):
                                judge="openai:mock-model", base_url=url, cache="off")
         assert result.summary()["faithfulness"]["scored"] == 3
         assert result.judge == "openai:mock-model"
-        # The combined layout (one call for the claims and the chunks) scores the same rows alike.
-        combined = tala.evaluate([ROW] * 3, metrics=["faithfulness", "context_recall"],
-                                 judge="openai:mock-model", base_url=url, cache="off",
-                                 layout="combined")
-        assert [r["scores"] for r in combined.rows] == [r["scores"] for r in result.rows]
+        # Every layout (the default is auto) scores the same rows alike on the mock.
+        for layout in ("separate", "row-first", "combined"):
+            other = tala.evaluate([ROW] * 3, metrics=["faithfulness", "context_recall"],
+                                  judge="openai:mock-model", base_url=url, cache="off",
+                                  layout=layout)
+            assert [r["scores"] for r in other.rows] == [r["scores"] for r in result.rows], layout
         with pytest.raises(ValueError, match="--layout"):
             tala.evaluate([ROW], metrics=["faithfulness"], judge="openai:mock-model",
                           base_url=url, cache="off", layout="sideways")

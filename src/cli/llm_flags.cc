@@ -84,12 +84,15 @@ void AddLlmOptions(CLI::App* cmd, LlmOptions& l, std::string* seed, bool for_met
     cmd->add_option("--layout", l.layout,
                     "how a row's claim and chunk verdicts are asked for: separate (a call for "
                     "the response's claims, the reference's and the chunks' ratings, each with "
-                    "the chunks), combined (one call returns all three: the chunks sent once; "
-                    "its own prompt, checked against the separate calls on the mock only) or "
-                    "auto (per row, the one estimated to bill fewer input tokens, the "
-                    "provider's prompt cache included; tala eval --dry-run shows both)")
+                    "the chunks), row-first (the same calls, each starting with the row's data "
+                    "so a provider's prompt cache serves it to all but the row's first call, "
+                    "sent before the others), combined (one call returns all three: the chunks "
+                    "sent once; its own prompt) or auto (per row, the one estimated to bill the "
+                    "fewest input tokens, the provider's prompt cache included; tala eval "
+                    "--dry-run shows all three). Row-first and combined were checked against "
+                    "separate on the mock only")
         ->capture_default_str()
-        ->check(CLI::IsMember({"separate", "combined", "auto"}))
+        ->check(CLI::IsMember({"auto", "separate", "row-first", "combined"}))
         ->group(g);
     cmd->add_option("--questions", l.questions, "questions generated for response_relevancy")
         ->capture_default_str()

@@ -170,7 +170,8 @@ io::RunManifest MakeManifest(const Run& run, const std::string& judge) {
                   {"batching", o.batching},
                   {"questions", std::to_string(o.questions)},
                   {"structured_output", o.structured_output ? "true" : "false"}};
-    // Recorded only when not the default, so runs made before layouts existed still compare.
+    // Recorded only when not the separate calls, so runs made before layouts existed (or with
+    // --layout separate) compare with each other.
     if (o.layout != "separate") m.settings.emplace_back("layout", o.layout);
   }
   return m;

@@ -124,17 +124,20 @@ Result<LlmSetup> SetUpLlm(const std::string& spec, const LlmOptions& o,
   r.calls.questions = o.questions;
   if (o.layout == "combined") {
     r.calls.layout = judges::llm::Layout::kCombined;
+  } else if (o.layout == "row-first") {
+    r.calls.layout = judges::llm::Layout::kRowFirst;
   } else if (o.layout == "auto") {
     r.calls.layout = judges::llm::Layout::kAuto;
   } else if (o.layout != "separate") {
-    return InvalidArgument("--layout: expected separate, combined or auto, got \"" + o.layout +
-                           "\"");
+    return InvalidArgument("--layout: expected auto, separate, row-first or combined, got \"" +
+                           o.layout + "\"");
   }
   if (r.calls.layout != judges::llm::Layout::kSeparate &&
       r.calls.batching != judges::llm::Batching::kBatched) {
+    // Per-chunk calls each show one chunk: neither one row prefix nor one call holds them all.
     return InvalidArgument("--layout " + o.layout +
-                           ": the combined call rates every chunk at once; it cannot be used "
-                           "with --batching per-chunk");
+                           ": the row-first and combined layouts show every chunk in each call; "
+                           "use --layout separate with --batching per-chunk");
   }
   if (o.cache != "off") {
     std::string warning;
@@ -172,8 +175,12 @@ Result<LlmSetup> SetUpLlm(const std::string& spec, const LlmOptions& o,
   r.calls.schema_in_prefix = openai && chat.structured_output;
   r.calls.cache_min_tokens = !openai && chat.model.find("haiku") != std::string::npos ? 2048 : 1024;
   r.calls.cached_input_ratio = openai ? 0.5 : 0.1;
+  r.calls.cache_write_ratio = openai ? 1.0 : 1.25;
   if (setup.price && setup.price->input > 0 && setup.price->cached_input) {
     r.calls.cached_input_ratio = *setup.price->cached_input / setup.price->input;
+  }
+  if (setup.price && setup.price->input > 0 && setup.price->cache_write) {
+    r.calls.cache_write_ratio = *setup.price->cache_write / setup.price->input;
   }
   // OpenAI's own API takes a prompt_cache_key; compatible servers may refuse a field they do
   // not know, so by default it goes only to api.openai.com.
@@ -275,13 +282,18 @@ std::optional<std::string> LayoutNote(const runtime::Accounting& estimate, const
     auto it = estimate.layout_billed.find(name);
     return it == estimate.layout_billed.end() ? 0.0 : it->second;
   };
-  const double separate = at("separate"), combined = at("combined");
-  if (separate <= 0 || combined <= 0 || separate == combined) return std::nullopt;
+  const double separate = at("separate"), row_first = at("row-first"), combined = at("combined");
+  if (separate <= 0 || (row_first == separate && combined == separate)) return std::nullopt;
+  const judges::llm::Layout used = setup.runtime.calls.layout;
   return fmt::format(
-      "layouts: the chat calls would bill about {:.0f} input tokens with --layout separate and "
-      "{:.0f} with --layout combined ({:.2f}x; provider prompt cache included, cached tokens "
-      "counted at their price); this run uses --layout {}",
-      separate, combined, combined / separate, judges::llm::LayoutName(setup.runtime.calls.layout));
+      "layouts: the chat calls would bill about {:.0f} input tokens with --layout separate, "
+      "{:.0f} with row-first ({:.2f}x) and {:.0f} with combined ({:.2f}x), the provider's prompt "
+      "cache included (cached and written tokens counted at their price); this run uses "
+      "--layout {}{}",
+      separate, row_first, row_first / separate, combined, combined / separate,
+      judges::llm::LayoutName(used),
+      used == judges::llm::Layout::kAuto ? " (for each row, the layout estimated to bill least)"
+                                         : "");
 }
 
 std::optional<std::string> ProviderCacheNote(const runtime::Accounting& estimate,
@@ -305,20 +317,27 @@ std::optional<std::string> ProviderCacheNote(const runtime::Accounting& estimate
     longest = std::max(longest, tokens);
     each += (each.empty() ? "" : ", ") + prompt + " " + std::to_string(tokens);
   }
+  // The row-first layout's start is a row's own data, shared by that row's calls.
+  const std::string row_prefix =
+      estimate.row_prefix_rows == 0
+          ? ""
+          : "; sent first (--layout row-first), a row's own data reaches it in " +
+                std::to_string(estimate.row_prefix_cacheable) + " of " +
+                std::to_string(estimate.row_prefix_rows) + " rows";
   const std::string layout =
       "; --layout " + std::string(judges::llm::LayoutName(setup.runtime.calls.layout)) +
       " (--layout combined sends a row's chunks once, in one call whose start is longer)";
   if (longest < minimum) {
     return "provider prompt cache: none applies: the calls of each prompt share at most " +
            std::to_string(longest) + " tokens at their start (" + each + "), under " + who + "'s " +
-           WithThousands(minimum) +
-           "-token minimum for cached input; every prompt token is estimated at the input "
-           "price" +
+           WithThousands(minimum) + "-token minimum for cached input" + row_prefix +
+           "; every prompt token is estimated at the input price" +
            (setup.runtime.calls.layout == judges::llm::Layout::kSeparate ? layout : "");
   }
   return "provider prompt cache: the calls of a prompt share up to " + std::to_string(longest) +
          " tokens at their start (" + each + "), which " + who +
-         " may serve from its prompt cache at the cached price; this estimate bills every "
+         " may serve from its prompt cache at the cached price" + row_prefix +
+         "; this estimate bills every "
          "prompt token at the input price, so the run may cost less";
 }
 
@@ -373,20 +392,31 @@ void EstimateRow(const Sample& sample, const judges::RowPlan& plan, runtime::Jud
   };
   const int64_t response = static_cast<int64_t>(sample.response.value_or("").size()) / 4;
   const int64_t reference = static_cast<int64_t>(sample.reference.value_or("").size()) / 4;
-  // What either layout would bill for this row, whichever the run uses.
-  for (judges::llm::Layout layout :
-       {judges::llm::Layout::kSeparate, judges::llm::Layout::kCombined}) {
-    judges::llm::CallOptions options = setup.runtime.calls;
-    options.layout = layout;
-    if (options.batching != judges::llm::Batching::kBatched) continue;
-    judges::llm::RowCalls alternative(sample, plan, options);
-    double& billed = estimate.layout_billed[judges::llm::LayoutName(layout)];
-    for (const judges::llm::ModelCall& call : alternative.TakeReady()) {
-      if (call.kind != judges::llm::CallKind::kEmbed)
-        billed += EstimatedBilledTokens(call, options);
+  // What each layout would bill for this row, whichever the run uses.
+  if (setup.runtime.calls.batching == judges::llm::Batching::kBatched) {
+    for (judges::llm::Layout layout :
+         {judges::llm::Layout::kSeparate, judges::llm::Layout::kRowFirst,
+          judges::llm::Layout::kCombined}) {
+      judges::llm::CallOptions options = setup.runtime.calls;
+      options.layout = layout;
+      judges::llm::RowCalls alternative(sample, plan, options);
+      std::vector<judges::llm::ModelCall> chat;
+      for (judges::llm::ModelCall& call : alternative.FirstCalls()) {
+        if (call.kind != judges::llm::CallKind::kEmbed) chat.push_back(std::move(call));
+      }
+      estimate.layout_billed[judges::llm::LayoutName(layout)] +=
+          judges::llm::EstimatedRowBilledTokens(chat, options);
+      if (layout == judges::llm::Layout::kRowFirst && !chat.empty() && chat.front().row_first) {
+        const auto& m = chat.front().messages;
+        ++estimate.row_prefix_rows;
+        if (static_cast<int64_t>(m[0].content.size() + m[1].content.size()) / 4 >=
+            options.cache_min_tokens) {
+          ++estimate.row_prefix_cacheable;
+        }
+      }
     }
   }
-  for (const judges::llm::ModelCall& call : calls.TakeReady()) {
+  for (const judges::llm::ModelCall& call : calls.FirstCalls()) {
     const int64_t prompt = EstimatePromptTokens(call, setup);
     // Replies restate each claim plus a few tokens of verdict; chunk ratings are ~12 tokens.
     int64_t completion = 30;

@@ -40,9 +40,13 @@ struct Accounting {
   // joined in order): what a provider's prompt cache could serve them from.
   std::map<std::string, std::string> shared_start;
   std::map<std::string, std::string> shared_schema;  // per prompt: the first call's reply schema
-  // --dry-run: the chat calls' input tokens each layout would bill ("separate", "combined"), in
-  // uncached-token equivalents with the provider's prompt cache (judges/llm/row_calls.h).
+  // --dry-run: the chat calls' input tokens each layout would bill ("separate", "row-first",
+  // "combined"), in uncached-token equivalents with the provider's prompt cache
+  // (judges/llm/row_calls.h).
   std::map<std::string, double> layout_billed;
+  // --dry-run: rows whose calls could share their row's data as a start (--layout row-first),
+  // and of them those whose start reaches the provider's minimum for cached input.
+  int64_t row_prefix_rows = 0, row_prefix_cacheable = 0;
   std::map<TaskSet, CallCounts> by_tasks;
   // Calls for the metrics' own questions, by the questions' keys joined with '\n'.
   std::map<std::string, CallCounts> by_questions;

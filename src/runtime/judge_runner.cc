@@ -246,8 +246,9 @@ void JudgeRunner::Send(std::unique_ptr<Pending> p) {
   judges::http::HttpRequest request =
       p->call.kind == CallKind::kEmbed
           ? judges::http::BuildEmbeddingsRequest(*backends_.embeddings, p->call.inputs)
-          : impl_->provider->BuildChat(backends_.chat, p->messages, p->call.schema,
-                                       {p->call.choices, p->call.logprobs, p->call.cache_key});
+          : impl_->provider->BuildChat(
+                backends_.chat, p->messages, p->call.schema,
+                {p->call.choices, p->call.logprobs, p->call.cache_key, p->call.row_first});
   CallCounts c;
   c.requests = 1;
   CountsFor(*p).Add(c);

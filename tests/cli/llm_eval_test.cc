@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -104,9 +105,10 @@ TEST_F(LlmEvalTest, ScoresWritesAManifestAndAccountsForEveryCall) {
   StartMock();
   std::string data = dir_.Write("d.jsonl", Dataset(12));
   std::string out = dir_.path() + "/r.jsonl";
-  CommandOutput r = RunTala(
-      "eval " + Eval(data, out,
-                     "--metrics faithfulness,context_precision,context_recall,response_relevancy"));
+  // The separate calls (4 chat + 1 embeddings a row); the default layout is tested below.
+  CommandOutput r = RunTala("eval " + Eval(data, out,
+                                           "--metrics faithfulness,context_precision,context_"
+                                           "recall,response_relevancy --layout separate"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("judge: openai:mock-model"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("requests 60 (retries 0, repairs 0), failed calls 0"), std::string::npos)
@@ -233,7 +235,7 @@ TEST_F(LlmEvalTest, DryRunEstimatesWithoutCallingOrWriting) {
   StartMock();
   std::string data = dir_.Write("d.jsonl", Dataset(10));
   std::string out = dir_.path() + "/never.jsonl";
-  CommandOutput r = RunTala("eval " + Eval(data, out, "--dry-run"));
+  CommandOutput r = RunTala("eval " + Eval(data, out, "--dry-run --layout separate"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("dry run"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("estimated calls"), std::string::npos) << r.out;
@@ -245,8 +247,8 @@ TEST_F(LlmEvalTest, DryRunEstimatesWithoutCallingOrWriting) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("under OpenAI's 1,024-token minimum"), std::string::npos) << r.out;
-  RunTala("eval " + Eval(data, out, ""));  // warm the cache
-  CommandOutput again = RunTala("eval " + Eval(data, out, "--dry-run --json"));
+  RunTala("eval " + Eval(data, out, "--layout separate"));  // warm the cache
+  CommandOutput again = RunTala("eval " + Eval(data, out, "--dry-run --json --layout separate"));
   EXPECT_NE(again.out.find("\"estimated\":true"), std::string::npos) << again.out;
   EXPECT_NE(again.out.find("\"rate_chunks@2\":{\"calls\":0,\"cache_hits\":10,"), std::string::npos)
       << "cached calls are predicted: " << again.out;
@@ -305,7 +307,7 @@ TEST_F(LlmEvalTest, TheCombinedLayoutScoresAsTheSeparateCallsWithHalfTheChatCall
   std::string a = dir_.path() + "/a.jsonl", b = dir_.path() + "/b.jsonl";
   const std::string core =
       "--metrics faithfulness,context_precision,context_recall,response_relevancy --cache off";
-  CommandOutput separate = RunTala("eval " + Eval(data, a, core));
+  CommandOutput separate = RunTala("eval " + Eval(data, a, core + " --layout separate"));
   ASSERT_EQ(separate.exit_code, 0) << separate.out;
   CommandOutput combined = RunTala("eval " + Eval(data, b, core + " --layout combined"));
   ASSERT_EQ(combined.exit_code, 0) << combined.out;
@@ -343,7 +345,69 @@ TEST_F(LlmEvalTest, TheCombinedLayoutScoresAsTheSeparateCallsWithHalfTheChatCall
   std::string config = dir_.Write("tala.toml", "layout = \"sideways\"\n");
   CommandOutput bad = RunTala("eval " + Eval(data, c, core + " --config " + config));
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.out.find("expected separate, combined or auto"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("expected auto, separate, row-first or combined"), std::string::npos)
+      << bad.out;
+}
+
+// Issue 56: --layout row-first on rows whose data passes the provider's 1,024-token minimum. The
+// mock's prompt cache works as Anthropic's does (it reads only up to the blocks tala marks), so
+// every call after a row's first reads the row's data from it: the siblings wait for the first.
+// The separate calls' starts (their instructions) are under the minimum: nothing is read. Scores
+// are the same; the default (auto) is recorded in the manifest, the separate calls are not.
+TEST_F(LlmEvalTest, RowFirstCallsReadTheRowsDataFromTheProviderCache) {
+  StartMock({"--prefix-cache", "1024"});
+  std::string rows;
+  for (int i = 0; i < 6; ++i) {
+    std::string n = std::to_string(i), filler;
+    for (int k = 0; k < 30; ++k)
+      filler += "The river bank " + n + " holds sediment layer " + std::to_string(k) + ". ";
+    rows += "{\"id\":\"q" + n + "\",\"user_input\":\"When was bridge " + n +
+            " opened?\",\"response\":\"Bridge " + n + " opened in 1931.\",\"reference\":\"Bridge " +
+            n + " opened in 1931.\",\"retrieved_contexts\":[\"Bridge " + n +
+            " opened in 1931.\",\"" + filler + "\",\"" + filler + "\",\"" + filler + "\"]}\n";
+  }
+  std::string data = dir_.Write("long.jsonl", rows);
+  const std::string core =
+      " --metrics faithfulness,context_precision,context_recall --cache off --json";
+  auto run = [&](const std::string& out, const std::string& layout) {
+    CommandOutput r = RunTala("eval " + data + " --judge anthropic:claude-sonnet-4-5 --base-url " +
+                              url_ + " -o " + dir_.path() + "/" + out + " --no-progress" + core +
+                              layout + " 2>/dev/null");
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  };
+  nlohmann::json separate = run("s.jsonl", " --layout separate");
+  nlohmann::json row_first = run("f.jsonl", " --layout row-first");
+  ASSERT_TRUE(separate.is_object() && row_first.is_object());
+  EXPECT_EQ(separate["accounting"]["total"]["requests"], 18);
+  EXPECT_EQ(row_first["accounting"]["total"]["requests"], 18);
+  EXPECT_EQ(separate["accounting"]["total"]["cache_read_tokens"], 0);
+  // Two of each row's three calls read the row's start.
+  const int64_t read = row_first["accounting"]["total"]["cache_read_tokens"].get<int64_t>();
+  EXPECT_GT(read, 2 * 6 * 1024) << row_first.dump();
+  EXPECT_EQ(separate["metrics"], row_first["metrics"]);
+  auto scores = [](const std::string& text) {
+    std::vector<std::string> out;
+    for (const std::string& row : RowLines(text)) {
+      size_t at = row.find("\"scores\":");
+      out.push_back(row.substr(at, row.find('}', at) - at));
+    }
+    return out;
+  };
+  EXPECT_EQ(scores(dir_.Read("s.jsonl")), scores(dir_.Read("f.jsonl")));
+  EXPECT_NE(Lines(dir_.Read("f.jsonl")).front().find("\"layout\":\"row-first\""),
+            std::string::npos);
+  EXPECT_EQ(Lines(dir_.Read("s.jsonl")).front().find("\"layout\""), std::string::npos);
+  nlohmann::json chosen = run("a.jsonl", "");
+  EXPECT_NE(Lines(dir_.Read("a.jsonl")).front().find("\"layout\":\"auto\""), std::string::npos);
+  EXPECT_EQ(scores(dir_.Read("s.jsonl")), scores(dir_.Read("a.jsonl")));
+  // The dry run compares the three layouts and says how many rows' data reach the minimum.
+  CommandOutput dry =
+      RunTala("eval " + data + " --judge anthropic:claude-sonnet-4-5 --base-url " + url_ + " -o " +
+              dir_.path() + "/d.jsonl --dry-run" + core.substr(0, core.size() - 7) + " 2>&1");
+  EXPECT_NE(dry.out.find("with row-first ("), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("a row's own data reaches it in 6 of 6 rows"), std::string::npos)
+      << dry.out;
 }
 
 TEST_F(LlmEvalTest, Issue16_TheMockJudgeListensOnTheGivenPort) {

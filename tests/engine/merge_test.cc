@@ -189,6 +189,10 @@ TEST_F(MergeTest, LlmJudgeAccountingAndFailedRowsMerge) {
   o.llm.cache = "off";
   o.llm.max_retries = 0;
   o.llm.max_in_flight = 8;  // within the mock's 16 threads, which keep-alive connections hold
+  // The separate calls: each serves one of these metrics. A call two metrics share (the
+  // combined layout's) is split between them from the run's totals, so shards' splits can each
+  // round the odd token the other way: equal within a token per shard, not to the digit.
+  o.llm.layout = "separate";
   RunSummary s = ExpectSameAsSingle(o, {3, ShardBy::kHash});
   EXPECT_TRUE(s.accounting.used);
   EXPECT_GT(s.accounting.total.calls, 0);

@@ -174,6 +174,21 @@ std::optional<json> RowVerdicts(const std::string& user) {
   return reply;
 }
 
+// The row-first layout's request: the row's data as a JSON object, then the task's instructions
+// ending in a line that is the task's settings as a JSON object. Read as the one object the
+// separate layout sends; nullopt when the parts are not of that shape.
+std::optional<std::string> RowFirstRequest(const std::vector<std::string>& parts) {
+  if (parts.size() < 2) return std::nullopt;
+  json row = json::parse(parts.front(), nullptr, false);
+  const std::string& task = parts.back();
+  const size_t line = task.rfind('\n');
+  json settings =
+      json::parse(line == std::string::npos ? task : task.substr(line + 1), nullptr, false);
+  if (!row.is_object() || !settings.is_object()) return std::nullopt;
+  for (auto& [key, value] : settings.items()) row[key] = value;
+  return row.dump();
+}
+
 std::string TaskOf(const Request& r) {
   if (r.questions > 0) return "generate_questions";
   if (Wants(r, "supported_by") || Wants(r, "correct")) return "response_claims";
@@ -443,13 +458,29 @@ struct MockJudgeServer::Impl {
         prompt_chars += cached_text.size();
       }
       if (body.contains("system")) system = text_of(body["system"], true);
+      // The request's user texts before any answer (a repair comes after one): each message,
+      // or each block of an Anthropic message.
+      std::vector<std::string> parts;
+      bool answered = false;
       for (const auto& m : body.value("messages", json::array())) {
         if (!m.is_object()) continue;
         std::string role = m.value("role", "");
-        std::string content = text_of(m.contains("content") ? m["content"] : json(), true);
-        if (role == "system") system = content;
-        if (role == "user" && user.empty()) user = content;  // the request, not a repair
+        const json content = m.contains("content") ? m["content"] : json();
+        std::string text = text_of(content, true);
+        if (role == "system") system = text;
+        if (role == "assistant") answered = true;
+        if (role != "user" || answered) continue;
+        if (content.is_array()) {
+          for (const json& block : content) {
+            if (block.is_object() && block.contains("text") && block["text"].is_string()) {
+              parts.push_back(block["text"].get<std::string>());
+            }
+          }
+        } else {
+          parts.push_back(text);
+        }
       }
+      user = parts.empty() ? "" : RowFirstRequest(parts).value_or(parts.front());
       if (body.contains("prompt_cache_key") && body["prompt_cache_key"].is_string()) {
         cache_key = body["prompt_cache_key"].get<std::string>();
       }

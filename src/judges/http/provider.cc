@@ -110,7 +110,11 @@ class OpenAiChat : public ChatProvider {
     if (s.prompt_cache_key && !extras.cache_key.empty()) {
       body["prompt_cache_key"] = extras.cache_key;
     }
-    if (s.structured_output && !schema.empty()) {
+    if (s.structured_output && extras.row_first) {
+      // A schema would be read before the messages and differ by task: JSON mode keeps the
+      // row's start shared, and the instructions give the reply's shape.
+      body["response_format"] = {{"type", "json_object"}};
+    } else if (s.structured_output && !schema.empty()) {
       body["response_format"] = {
           {"type", "json_schema"},
           {"json_schema",
@@ -180,6 +184,18 @@ class AnthropicMessages : public ChatProvider {
     for (const auto& m : messages) {
       if (m.role == "system") {
         system += (system.empty() ? "" : "\n\n") + m.content;
+        continue;
+      }
+      json block = {{"type", "text"}, {"text", m.content}};
+      // The row-first layout's row data: the row's calls share the prompt up to here.
+      if (m.cache_break) block["cache_control"] = {{"type", "ephemeral"}};
+      // Messages alternate roles: two user messages in a row become blocks of one.
+      if (!list.empty() && list.back()["role"] == m.role) {
+        json& content = list.back()["content"];
+        if (content.is_string()) content = json::array({{{"type", "text"}, {"text", content}}});
+        content.push_back(std::move(block));
+      } else if (m.cache_break) {
+        list.push_back({{"role", m.role}, {"content", json::array({std::move(block)})}});
       } else {
         list.push_back({{"role", m.role}, {"content", m.content}});
       }

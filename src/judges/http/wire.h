@@ -58,6 +58,9 @@ struct ChatExtras {
   int choices = 1;
   bool logprobs = false;
   std::string cache_key;  // the row's key (ModelCall::cache_key); sent as prompt_cache_key
+  // ModelCall::row_first: no schema goes first (OpenAI gets JSON mode instead), so the row's
+  // calls share their start.
+  bool row_first = false;
 };
 
 struct ChatReply {

@@ -40,6 +40,9 @@ const char* CallKindName(CallKind kind);
 struct ChatMessage {
   std::string role;  // "system" | "user"
   std::string content;
+  // The provider's prompt cache may keep the prompt up to the end of this message (the
+  // row-first layout's row data): Anthropic gets a cache_control breakpoint there.
+  bool cache_break = false;
 };
 
 struct ModelCall {
@@ -54,6 +57,11 @@ struct ModelCall {
   // A row's calls share this key (a digest of the row's texts): OpenAI's prompt_cache_key, so
   // they reach the same prompt cache. Not part of what the model sees, nor of tala's cache key.
   std::string cache_key;
+  // The row-first layout: messages[0] is the frame every such call shares and messages[1] the
+  // row's data, the same for each of the row's calls, so a provider's cache serves that prefix
+  // to all but the first; the task's instructions and settings come after it. No schema is sent
+  // first (it would differ by task and come before the prefix); the instructions give the shape.
+  bool row_first = false;
   std::vector<std::string> inputs;  // kEmbed: the texts
   // The metrics' own questions this call answers (their keys), and which of their answers:
   std::vector<std::string> question_keys;

@@ -1,8 +1,10 @@
 #include "judges/llm/row_calls.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/hash.h"
 #include "core/text/language.h"
@@ -116,6 +118,8 @@ const char* LayoutName(Layout layout) {
   switch (layout) {
     case Layout::kSeparate:
       return "separate";
+    case Layout::kRowFirst:
+      return "row-first";
     case Layout::kCombined:
       return "combined";
     case Layout::kAuto:
@@ -236,7 +240,7 @@ std::optional<ModelCall> RowCalls::CombinedCall() const {
   const bool response_claims = (tasks_ & kResponseClaimTasks) != 0;
   const bool reference_claims = (tasks_ & kReferenceClaimTasks) != 0;
   const bool rate_chunks = (tasks_ & kChunkTasks) != 0 && n > 0;
-  if (options_.layout == Layout::kSeparate || options_.batching != Batching::kBatched ||
+  if (options_.batching != Batching::kBatched ||
       response_claims + reference_claims + rate_chunks < 2) {
     return std::nullopt;
   }
@@ -296,17 +300,119 @@ double EstimatedBilledTokens(const ModelCall& call, const CallOptions& options) 
   return fixed_tokens + rest;
 }
 
-std::vector<ModelCall> RowCalls::ChunkReadingCalls() const {
-  std::optional<ModelCall> combined = CombinedCall();
-  if (!combined) return SeparateChunkReadingCalls();
-  if (options_.layout == Layout::kAuto) {
-    std::vector<ModelCall> separate = SeparateChunkReadingCalls();
-    double billed = 0;
-    for (const ModelCall& call : separate) billed += EstimatedBilledTokens(call, options_);
-    // A tie keeps the separate calls, whose prompts are the ones checked on real models.
-    if (billed <= EstimatedBilledTokens(*combined, options_)) return separate;
+double EstimatedRowBilledTokens(const std::vector<ModelCall>& calls, const CallOptions& options) {
+  double billed = 0;
+  bool prefix_warm = false;
+  for (const ModelCall& call : calls) {
+    if (!call.row_first || call.messages.size() < 3) {
+      billed += EstimatedBilledTokens(call, options);
+      continue;
+    }
+    // The frame and the row's data: written to the cache by the row's first call, read from it
+    // by the others, once long enough to be cached at all.
+    const double prefix =
+        static_cast<double>(call.messages[0].content.size() + call.messages[1].content.size()) / 4;
+    double rest = 0;
+    for (size_t i = 2; i < call.messages.size(); ++i) {
+      rest += static_cast<double>(call.messages[i].content.size()) / 4;
+    }
+    const bool cached = prefix >= static_cast<double>(options.cache_min_tokens);
+    billed += rest + prefix * (!cached       ? 1.0
+                               : prefix_warm ? options.cached_input_ratio
+                                             : options.cache_write_ratio);
+    prefix_warm = true;
   }
-  return {std::move(*combined)};
+  return billed;
+}
+
+std::optional<std::vector<ModelCall>> RowCalls::RowFirstCalls(
+    std::vector<ModelCall> separate) const {
+  const auto& chunks = Chunks(sample_);
+  if (options_.batching != Batching::kBatched || chunks.empty()) return std::nullopt;
+  // The row's data: the texts any chunk-reading call shows, in the order the prompts describe.
+  static constexpr const char* kTexts[] = {"question", "answer", "reference", "contexts"};
+  std::vector<Request> requests(separate.size());
+  std::set<std::string> shown;
+  int readers = 0;
+  for (size_t i = 0; i < separate.size(); ++i) {
+    const ModelCall& call = separate[i];
+    if (call.kind == CallKind::kEmbed || call.messages.size() != 2 || !call.question_keys.empty()) {
+      continue;
+    }
+    requests[i] = Request::parse(call.messages[1].content);
+    if (!requests[i].contains("contexts")) continue;
+    // Chunks rated in slices (past the budget) would not share one row prefix.
+    if (requests[i]["contexts"].size() != chunks.size()) return std::nullopt;
+    ++readers;
+    for (const char* key : kTexts) {
+      if (requests[i].contains(key)) shown.insert(key);
+    }
+  }
+  if (readers < 2) return std::nullopt;
+  Request row = Request::object();
+  const int n = static_cast<int>(chunks.size());
+  if (shown.count("question")) row["question"] = QuestionText(sample_);
+  if (shown.count("answer")) row["answer"] = sample_.response.value_or("");
+  if (shown.count("reference")) row["reference"] = sample_.reference.value_or("");
+  row["contexts"] = Contexts(chunks, 0, n);
+  const std::string row_text = Encode(row);
+  const std::string& frame = GetPrompt("row_first").system;
+  for (size_t i = 0; i < separate.size(); ++i) {
+    ModelCall& call = separate[i];
+    if (!requests[i].is_object() || !requests[i].contains("contexts")) continue;
+    // What is left of the request once the row's texts are taken out: the task's settings.
+    Request settings = Request::object();
+    for (auto& [key, value] : requests[i].items()) {
+      if (std::find(std::begin(kTexts), std::end(kTexts), key) == std::end(kTexts)) {
+        settings[key] = value;
+      }
+    }
+    std::string instructions = std::move(call.messages[0].content);
+    call.messages = {{"system", frame},
+                     {"user", row_text, /*cache_break=*/true},
+                     {"user", instructions + "\n\nThis task's settings:\n" + Encode(settings)}};
+    call.schema.clear();
+    call.row_first = true;
+  }
+  return separate;
+}
+
+std::vector<ModelCall> RowCalls::FirstCallsAs(Layout layout) const {
+  std::vector<ModelCall> calls = ChatCalls(layout);
+  for (ModelCall& call : calls) {
+    call.cache_key = cache_key_;
+    ShowExamples(call);
+  }
+  if (layout == Layout::kRowFirst) {
+    if (auto row_first = RowFirstCalls(calls)) return std::move(*row_first);
+  }
+  return calls;
+}
+
+Layout RowCalls::ChosenLayout() const {
+  if (options_.layout != Layout::kAuto) return options_.layout;
+  // A tie keeps the earlier layout: the separate calls are the ones checked on real models, and
+  // the row-first calls ask what they ask.
+  Layout best = Layout::kSeparate;
+  double least = EstimatedRowBilledTokens(FirstCallsAs(Layout::kSeparate), options_);
+  for (Layout layout : {Layout::kRowFirst, Layout::kCombined}) {
+    const double billed = EstimatedRowBilledTokens(FirstCallsAs(layout), options_);
+    if (billed < least) {
+      least = billed;
+      best = layout;
+    }
+  }
+  return best;
+}
+
+std::vector<ModelCall> RowCalls::FirstCalls() const {
+  std::vector<ModelCall> calls = FirstCallsAs(ChosenLayout());
+  Verdicts scratch = verdicts_;
+  for (ModelCall& call : questions_.FirstCalls(scratch)) {
+    call.cache_key = cache_key_;
+    calls.push_back(std::move(call));
+  }
+  return calls;
 }
 
 std::vector<ModelCall> RowCalls::SeparateChunkReadingCalls() const {
@@ -371,13 +477,20 @@ std::vector<ModelCall> RowCalls::SeparateChunkReadingCalls() const {
   return calls;
 }
 
-std::vector<ModelCall> RowCalls::ChatCalls() const {
+std::vector<ModelCall> RowCalls::ChatCalls(Layout layout) const {
   const Sample& s = sample_;
   const auto& chunks = Chunks(s);
   const int n = static_cast<int>(chunks.size());
   const std::string answer = s.response.value_or("");
   const std::string reference = s.reference.value_or("");
-  std::vector<ModelCall> calls = ChunkReadingCalls();
+  std::optional<ModelCall> combined =
+      layout == Layout::kCombined ? CombinedCall() : std::optional<ModelCall>();
+  std::vector<ModelCall> calls;
+  if (combined) {
+    calls.push_back(std::move(*combined));
+  } else {
+    calls = SeparateChunkReadingCalls();
+  }
   if (Contains(tasks_, JudgeTask::kGenerateQuestions)) {
     Request user = {{"questions_wanted", options_.questions}, {"answer", answer}};
     TellLanguage(user);
@@ -416,11 +529,28 @@ std::optional<ModelCall> RowCalls::EmbedCall() const {
 }
 
 std::vector<ModelCall> RowCalls::TakeReady() {
+  if (!held_.empty() && !awaiting_prefix_) {
+    std::vector<ModelCall> siblings = std::move(held_);
+    held_.clear();
+    outstanding_ += static_cast<int>(siblings.size());
+    return siblings;
+  }
   if (outstanding_ > 0) return {};
   std::vector<ModelCall> calls;
   if (stage_ == Stage::kChat) {
-    calls = ChatCalls();
-    for (ModelCall& call : questions_.FirstCalls(verdicts_)) calls.push_back(std::move(call));
+    for (ModelCall& call : FirstCallsAs(ChosenLayout())) {
+      // A row-first call after the first waits for it, so it finds the row's prefix cached.
+      if (call.row_first && awaiting_prefix_) {
+        held_.push_back(std::move(call));
+        continue;
+      }
+      awaiting_prefix_ = awaiting_prefix_ || call.row_first;
+      calls.push_back(std::move(call));
+    }
+    for (ModelCall& call : questions_.FirstCalls(verdicts_)) {
+      call.cache_key = cache_key_;
+      calls.push_back(std::move(call));
+    }
     stage_ = Stage::kFollowUp;
     if (calls.empty()) return TakeReady();
   } else if (stage_ == Stage::kFollowUp) {
@@ -431,10 +561,7 @@ std::vector<ModelCall> RowCalls::TakeReady() {
     stage_ = Stage::kDone;
     if (auto call = EmbedCall()) calls.push_back(std::move(*call));
   }
-  for (ModelCall& call : calls) {
-    call.cache_key = cache_key_;
-    ShowExamples(call);
-  }
+  for (ModelCall& call : calls) call.cache_key = cache_key_;
   outstanding_ = static_cast<int>(calls.size());
   return calls;
 }
@@ -479,6 +606,7 @@ Status RowCalls::AcceptChat(const ModelCall& call, std::string_view reply) {
       TALA_RETURN_IF_ERROR(questions_.Accept(call, reply, verdicts_));
       break;
   }
+  if (call.row_first) awaiting_prefix_ = false;
   --outstanding_;
   return OkStatus();
 }
@@ -591,6 +719,7 @@ void RowCalls::MarkMissing(TaskSet tasks, const std::string& reason) {
 }
 
 void RowCalls::Fail(const ModelCall& call, const std::string& reason) {
+  if (call.row_first) awaiting_prefix_ = false;
   if (!call.question_keys.empty()) {
     questions_.Fail(call, reason, verdicts_);
     --outstanding_;

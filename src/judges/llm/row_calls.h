@@ -31,13 +31,16 @@ enum class Batching {
 
 // How a row's verdicts are asked for (issue 56). Separate: a call for the response's claims,
 // one for the reference's, one for the chunks' ratings, each with the chunks it needs (the
-// chunks go out up to three times). Combined: one call returns all three lists as parts of one
-// reply (row_verdicts), so the chunks go out once; it changes what the model sees, so it has a
-// prompt of its own. Chosen per run ("auto" is resolved before the run: engine/llm_setup.h).
+// chunks go out up to three times). Row-first: the same calls, but each begins with the same
+// frame and the row's whole data (ModelCall::row_first), so a provider's prompt cache serves
+// that start to every call after the row's first, which is sent alone before its siblings.
+// Combined: one call returns all three lists as parts of one reply (row_verdicts), so the
+// chunks go out once; it changes what the model is asked, so it has a prompt of its own.
 enum class Layout {
   kSeparate,
+  kRowFirst,
   kCombined,
-  kAuto,  // per row, whichever of the two the estimate below bills less
+  kAuto,  // per row, whichever of the three the estimate below bills least
 };
 const char* LayoutName(Layout layout);
 
@@ -52,6 +55,8 @@ struct CallOptions {
   // cache_min_tokens (the provider's minimum for its prompt cache).
   double cached_input_ratio = 1.0;
   int64_t cache_min_tokens = 1024;
+  // What writing a start to the cache costs, in input-price units (Anthropic: 1.25; OpenAI: 1).
+  double cache_write_ratio = 1.0;
   bool schema_in_prefix = true;  // OpenAI with structured output: the schema comes first
   // People's labelled rows (a judge profile's): each task call serving a labelled metric
   // carries the ones nearest its row in "labelled_examples", and the labelled_examples prompt
@@ -60,6 +65,9 @@ struct CallOptions {
 };
 // The input tokens a call is estimated to bill, in uncached-token equivalents (see CallOptions).
 double EstimatedBilledTokens(const ModelCall& call, const CallOptions& options);
+// The same for a row's first calls together: a row-first call after the row's first one finds
+// the row's prefix in the provider's cache (once it reaches the minimum).
+double EstimatedRowBilledTokens(const std::vector<ModelCall>& calls, const CallOptions& options);
 
 class RowCalls : public CallSource {
  public:
@@ -68,6 +76,9 @@ class RowCalls : public CallSource {
   // The calls that may be sent now; each call is handed out once. Empty while earlier calls are
   // outstanding, and once done().
   std::vector<ModelCall> TakeReady() override;
+  // The row's first calls as its layout has them (the ones TakeReady hands out first, and the
+  // row-first siblings it holds back until the first is answered), for estimates. No state.
+  std::vector<ModelCall> FirstCalls() const;
   // A chat call's reply text. kBadReply naming what is wrong (not JSON, a missing field, the
   // wrong number of chunks); the verdicts are unchanged then, so the call may be retried.
   Status AcceptChat(const ModelCall& call, std::string_view reply) override;
@@ -83,7 +94,14 @@ class RowCalls : public CallSource {
 
  private:
   enum class Stage { kChat, kFollowUp, kEmbed, kDone };
-  std::vector<ModelCall> ChatCalls() const;
+  // The first stage's calls under `layout` (not kAuto), with their row key and examples.
+  std::vector<ModelCall> FirstCallsAs(Layout layout) const;
+  // The options' layout, or for kAuto the one whose calls the estimate bills least for this row.
+  Layout ChosenLayout() const;
+  std::vector<ModelCall> ChatCalls(Layout layout) const;
+  // The row-first layout's calls made of the separate ones that read the chunks; nullopt when
+  // fewer than two of them do, or the chunks are past the one-call budget.
+  std::optional<std::vector<ModelCall>> RowFirstCalls(std::vector<ModelCall> separate) const;
   std::optional<ModelCall> EmbedCall() const;
   void MarkMissing(TaskSet tasks, const std::string& reason);
   // Adds the labelled examples nearest the row to a task call that serves a labelled metric.
@@ -106,9 +124,11 @@ class RowCalls : public CallSource {
   // The combined call, when the layout asks for it and the row needs two or more of the
   // chunk-reading calls; nullopt otherwise (the separate calls are made).
   std::optional<ModelCall> CombinedCall() const;
-  // The response-claims, reference-claims and chunk-rating calls, as the layout has them.
-  std::vector<ModelCall> ChunkReadingCalls() const;
   std::vector<ModelCall> SeparateChunkReadingCalls() const;
+  // Row-first siblings held back until the row's first row-first call is answered, so they find
+  // its prefix in the provider's cache.
+  std::vector<ModelCall> held_;
+  bool awaiting_prefix_ = false;
 
   // kRateChunks replies may arrive in parts (per chunk or per budget slice).
   std::vector<std::optional<bool>> for_reference_, for_response_;

@@ -107,6 +107,36 @@ TEST(AnthropicMessagesTest, PutsTheSystemPromptApartAndUsesItsHeaders) {
   EXPECT_TRUE(body.contains("max_tokens"));
 }
 
+// The row-first layout (issue 56): the row's data ends the start the row's calls share. Anthropic
+// gets a breakpoint there, the task as a second block of the same user turn (roles alternate),
+// and a repair exchange after it as before; OpenAI gets JSON mode, no schema ahead of the start.
+TEST(AnthropicMessagesTest, RowFirstMarksTheRowsDataAndJoinsTheTaskToItsTurn) {
+  ModelSettings s = OpenAi();
+  s.provider = "anthropic";
+  std::vector<llm::ChatMessage> messages = {{"system", "FRAME"},
+                                            {"user", "{\"question\":\"Q\"}", true},
+                                            {"user", "TASK\n{}"},
+                                            {"assistant", "not json"},
+                                            {"user", "REPAIR"}};
+  json body = json::parse(
+      (*MakeChatProvider("anthropic"))->BuildChat(s, messages, "{}", {.row_first = true}).body);
+  ASSERT_EQ(body["messages"].size(), 3u);
+  const json& turn = body["messages"][0];
+  EXPECT_EQ(turn["role"], "user");
+  ASSERT_EQ(turn["content"].size(), 2u);
+  EXPECT_EQ(turn["content"][0]["text"], "{\"question\":\"Q\"}");
+  EXPECT_EQ(turn["content"][0]["cache_control"]["type"], "ephemeral");
+  EXPECT_EQ(turn["content"][1]["text"], "TASK\n{}");
+  EXPECT_FALSE(turn["content"][1].contains("cache_control"));
+  EXPECT_EQ(body["messages"][1]["role"], "assistant");
+  EXPECT_EQ(body["messages"][2]["content"], "REPAIR");
+  json openai = json::parse(
+      (*MakeChatProvider("openai"))->BuildChat(OpenAi(), messages, "{}", {.row_first = true}).body);
+  EXPECT_EQ(openai["response_format"], json({{"type", "json_object"}}));
+  ASSERT_EQ(openai["messages"].size(), 5u);
+  EXPECT_EQ(openai["messages"][1]["content"], "{\"question\":\"Q\"}");
+}
+
 TEST(AnthropicMessagesTest, ParsesTextBlocksAndMapsMaxTokensToLength) {
   HttpResponse r{200,
                  R"({"content":[{"type":"text","text":"{\"x\":"},{"type":"text","text":"1}"}],

@@ -24,9 +24,10 @@ TEST(PromptsTest, EveryChatCallKindHasAVersionedPrompt) {
 TEST(PromptsTest, NamesAreUnique) {
   std::set<std::string> names;
   for (const Prompt& p : Prompts()) EXPECT_TRUE(names.insert(p.name).second) << p.name;
-  // The five task prompts and the combined layout's, eight for the metrics' own questions, two
-  // per NVIDIA rating, the simulated user's, and the labelled examples' (appended to others).
-  EXPECT_EQ(names.size(), 24u);
+  // The five task prompts, the combined layout's and the row-first layout's frame, eight for the
+  // metrics' own questions, two per NVIDIA rating, the simulated user's, and the labelled
+  // examples' (appended to others).
+  EXPECT_EQ(names.size(), 25u);
 }
 
 TEST(PromptsTest, EveryPromptTreatsTheRowAsData) {
