@@ -74,5 +74,42 @@ int main(int argc, char** argv) {
         "median %d, 90th percentile %d (of %d)\n",
         needed.size(), undecided, needed[needed.size() / 2], needed[needed.size() * 9 / 10], rows);
   }
+  // 4-5. tala compare --pairwise --sequential: a pair is a win (1), tie (0.5) or loss (0), looked
+  // at after each batch of 8 pairs. Nothing changed (wins and losses alike, win rate 0.5) with a
+  // --min-win-rate gate at 0.5: any decision is wrong. A clear improvement (35% wins, 10% losses:
+  // win rate 0.625) against the same gate: pairs judged until PASS.
+  auto pairwise = [&](double win, double loss, std::vector<int>* at_pass) {
+    int wrong = 0;
+    for (int r = 0; r < runs; ++r) {
+      ConfidenceSequence cs(0.05);
+      for (int i = 1; i <= rows; ++i) {
+        const double x = u(rng);
+        cs.Add(x < win ? 1.0 : x < win + loss ? 0.0 : 0.5);
+        if (i % 8 != 0 && i != rows) continue;
+        if (cs.lower() >= 0.5 && at_pass != nullptr) {
+          at_pass->push_back(i);
+          break;
+        }
+        if (cs.lower() > 0.5 || cs.upper() < 0.5) {
+          ++wrong;
+          break;
+        }
+      }
+    }
+    return wrong;
+  };
+  const int wrong_pairwise = pairwise(0.15, 0.15, nullptr);
+  std::vector<int> at_pass;
+  const int wrong_improved = pairwise(0.35, 0.10, &at_pass);
+  std::sort(at_pass.begin(), at_pass.end());
+  std::printf("pairwise, nothing changed, --min-win-rate 0.5: wrong decisions %d (%.1f%%)\n",
+              wrong_pairwise, 100.0 * wrong_pairwise / runs);
+  if (!at_pass.empty()) {
+    std::printf(
+        "pairwise, win rate 0.625, --min-win-rate 0.5: decided PASS in %zu runs (wrong FAIL %d); "
+        "pairs judged median %d, 90th percentile %d (of %d)\n",
+        at_pass.size(), wrong_improved, at_pass[at_pass.size() / 2],
+        at_pass[at_pass.size() * 9 / 10], rows);
+  }
   return 0;
 }

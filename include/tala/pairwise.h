@@ -24,6 +24,17 @@ struct PairwiseOptions {
   EvalOptions eval;
   // Offline: two readings closer than this are a tie.
   double tie_margin = 0.05;
+  // --sequential (LLM judges): pairs judged in a seeded random order, a batch at a time, until
+  // an anytime-valid confidence sequence on the win rate decides the gate (min_win_rate) or is
+  // narrower than target_width; the pairs left are not judged. Needs a gate or a width.
+  struct Sequential {
+    bool on = false;
+    double alpha = 0.05;
+    uint64_t seed = 42;        // of the order
+    double min_win_rate = -1;  // < 0: no gate
+    double target_width = 0;   // > 0: stop once the interval is this narrow
+    int batch_pairs = 0;       // pairs judged between looks; 0: the judge's max in flight
+  } sequential;
 };
 
 struct PairwiseRow {
@@ -44,6 +55,17 @@ struct PairwiseReport {
   std::vector<PairwiseRow> rows;  // every pair, in the candidate's order
   std::vector<std::string> notes;
   int64_t judge_calls = 0;
+  // --sequential: how it ended. `decided` when the confidence sequence decided the gate (before
+  // every pair was judged, or at the last one), `passed` its verdict; `narrow` when it stopped
+  // on the width instead (a gate it did not decide is read from the pairs judged).
+  struct Stop {
+    bool gated = false;  // a --min-win-rate gate was given
+    bool decided = false, passed = false, narrow = false;
+    double low = 0, high = 1;  // the confidence sequence's interval at the stop
+    int64_t pairs_total = 0;   // pairs both runs answered
+    std::vector<std::string> not_judged;
+  };
+  std::optional<Stop> sequential;
 };
 
 // kInvalidArgument for an unknown judge, or an offline criterion whose metric neither file

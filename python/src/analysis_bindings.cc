@@ -295,16 +295,24 @@ void BindAnalyses(py::module_& m) {
   m.def(
       "compare_pairwise",
       [](const std::string& base, const std::string& candidate, const std::string& criterion,
-         const py::dict& eval) {
+         const py::dict& eval, bool sequential, double min_win_rate, double target_width,
+         double alpha, uint64_t order_seed) {
         PairwiseOptions o;
         o.base = base;
         o.candidate = candidate;
         o.criterion = criterion;
         o.eval = ToOptions(eval);
+        o.sequential = {.on = sequential,
+                        .alpha = alpha,
+                        .seed = order_seed,
+                        .min_win_rate = min_win_rate,
+                        .target_width = target_width};
         auto r = Unlocked<PairwiseReport>([&] { return ComparePairwise(o); });
         return Answer(r, r ? py::cast(PairwiseJson(*r)) : py::object(py::none()));
       },
-      py::arg("base"), py::arg("candidate"), py::arg("criterion"), py::arg("eval"));
+      py::arg("base"), py::arg("candidate"), py::arg("criterion"), py::arg("eval"),
+      py::arg("sequential") = false, py::arg("min_win_rate") = -1.0, py::arg("target_width") = 0.0,
+      py::arg("alpha") = 0.05, py::arg("order_seed") = 42);
   m.def(
       "calibrate",
       [](const std::string& file, const std::string& human, const std::string& judge,

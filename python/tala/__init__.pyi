@@ -198,7 +198,9 @@ def compare(base: Result | PathLike, candidate: Result | PathLike, top: int = ..
 @overload
 def compare(base: Result | PathLike, candidate: Result | PathLike, top: int = ...,
             allow_version_mismatch: bool = ..., *, pairwise: Literal[True],
-            criterion: str = ..., judge: str = ..., **judge_options: Any) -> dict[str, Any]: ...
+            criterion: str = ..., judge: str = ..., sequential: bool = ...,
+            min_win_rate: float | None = ..., target_width: float = ..., alpha: float = ...,
+            order_seed: int = ..., **judge_options: Any) -> dict[str, Any]: ...
 class Alignment(dict[str, Any]): ...
 def align(results: Result | PathLike, labels: PathLike, metrics: str | Sequence[str] | None = ...,
           out: PathLike | None = ..., force: bool = ..., folds: int = ...,

@@ -43,7 +43,8 @@ class Comparison(_Report):
 
 
 def compare(base, candidate, top=3, allow_version_mismatch=False, pairwise=False,
-            criterion="grounded", judge="offline", **judge_options):
+            criterion="grounded", judge="offline", sequential=False, min_win_rate=None,
+            target_width=0.0, alpha=0.05, order_seed=42, **judge_options):
     """Pairs two runs (Results or results files) row by row by id: per metric the mean
     difference (candidate − base) with a paired-bootstrap 95% interval, a permutation p-value, a
     direction-aware verdict (better, worse, no detectable change) and the rows that moved most.
@@ -54,14 +55,23 @@ def compare(base, candidate, top=3, allow_version_mismatch=False, pairwise=False
     ``criterion`` (grounded, relevant, complete, or your own words), judged by ``judge`` (an LLM
     judge sees both answers, twice with the order swapped; the offline judge compares its
     readings), with tala.evaluate's ``judge_options`` (base_url=, cache=, ...). Returns a dict:
-    wins, ties, losses, win_rate, ci, position_bias, rows."""
+    wins, ties, losses, win_rate, ci, position_bias, rows.
+
+    ``sequential=True`` (with pairwise and an LLM judge, as `--sequential`): the pairs are judged
+    in an ``order_seed``-ed random order until an anytime-valid interval on the win rate at
+    ``alpha`` decides ``min_win_rate`` (or is ``target_width`` narrow); the dict's
+    ``sequential`` says how it ended (decided, passed, anytime_ci, pairs_judged, not_judged)."""
+    if sequential and not pairwise:
+        raise TypeError("tala.compare: sequential=True needs pairwise=True")
     if pairwise:
         from ._evaluate import OPTIONS
         unknown = sorted(set(judge_options) - OPTIONS)
         if unknown:
             raise TypeError(f"tala.compare got unknown options {', '.join(unknown)}")
         return json.loads(_value(_tala.compare_pairwise(
-            _path_of(base), _path_of(candidate), criterion, dict(judge_options, judge=judge))))
+            _path_of(base), _path_of(candidate), criterion, dict(judge_options, judge=judge),
+            bool(sequential), -1.0 if min_win_rate is None else float(min_win_rate),
+            float(target_width), float(alpha), int(order_seed))))
     if judge_options:
         raise TypeError(f"tala.compare takes {', '.join(sorted(judge_options))} only with "
                         "pairwise=True")

@@ -314,6 +314,25 @@ def test_compare_pairwise_with_the_offline_judge(tmp_path):
     assert verdict["position_bias"] is None
     with pytest.raises(TypeError, match="only with pairwise=True"):
         tala.compare(base, cand, base_url="http://127.0.0.1:1")
+    # --sequential from Python, against the mock LLM judge: a gate far above the candidate's win
+    # rate fails before every pair is judged; the pairs left are listed.
+    mock = subprocess.Popen([os.path.join(BINARY, "tala-mock-judge")], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        url = mock.stdout.readline().strip()
+        stop = tala.compare(base, cand, pairwise=True, judge="openai:mock-model", base_url=url,
+                            cache="off", max_in_flight=8, sequential=True, min_win_rate=0.95)
+        assert stop["sequential"]["decided"] and stop["sequential"]["passed"] is False
+        assert stop["sequential"]["pairs_judged"] + len(stop["sequential"]["not_judged"]) == 12
+        assert stop["sequential"]["pairs_judged"] < 12
+        with pytest.raises(ValueError, match="--min-win-rate"):
+            tala.compare(base, cand, pairwise=True, judge="openai:mock-model", base_url=url,
+                         cache="off", sequential=True)
+    finally:
+        mock.terminate()
+        mock.wait()
+    with pytest.raises(TypeError, match="needs pairwise=True"):
+        tala.compare(base, cand, sequential=True)
 
 
 def _labelled(tmp_path, shuffle):

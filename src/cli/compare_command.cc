@@ -23,6 +23,7 @@ struct CompareFlags {
 int RunPairwise(CompareFlags f) {
   f.pair.base = f.options.base;
   f.pair.candidate = f.options.candidate;
+  f.pair.sequential.min_win_rate = f.min_win_rate;
   auto report = ComparePairwise(f.pair);
   if (!report) {
     PrintError("tala compare", report.error());
@@ -30,8 +31,17 @@ int RunPairwise(CompareFlags f) {
   }
   std::string out = f.json ? PairwiseJson(*report) : FormatPairwise(*report);
   if (f.min_win_rate >= 0) {
-    const bool pass = report->win_rate >= f.min_win_rate;
-    if (!f.json) {
+    // A sequential run that decided the gate stands by that decision; one that could not judged
+    // every pair, and reads the gate as a full run does.
+    const bool decided = report->sequential && report->sequential->decided;
+    const bool pass = decided ? report->sequential->passed : report->win_rate >= f.min_win_rate;
+    if (!f.json && decided) {
+      out += fmt::format(
+          "{}  win rate >= {:.3f}: the anytime-valid interval [{:.3f}, {:.3f}] "
+          "after {} pairs is {} it\n",
+          pass ? "PASS" : "FAIL", f.min_win_rate, report->sequential->low, report->sequential->high,
+          report->pairs, pass ? "above" : "below");
+    } else if (!f.json) {
       out += fmt::format("{}  win rate >= {:.3f}: {:.3f} over {} pairs\n", pass ? "PASS" : "FAIL",
                          f.min_win_rate, report->win_rate, report->pairs);
     }
@@ -43,6 +53,13 @@ int RunPairwise(CompareFlags f) {
 }
 
 int RunCompare(const CompareFlags& f) {
+  if (f.pair.sequential.on && !f.pairwise) {
+    std::fprintf(stderr,
+                 "tala compare: --sequential judges pairs until a gate is decided: it needs "
+                 "--pairwise (to stop judging rows once a gate is decided, use tala eval or tala "
+                 "ci --sequential)\n");
+    return 2;
+  }
   if (f.pairwise) return RunPairwise(f);
   if (f.min_win_rate >= 0) {
     std::fprintf(stderr, "tala compare: --min-win-rate gates a --pairwise comparison\n");
@@ -84,7 +101,8 @@ void AddCompareCommand(CLI::App& app, int* exit_code, const EvalOptions& default
   cmd->footer(
       "Examples:\n"
       "  tala compare main.jsonl branch.jsonl\n"
-      "  tala compare main.jsonl branch.jsonl --pairwise --judge openai:gpt-4o-mini");
+      "  tala compare a.jsonl b.jsonl --pairwise --judge openai:gpt-4o-mini --sequential "
+      "--min-win-rate 0.5");
   cmd->add_option("BASE", f->options.base, "results file of the baseline run")->required();
   cmd->add_option("CANDIDATE", f->options.candidate, "results file of the candidate run")
       ->required();
@@ -115,6 +133,22 @@ void AddCompareCommand(CLI::App& app, int* exit_code, const EvalOptions& default
                   "with --pairwise: exit 1 when the candidate's win rate (ties count half) is "
                   "below this")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--sequential", f->pair.sequential.on,
+                "with --pairwise and an LLM judge: judge the pairs in a seeded random order, a "
+                "batch at a time, and stop once an anytime-valid confidence sequence on the win "
+                "rate decides --min-win-rate (or is narrower than --target-width); the pairs left "
+                "are listed as not judged. A gate it cannot decide is read from every pair, as "
+                "without it");
+  cmd->add_option("--target-width", f->pair.sequential.target_width,
+                  "with --sequential: also stop once the win rate's interval is this narrow")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--alpha", f->pair.sequential.alpha,
+                  "with --sequential: the chance of a wrong decision allowed")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 0.5));
+  cmd->add_option("--order-seed", f->pair.sequential.seed,
+                  "with --sequential: the seed of the order the pairs are judged in")
+      ->capture_default_str();
   cmd->callback([f, exit_code] { *exit_code = RunCompare(*f); });
 }
 

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 
+#include "analysis/confidence_sequence.h"
 #include "analysis/intervals.h"
 #include "decide/result_inputs.h"
 #include "fs/scratch_file.h"
@@ -156,6 +158,124 @@ Result<PairwiseReport> FromReadings(const PairwiseOptions& o,
                     "answers side by side; an LLM judge does, both orders)");
   return r;
 }
+
+// Across the judged batches: pairs whose two orders both chose a side, and of them those that
+// chose the same position both times.
+struct PositionCount {
+  int64_t decided_both = 0, same_position = 0;
+};
+
+// Judges the pairs `ids` (each answered by both runs) with the LLM judge, each twice, the base
+// shown first (~ab) and the candidate first (~ba); appends a verdict row per pair to r.rows. A
+// pair the judge failed on in either order counts as unpaired.
+Status JudgePairs(const PairwiseOptions& o, const std::map<std::string, AnsweredRow>& base,
+                  const std::map<std::string, AnsweredRow>& cand,
+                  const std::vector<std::string>& ids, PairwiseReport& r, PositionCount& count) {
+  std::string rows;
+  for (const std::string& id : ids) {
+    const json& ci = cand.at(id).inputs;
+    const json& bi = base.at(id).inputs;
+    for (bool candidate_first : {false, true}) {
+      const std::string first = InputText(candidate_first ? ci : bi, "response");
+      const std::string second = InputText(candidate_first ? bi : ci, "response");
+      json row = {{"id", id + (candidate_first ? "~ba" : "~ab")},
+                  {"user_input", ci.contains("user_input") ? ci["user_input"] : bi["user_input"]},
+                  {"response", json{{"A", first}, {"B", second}}.dump()}};
+      json passages = Passages(bi, ci);
+      if (!passages.empty()) row["retrieved_contexts"] = passages;
+      if (ci.contains("reference")) row["reference"] = ci["reference"];
+      rows += row.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    }
+  }
+  TALA_ASSIGN_OR_RETURN(fs::ScratchFile dataset, fs::ScratchFile::Create("pairwise", rows));
+  // The judge's results go in a file of their own, removed with it.
+  TALA_ASSIGN_OR_RETURN(fs::ScratchFile results, fs::ScratchFile::Create("pairwise-results", ""));
+  EvalOptions eval = o.eval;
+  eval.dataset = dataset.path();
+  eval.format = "jsonl";
+  eval.out = results.path();
+  eval.overwrite = true;
+  eval.resume = false;
+  eval.on_error = OnError::kSkip;
+  eval.labels.clear();
+  eval.sequential = {};
+  UserMetricDef def;
+  def.name = "pairwise";
+  def.prompt = Definition(o.criterion);
+  def.output = UserMetricDef::Output::kDiscrete;
+  def.values = {"A", "tie", "B"};
+  def.where = "tala compare --pairwise";
+  eval.user_metrics = {def};
+  eval.metrics = "pairwise";
+  TALA_ASSIGN_OR_RETURN(RunSummary summary, Evaluate(eval));
+  r.judge_calls += summary.accounting.total.calls;
+  TALA_ASSIGN_OR_RETURN(io::ResultsFile judged, io::ReadResults(results.path()));
+  std::map<std::string, int> choice;
+  for (const io::ResultRow& row : judged.rows) {
+    auto it = row.scores.find("pairwise");
+    if (it != row.scores.end() && it->second) choice[row.id] = static_cast<int>(*it->second);
+  }
+  for (const std::string& id : ids) {
+    auto ab = choice.find(id + "~ab"), ba = choice.find(id + "~ba");
+    if (ab == choice.end() || ba == choice.end()) {
+      ++r.unpaired;  // the judge failed on one order: no verdict for the pair
+      continue;
+    }
+    const std::string first = ForCandidate(ab->second, /*candidate_is_a=*/false);
+    const std::string second = ForCandidate(ba->second, /*candidate_is_a=*/true);
+    if (ab->second != 1 && ba->second != 1) {
+      ++count.decided_both;
+      count.same_position += ab->second == ba->second;
+    }
+    const std::string verdict = first == second && first == "better"  ? "win"
+                                : first == second && first == "worse" ? "loss"
+                                                                      : "tie";
+    r.rows.push_back({id, verdict, first, second});
+  }
+  return OkStatus();
+}
+
+double PairValue(const PairwiseRow& row) {
+  return row.verdict == "win" ? 1.0 : row.verdict == "tie" ? 0.5 : 0.0;
+}
+
+// --sequential: the pairs in a seeded random order, a batch at a time, until the confidence
+// sequence on the win rate decides the gate or is narrow enough; the rest are not judged.
+Status JudgeSequentially(const PairwiseOptions& o, const std::map<std::string, AnsweredRow>& base,
+                         const std::map<std::string, AnsweredRow>& cand,
+                         std::vector<std::string> ids, PairwiseReport& r, PositionCount& count) {
+  const PairwiseOptions::Sequential& q = o.sequential;
+  PairwiseReport::Stop stop;
+  stop.pairs_total = static_cast<int64_t>(ids.size());
+  stop.gated = q.min_win_rate >= 0;
+  std::mt19937_64 rng(q.seed);
+  std::shuffle(ids.begin(), ids.end(), rng);
+  analysis::ConfidenceSequence cs(q.alpha);
+  // Two calls a pair: a batch fills the judge's slots.
+  const size_t batch = q.batch_pairs > 0
+                           ? static_cast<size_t>(q.batch_pairs)
+                           : static_cast<size_t>(std::max(4, o.eval.llm.max_in_flight / 2));
+  size_t next = 0;
+  while (next < ids.size() && !stop.decided && !stop.narrow) {
+    const size_t end = std::min(ids.size(), next + batch);
+    const size_t before = r.rows.size();
+    TALA_RETURN_IF_ERROR(JudgePairs(
+        o, base, cand, std::vector<std::string>(ids.begin() + next, ids.begin() + end), r, count));
+    next = end;
+    for (size_t i = before; i < r.rows.size(); ++i) cs.Add(PairValue(r.rows[i]));
+    if (stop.gated && cs.lower() >= q.min_win_rate) {
+      stop.decided = stop.passed = true;
+    } else if (stop.gated && cs.upper() < q.min_win_rate) {
+      stop.decided = true;
+    }
+    stop.narrow = q.target_width > 0 && cs.count() > 0 && cs.upper() - cs.lower() <= q.target_width;
+  }
+  stop.low = cs.lower();
+  stop.high = cs.upper();
+  stop.not_judged.assign(ids.begin() + next, ids.end());
+  r.sequential = std::move(stop);
+  return OkStatus();
+}
 }  // namespace
 
 Result<PairwiseReport> ComparePairwise(const PairwiseOptions& o) {
@@ -163,11 +283,19 @@ Result<PairwiseReport> ComparePairwise(const PairwiseOptions& o) {
   TALA_ASSIGN_OR_RETURN(auto base, ReadTexts(o.base, nullptr));
   TALA_ASSIGN_OR_RETURN(auto cand, ReadTexts(o.candidate, &order));
   PairwiseReport r;
-  if (o.eval.judge == "offline" && !o.eval.custom_judge) {
+  const bool offline = o.eval.judge == "offline" && !o.eval.custom_judge;
+  if (o.sequential.on && o.sequential.min_win_rate < 0 && !(o.sequential.target_width > 0)) {
+    return InvalidArgument(
+        "--sequential stops once a gate is decided: give --min-win-rate W or --target-width W");
+  }
+  if (offline) {
     TALA_ASSIGN_OR_RETURN(r, FromReadings(o, base, cand, order));
+    if (o.sequential.on) {
+      r.notes.push_back(
+          "--sequential: the offline judge compares readings already in the files and makes no "
+          "calls, so every pair was compared");
+    }
   } else {
-    // Each pair twice, the base shown first (~ab) and the candidate first (~ba).
-    std::string rows;
     std::vector<std::string> paired;
     for (const std::string& id : order) {
       auto b = base.find(id);
@@ -177,68 +305,23 @@ Result<PairwiseReport> ComparePairwise(const PairwiseOptions& o) {
         ++r.unpaired;
         continue;
       }
-      const json& bi = b->second.inputs;
-      for (bool candidate_first : {false, true}) {
-        const std::string first = InputText(candidate_first ? ci : bi, "response");
-        const std::string second = InputText(candidate_first ? bi : ci, "response");
-        json row = {{"id", id + (candidate_first ? "~ba" : "~ab")},
-                    {"user_input", ci.contains("user_input") ? ci["user_input"] : bi["user_input"]},
-                    {"response", json{{"A", first}, {"B", second}}.dump()}};
-        json passages = Passages(bi, ci);
-        if (!passages.empty()) row["retrieved_contexts"] = passages;
-        if (ci.contains("reference")) row["reference"] = ci["reference"];
-        rows += row.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-      }
       paired.push_back(id);
     }
     if (paired.empty()) return InvalidArgument("--pairwise: no row was answered by both runs");
-    TALA_ASSIGN_OR_RETURN(fs::ScratchFile dataset, fs::ScratchFile::Create("pairwise", rows));
-    // The judge's results go in a file of their own, removed with it.
-    TALA_ASSIGN_OR_RETURN(fs::ScratchFile results, fs::ScratchFile::Create("pairwise-results", ""));
-    EvalOptions eval = o.eval;
-    eval.dataset = dataset.path();
-    eval.format = "jsonl";
-    eval.out = results.path();
-    eval.overwrite = true;
-    eval.resume = false;
-    eval.on_error = OnError::kSkip;
-    eval.labels.clear();
-    eval.sequential = {};
-    UserMetricDef def;
-    def.name = "pairwise";
-    def.prompt = Definition(o.criterion);
-    def.output = UserMetricDef::Output::kDiscrete;
-    def.values = {"A", "tie", "B"};
-    def.where = "tala compare --pairwise";
-    eval.user_metrics = {def};
-    eval.metrics = "pairwise";
-    TALA_ASSIGN_OR_RETURN(RunSummary summary, Evaluate(eval));
-    r.judge_calls = summary.accounting.total.calls;
-    TALA_ASSIGN_OR_RETURN(io::ResultsFile judged, io::ReadResults(results.path()));
-    std::map<std::string, int> choice;
-    for (const io::ResultRow& row : judged.rows) {
-      auto it = row.scores.find("pairwise");
-      if (it != row.scores.end() && it->second) choice[row.id] = static_cast<int>(*it->second);
+    PositionCount count;
+    if (o.sequential.on) {
+      TALA_RETURN_IF_ERROR(JudgeSequentially(o, base, cand, paired, r, count));
+      // Listed in the candidate's order, as a full run lists them.
+      std::map<std::string, size_t> at;
+      for (size_t i = 0; i < order.size(); ++i) at.emplace(order[i], i);
+      std::sort(r.rows.begin(), r.rows.end(),
+                [&](const PairwiseRow& a, const PairwiseRow& b) { return at[a.id] < at[b.id]; });
+    } else {
+      TALA_RETURN_IF_ERROR(JudgePairs(o, base, cand, paired, r, count));
     }
-    int64_t decided_both = 0, same_position = 0;
-    for (const std::string& id : paired) {
-      auto ab = choice.find(id + "~ab"), ba = choice.find(id + "~ba");
-      if (ab == choice.end() || ba == choice.end()) {
-        ++r.unpaired;  // the judge failed on one order: no verdict for the pair
-        continue;
-      }
-      const std::string first = ForCandidate(ab->second, /*candidate_is_a=*/false);
-      const std::string second = ForCandidate(ba->second, /*candidate_is_a=*/true);
-      if (ab->second != 1 && ba->second != 1) {
-        ++decided_both;
-        same_position += ab->second == ba->second;
-      }
-      const std::string verdict = first == second && first == "better"  ? "win"
-                                  : first == second && first == "worse" ? "loss"
-                                                                        : "tie";
-      r.rows.push_back({id, verdict, first, second});
-    }
-    r.position_bias = decided_both > 0 ? static_cast<double>(same_position) / decided_both : 0.0;
+    r.position_bias = count.decided_both > 0
+                          ? static_cast<double>(count.same_position) / count.decided_both
+                          : 0.0;
     r.notes.push_back(
         "each pair judged twice, the base's answer shown first and then the candidate's; a "
         "verdict that changes with the order is a tie");
@@ -274,6 +357,24 @@ std::string FormatPairwise(const PairwiseReport& r) {
     if (!ids.empty())
       out += fmt::format("  {}: {}\n", kind == std::string("win") ? "wins" : "losses", ids);
   }
+  if (r.sequential) {
+    const PairwiseReport::Stop& q = *r.sequential;
+    const int64_t judged = q.pairs_total - static_cast<int64_t>(q.not_judged.size());
+    const std::string interval =
+        fmt::format("anytime-valid win-rate interval [{:.3f}, {:.3f}]", q.low, q.high);
+    if (q.decided || q.narrow) {
+      out += fmt::format(
+          "sequential: {} after {} of {} pairs ({}); {} pairs not judged, {} judge "
+          "calls saved\n",
+          q.decided ? "the gate decided" : "the interval reached the asked width", judged,
+          q.pairs_total, interval, q.not_judged.size(), 2 * q.not_judged.size());
+    } else {
+      out += fmt::format(
+          "sequential: not decided: every one of the {} pairs was judged ({}); a "
+          "gate reads the full run's win rate\n",
+          q.pairs_total, interval);
+    }
+  }
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
   return out;
 }
@@ -291,6 +392,17 @@ std::string PairwiseJson(const PairwiseReport& r) {
         {{"id", row.id}, {"verdict", row.verdict}, {"first", row.first}, {"second", row.second}});
   }
   out["rows"] = std::move(rows);
+  if (r.sequential) {
+    const PairwiseReport::Stop& q = *r.sequential;
+    out["sequential"] = {
+        {"decided", q.decided},
+        {"narrow", q.narrow},
+        {"passed", q.decided && q.gated ? json(q.passed) : json()},
+        {"anytime_ci", {q.low, q.high}},
+        {"pairs_judged", q.pairs_total - static_cast<int64_t>(q.not_judged.size())},
+        {"pairs_total", q.pairs_total},
+        {"not_judged", q.not_judged}};
+  }
   return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

@@ -48,7 +48,8 @@ class PairwiseTest : public ::testing::Test {
   }
   // tala compare --pairwise with the mock as an OpenAI judge (set up by a tala.toml the
   // environment names; no cache, so each mock answers for itself).
-  json WithMock(const std::vector<std::string>& mock_flags) {
+  json WithMock(const std::vector<std::string>& mock_flags, const std::string& flags = "",
+                int exit_code = 0) {
     std::string url;
     auto mock = tala::testing::StartMockJudge(mock_flags, &url);
     const std::string toml =
@@ -56,9 +57,9 @@ class PairwiseTest : public ::testing::Test {
     ::setenv("TALA_CONFIG", toml.c_str(), 1);
     ::setenv("OPENAI_API_KEY", "test-key", 1);
     auto r = RunTala("compare " + base_ + " " + cand_ +
-                     " --pairwise --judge openai:mock-model --json 2>&1");
+                     " --pairwise --judge openai:mock-model --json " + flags + " 2>&1");
     ::unsetenv("TALA_CONFIG");
-    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(r.exit_code, exit_code) << r.out;
     return json::parse(r.out);
   }
   TempDir dir_;
@@ -84,6 +85,38 @@ TEST_F(PairwiseTest, AnUnbiasedJudgeFollowsTheAnswersAndABiasedOneIsCaughtBySwap
   EXPECT_EQ(biased["ties"], 40);
   EXPECT_EQ(biased["position_bias"], 1.0);
   EXPECT_EQ(biased["win_rate"], 0.5);
+}
+
+// Issue 56 item 4: --sequential judges the pairs in a seeded order, a batch at a time, and stops
+// once the anytime-valid interval decides the gate. The candidate ties 36 pairs and loses 4 (win
+// rate 0.45): a gate at 0.9 fails after a few batches, with the pairs left listed and their calls
+// saved; a gate at the run's own win rate cannot be decided, so every pair is judged and the
+// gate reads the full run's rate. Without a gate or a width there is nothing to stop on.
+TEST_F(PairwiseTest, SequentialStopsJudgingOnceTheWinRateGateIsDecided) {
+  json failed = WithMock({}, "--sequential --min-win-rate 0.9", 1);
+  ASSERT_TRUE(failed.contains("sequential")) << failed.dump();
+  const json& q = failed["sequential"];
+  EXPECT_TRUE(q["decided"]);
+  EXPECT_EQ(q["passed"], false);
+  EXPECT_LT(q["pairs_judged"].get<int>(), 40);
+  EXPECT_EQ(q["pairs_judged"].get<size_t>() + q["not_judged"].size(), 40u);
+  EXPECT_EQ(failed["pairs"], q["pairs_judged"]);
+  EXPECT_EQ(failed["judge_calls"], 2 * q["pairs_judged"].get<int>());
+  EXPECT_LT(q["anytime_ci"][1].get<double>(), 0.9);
+  json again = WithMock({}, "--sequential --min-win-rate 0.9", 1);
+  EXPECT_EQ(again["sequential"]["not_judged"], q["not_judged"]) << "the order is seeded";
+  json open = WithMock({}, "--sequential --min-win-rate 0.45", 0);
+  EXPECT_FALSE(open["sequential"]["decided"]);
+  EXPECT_TRUE(open["sequential"]["passed"].is_null());
+  EXPECT_EQ(open["pairs"], 40);
+  EXPECT_EQ(open["losses"], 4);
+  auto r = RunTala("compare " + base_ + " " + cand_ +
+                   " --pairwise --judge openai:mock-model --sequential 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("--min-win-rate W or --target-width W"), std::string::npos) << r.out;
+  r = RunTala("compare " + base_ + " " + cand_ + " --sequential --min-win-rate 0.5 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("needs --pairwise"), std::string::npos) << r.out;
 }
 
 TEST_F(PairwiseTest, TheOfflineJudgeComparesItsReadingsAndTheWinRateGates) {
