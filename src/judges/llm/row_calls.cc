@@ -395,7 +395,16 @@ Layout RowCalls::ChosenLayout() const {
   // the row-first calls ask what they ask.
   Layout best = Layout::kSeparate;
   double least = EstimatedRowBilledTokens(FirstCallsAs(Layout::kSeparate), options_);
+  // Row-first sends every call the row's whole data and a frame: short of the cache's minimum
+  // that costs more than the separate calls (less only the schema it leaves out), so it is
+  // weighed only where the row's start can be cached.
+  size_t row_chars = GetPrompt("row_first").system.size() + QuestionText(sample_).size() +
+                     sample_.response.value_or("").size() + sample_.reference.value_or("").size();
+  for (const std::string& c : Chunks(sample_)) row_chars += c.size();
+  const bool row_first_may_pay =
+      static_cast<double>(row_chars) / 4 >= static_cast<double>(options_.cache_min_tokens);
   for (Layout layout : {Layout::kRowFirst, Layout::kCombined}) {
+    if (layout == Layout::kRowFirst && !row_first_may_pay) continue;
     const double billed = EstimatedRowBilledTokens(FirstCallsAs(layout), options_);
     if (billed < least) {
       least = billed;
