@@ -282,18 +282,16 @@ std::optional<std::string> LayoutNote(const runtime::Accounting& estimate, const
     auto it = estimate.layout_billed.find(name);
     return it == estimate.layout_billed.end() ? 0.0 : it->second;
   };
-  const double separate = at("separate"), row_first = at("row-first"), combined = at("combined");
+  const double separate = at("separate"), row_first = at("row-first"), combined = at("combined"),
+               chosen = at("auto");
   if (separate <= 0 || (row_first == separate && combined == separate)) return std::nullopt;
-  const judges::llm::Layout used = setup.runtime.calls.layout;
   return fmt::format(
       "layouts: the chat calls would bill about {:.0f} input tokens with --layout separate, "
-      "{:.0f} with row-first ({:.2f}x) and {:.0f} with combined ({:.2f}x), the provider's prompt "
-      "cache included (cached and written tokens counted at their price); this run uses "
-      "--layout {}{}",
-      separate, row_first, row_first / separate, combined, combined / separate,
-      judges::llm::LayoutName(used),
-      used == judges::llm::Layout::kAuto ? " (for each row, the layout estimated to bill least)"
-                                         : "");
+      "{:.0f} with row-first ({:.2f}x), {:.0f} with combined ({:.2f}x) and {:.0f} with auto "
+      "({:.2f}x: for each row, the layout estimated to bill least), the provider's prompt cache "
+      "included (cached and written tokens counted at their price); this run uses --layout {}",
+      separate, row_first, row_first / separate, combined, combined / separate, chosen,
+      chosen / separate, judges::llm::LayoutName(setup.runtime.calls.layout));
 }
 
 std::optional<std::string> ProviderCacheNote(const runtime::Accounting& estimate,
@@ -396,7 +394,7 @@ void EstimateRow(const Sample& sample, const judges::RowPlan& plan, runtime::Jud
   if (setup.runtime.calls.batching == judges::llm::Batching::kBatched) {
     for (judges::llm::Layout layout :
          {judges::llm::Layout::kSeparate, judges::llm::Layout::kRowFirst,
-          judges::llm::Layout::kCombined}) {
+          judges::llm::Layout::kCombined, judges::llm::Layout::kAuto}) {
       judges::llm::CallOptions options = setup.runtime.calls;
       options.layout = layout;
       judges::llm::RowCalls alternative(sample, plan, options);
