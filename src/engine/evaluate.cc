@@ -173,6 +173,10 @@ io::RunManifest MakeManifest(const Run& run, const std::string& judge) {
     // Recorded only when not the separate calls, so runs made before layouts existed (or with
     // --layout separate) compare with each other.
     if (o.layout != "separate") m.settings.emplace_back("layout", o.layout);
+    // Which labelled examples a row is shown depends on how nearness is read.
+    if (run.llm->runtime.calls.examples) {
+      m.settings.emplace_back("examples_nearness", run.llm->runtime.calls.examples->nearness());
+    }
   }
   return m;
 }

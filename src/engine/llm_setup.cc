@@ -6,11 +6,26 @@
 #include <cstdlib>
 
 #include "judges/llm/prompts.h"
+#include "judges/offline/sentence_encoder.h"
 #include "metrics/registry.h"
 
 namespace tala {
 
 namespace {
+
+// The offline judge's sentence encoder for the labelled examples' nearness, when it is
+// installed: one encoder per thread (an encoder is not thread-safe; the model is read once per
+// process). Empty without it: the examples are then picked by their words.
+judges::llm::EncodeTexts ExampleEncoder() {
+  if (!judges::offline::SentenceEncoder::Available().ok()) return {};
+  return [](std::span<const std::string> texts) -> Result<std::vector<std::vector<double>>> {
+    thread_local std::unique_ptr<judges::offline::SentenceEncoder> encoder;
+    if (!encoder) {
+      TALA_ASSIGN_OR_RETURN(encoder, judges::offline::SentenceEncoder::Shared());
+    }
+    return encoder->Embed(texts);
+  };
+}
 
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
@@ -165,7 +180,8 @@ Result<LlmSetup> SetUpLlm(const std::string& spec, const LlmOptions& o,
     }
     if (o.examples_per_call < 1) return InvalidArgument("examples_per_call must be at least 1");
     r.calls.examples = std::make_shared<const judges::llm::ExampleBank>(
-        std::move(examples), std::move(tasks_of), o.examples_per_call);
+        std::move(examples), std::move(tasks_of), o.examples_per_call, ExampleEncoder(),
+        judges::offline::SentenceEncoder::kName);
   }
   setup.price = PriceFor(chat.model, o);
   // What --layout auto weighs: how the provider's prompt cache bills a prompt's fixed start.

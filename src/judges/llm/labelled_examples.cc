@@ -35,23 +35,58 @@ double Jaccard(const std::vector<std::string>& a, const std::vector<std::string>
   return static_cast<double>(shared) / static_cast<double>(a.size() + b.size() - shared);
 }
 
+double Dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double dot = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) dot += a[i] * b[i];
+  return dot;
+}
+
+// What nearness reads of a row: its question and answer, on two lines.
+std::string TextOf(const std::string& question, const std::string& answer) {
+  return question + "\n" + answer;
+}
+
 }  // namespace
 
 ExampleBank::ExampleBank(std::vector<Example> examples, std::map<std::string, TaskSet> tasks_of,
-                         int per_call)
-    : examples_(std::move(examples)), tasks_of_(std::move(tasks_of)), per_call_(per_call) {
-  for (const Example& e : examples_) words_.push_back(WordsOf(e.question + " " + e.answer));
+                         int per_call, EncodeTexts encode, std::string encoder_name)
+    : examples_(std::move(examples)),
+      tasks_of_(std::move(tasks_of)),
+      per_call_(per_call),
+      encoder_name_(std::move(encoder_name)) {
+  std::vector<std::string> texts;
+  for (const Example& e : examples_) {
+    words_.push_back(WordsOf(e.question + " " + e.answer));
+    texts.push_back(TextOf(e.question, e.answer));
+  }
+  if (encode && !texts.empty()) {
+    auto vectors = encode(texts);
+    if (vectors && vectors->size() == texts.size()) {
+      vectors_ = std::move(*vectors);
+      encode_ = std::move(encode);
+    }
+  }
 }
 
-std::vector<const Example*> ExampleBank::For(TaskSet tasks, const std::string& question,
-                                             const std::string& answer) const {
+ExampleBank::Query ExampleBank::Read(const std::string& question, const std::string& answer) const {
+  Query q;
+  q.words = WordsOf(question + " " + answer);
+  if (encode_) {
+    const std::string text = TextOf(question, answer);
+    auto vectors = encode_(std::span<const std::string>(&text, 1));
+    if (vectors && vectors->size() == 1) q.vector = std::move(vectors->front());
+  }
+  return q;
+}
+
+std::vector<const Example*> ExampleBank::For(TaskSet tasks, const Query& row) const {
   std::vector<std::pair<double, size_t>> ranked;
-  std::vector<std::string> row;
+  const bool by_meaning = row.vector.has_value() && !vectors_.empty();
   for (size_t i = 0; i < examples_.size(); ++i) {
     auto served = tasks_of_.find(examples_[i].metric);
     if (served == tasks_of_.end() || (served->second & tasks) == 0) continue;
-    if (row.empty()) row = WordsOf(question + " " + answer);
-    ranked.emplace_back(Jaccard(row, words_[i]), i);
+    ranked.emplace_back(by_meaning ? Dot(*row.vector, vectors_[i]) : Jaccard(row.words, words_[i]),
+                        i);
   }
   // Nearest first; the profile's order among equals, so the pick never depends on the sort.
   std::stable_sort(ranked.begin(), ranked.end(),

@@ -191,8 +191,11 @@ void RowCalls::ShowExamples(ModelCall& call) const {
       call.messages.size() < 2) {
     return;
   }
-  const std::vector<const Example*> picked =
-      options_.examples->For(call.tasks, QuestionText(sample_), sample_.response.value_or(""));
+  // Read once per row: every call of the row (and every layout auto weighs) asks the same.
+  if (!example_query_) {
+    example_query_ = options_.examples->Read(QuestionText(sample_), sample_.response.value_or(""));
+  }
+  const std::vector<const Example*> picked = options_.examples->For(call.tasks, *example_query_);
   if (picked.empty()) return;
   // Inside the request's JSON, as every text of a row is: an example's words stay data.
   Request user = Request::parse(call.messages[1].content);

@@ -133,6 +133,7 @@ class RowCalls : public CallSource {
   // kRateChunks replies may arrive in parts (per chunk or per budget slice).
   std::vector<std::optional<bool>> for_reference_, for_response_;
   std::string cache_key_;  // digest of the row's texts (ModelCall::cache_key)
+  mutable std::optional<ExampleBank::Query> example_query_;  // the row as the examples read it
 };
 
 // The question text a prompt shows: user_input, or a multi-turn conversation as "role: text" lines.

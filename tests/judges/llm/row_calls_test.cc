@@ -8,6 +8,7 @@
 #include <set>
 
 #include "judges/llm/prompts.h"
+#include "judges/offline/sentence_encoder.h"
 #include "judges/task_plan.h"
 #include "metrics/registry.h"
 #include "support/mock_judge_server.h"
@@ -527,6 +528,49 @@ TEST(RowCallsTest, AutoChoosesTheLayoutEstimatedToBillLess) {
   combined.layout = Layout::kCombined;
   RowCalls forced(small, TasksFor(small, "context_recall,context_precision"), combined);
   EXPECT_LT(separate, EstimatedBilledTokens(forced.TakeReady()[0], options));
+}
+
+// Issue 55: with a sentence encoder the nearest labelled rows are those nearest in meaning; the
+// words pick the one that shares the most of them. Without an encoder (or one that fails on the
+// examples) the words decide, and the bank says which reading it uses.
+TEST(RowCallsTest, LabelledExamplesAreNearestInMeaningWithAnEncoder) {
+  const std::vector<Example> examples = {
+      {"faithfulness", "How far apart are the trains from Paris?", "Two hours apart.", true},
+      {"faithfulness", "What is the distance between the legs?", "The legs are 40 cm apart.",
+       false}};
+  const std::map<std::string, TaskSet> tasks_of = {
+      {"faithfulness", static_cast<TaskSet>(JudgeTask::kVerifyResponseClaims)}};
+  const TaskSet tasks = static_cast<TaskSet>(JudgeTask::kVerifyResponseClaims);
+  const std::string question = "How far apart are the legs of the stand?", answer = "About 40 cm.";
+  ExampleBank words(examples, tasks_of, 1);
+  EXPECT_EQ(words.nearness(), "words");
+  EXPECT_EQ(words.For(tasks, question, answer)[0]->question, examples[0].question);
+  // A stand-in encoder that reads "legs" as the meaning that matters.
+  EncodeTexts legs = [](std::span<const std::string> texts) {
+    std::vector<std::vector<double>> out;
+    for (const std::string& t : texts) {
+      out.push_back(t.find("legs") != std::string::npos ? std::vector<double>{1, 0}
+                                                        : std::vector<double>{0, 1});
+    }
+    return Result<std::vector<std::vector<double>>>(std::move(out));
+  };
+  ExampleBank meaning(examples, tasks_of, 1, legs, "stand-in");
+  EXPECT_EQ(meaning.nearness(), "stand-in");
+  EXPECT_EQ(meaning.For(tasks, question, answer)[0]->question, examples[1].question);
+  EncodeTexts broken = [](std::span<const std::string>) {
+    return Result<std::vector<std::vector<double>>>(Status{ErrorCode::kDataError, "no model"});
+  };
+  EXPECT_EQ(ExampleBank(examples, tasks_of, 1, broken, "broken").nearness(), "words");
+  // The real encoder, when installed (make deps), reads the paraphrase as nearest too.
+  if (!offline::SentenceEncoder::Available().ok()) GTEST_SKIP() << "no sentence encoder";
+  EncodeTexts real = [](std::span<const std::string> texts) {
+    auto encoder = offline::SentenceEncoder::Shared();
+    if (!encoder) return Result<std::vector<std::vector<double>>>(encoder.error());
+    return (*encoder)->Embed(texts);
+  };
+  ExampleBank encoded(examples, tasks_of, 1, real, offline::SentenceEncoder::kName);
+  EXPECT_EQ(encoded.nearness(), offline::SentenceEncoder::kName);
+  EXPECT_EQ(encoded.For(tasks, question, answer)[0]->question, examples[1].question);
 }
 
 // Issue 55: a judge profile's labelled rows reach the calls that serve their metric, nearest
