@@ -52,6 +52,16 @@ std::vector<std::string> RowLines(const std::string& text) {
   return out;
 }
 
+// Each row line's "scores" object, as text.
+std::vector<std::string> ScoresOf(const std::string& text) {
+  std::vector<std::string> out;
+  for (const std::string& row : RowLines(text)) {
+    size_t at = row.find("\"scores\":");
+    out.push_back(row.substr(at, row.find('}', at) - at));
+  }
+  return out;
+}
+
 // A port on 127.0.0.1 that nothing listens on (free when this returns).
 int FreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -314,15 +324,7 @@ TEST_F(LlmEvalTest, TheCombinedLayoutScoresAsTheSeparateCallsWithHalfTheChatCall
   EXPECT_NE(separate.out.find("requests 40 (retries 0"), std::string::npos) << separate.out;
   EXPECT_NE(combined.out.find("requests 24 (retries 0"), std::string::npos) << combined.out;
   EXPECT_NE(combined.out.find("row_verdicts@1"), std::string::npos) << combined.out;
-  auto scores = [](const std::string& text) {
-    std::vector<std::string> out;
-    for (const std::string& row : RowLines(text)) {
-      size_t at = row.find("\"scores\":");
-      out.push_back(row.substr(at, row.find('}', at) - at));
-    }
-    return out;
-  };
-  EXPECT_EQ(scores(dir_.Read("a.jsonl")), scores(dir_.Read("b.jsonl")));
+  EXPECT_EQ(ScoresOf(dir_.Read("a.jsonl")), ScoresOf(dir_.Read("b.jsonl")));
   EXPECT_NE(Lines(dir_.Read("b.jsonl")).front().find("\"layout\":\"combined\""), std::string::npos);
   EXPECT_EQ(Lines(dir_.Read("a.jsonl")).front().find("\"layout\""), std::string::npos);
   CommandOutput refused = RunTala("compare " + a + " " + b + " 2>&1");
@@ -386,21 +388,13 @@ TEST_F(LlmEvalTest, RowFirstCallsReadTheRowsDataFromTheProviderCache) {
   const int64_t read = row_first["accounting"]["total"]["cache_read_tokens"].get<int64_t>();
   EXPECT_GT(read, 2 * 6 * 1024) << row_first.dump();
   EXPECT_EQ(separate["metrics"], row_first["metrics"]);
-  auto scores = [](const std::string& text) {
-    std::vector<std::string> out;
-    for (const std::string& row : RowLines(text)) {
-      size_t at = row.find("\"scores\":");
-      out.push_back(row.substr(at, row.find('}', at) - at));
-    }
-    return out;
-  };
-  EXPECT_EQ(scores(dir_.Read("s.jsonl")), scores(dir_.Read("f.jsonl")));
+  EXPECT_EQ(ScoresOf(dir_.Read("s.jsonl")), ScoresOf(dir_.Read("f.jsonl")));
   EXPECT_NE(Lines(dir_.Read("f.jsonl")).front().find("\"layout\":\"row-first\""),
             std::string::npos);
   EXPECT_EQ(Lines(dir_.Read("s.jsonl")).front().find("\"layout\""), std::string::npos);
   nlohmann::json chosen = run("a.jsonl", "");
   EXPECT_NE(Lines(dir_.Read("a.jsonl")).front().find("\"layout\":\"auto\""), std::string::npos);
-  EXPECT_EQ(scores(dir_.Read("s.jsonl")), scores(dir_.Read("a.jsonl")));
+  EXPECT_EQ(ScoresOf(dir_.Read("s.jsonl")), ScoresOf(dir_.Read("a.jsonl")));
   // The dry run compares the three layouts and says how many rows' data reach the minimum.
   CommandOutput dry =
       RunTala("eval " + data + " --judge anthropic:claude-sonnet-4-5 --base-url " + url_ + " -o " +
