@@ -24,6 +24,7 @@ using namespace tala::analysis;
 namespace {
 struct Outcome {
   double width = 0, error = 0, error_se = 0;
+  double coverage = 0;  // the share of draws whose interval holds the labels' true mean
 };
 
 Outcome Simulate(const std::vector<double>& f, const std::vector<double>& y, long n, bool active,
@@ -34,12 +35,15 @@ Outcome Simulate(const std::vector<double>& f, const std::vector<double>& y, lon
     return s / static_cast<double>(y.size());
   }();
   double width = 0, err = 0, err2 = 0;
+  int covered = 0;
   std::mt19937_64 rng(99);
   for (int s = 0; s < sims; ++s) {
     std::vector<double> fl, yl, pi;
     if (active) {
       const std::vector<double> chances = ActivePickChances(f, n);
-      for (size_t i : DrawWithChances(chances, 1000 + static_cast<uint64_t>(s))) {
+      std::vector<int> strata;
+      for (double v : f) strata.push_back(ActiveStratum(v));
+      for (size_t i : DrawWithChances(chances, 1000 + static_cast<uint64_t>(s), &strata)) {
         fl.push_back(f[i]);
         yl.push_back(y[i]);
         pi.push_back(chances[i]);
@@ -56,11 +60,13 @@ Outcome Simulate(const std::vector<double>& f, const std::vector<double>& y, lon
     const PpiResult r =
         active ? PredictionPoweredMeanWeighted(f, fl, yl, pi) : PredictionPoweredMean(f, fl, yl);
     width += r.ppi.high - r.ppi.low;
+    covered += r.ppi.low <= truth && truth <= r.ppi.high;
     err += r.ppi.mean - truth;
     err2 += (r.ppi.mean - truth) * (r.ppi.mean - truth);
   }
   Outcome o;
   o.width = width / sims;
+  o.coverage = static_cast<double>(covered) / sims;
   o.error = err / sims;
   const double var = err2 / sims - o.error * o.error;
   o.error_se = std::sqrt(std::max(var, 0.0) / sims);
@@ -104,8 +110,10 @@ int main(int argc, char** argv) {
   std::printf("%zu rows with a %s value and a label; %d simulations each\n", f.size(),
               metric.c_str(), sims);
   const Outcome random100 = Simulate(f, y, 100, false, sims);
-  std::printf("random, 100 labels: mean width %.4f, bias %+.4f (se %.4f)\n", random100.width,
-              random100.error, random100.error_se);
+  std::printf(
+      "random, 100 labels: mean width %.4f, bias %+.4f (se %.4f), 95%% interval holds "
+      "the truth in %.1f%% of draws\n",
+      random100.width, random100.error, random100.error_se, 100 * random100.coverage);
   long fewest = 0;
   Outcome at;
   for (long n = 20; n <= 100; n += 2) {
@@ -118,14 +126,16 @@ int main(int argc, char** argv) {
   if (fewest > 0) {
     std::printf(
         "active reaches it with %ld labels (%.0f%% fewer): mean width %.4f, bias %+.4f "
-        "(se %.4f)\n",
-        fewest, 100.0 * (100 - fewest) / 100, at.width, at.error, at.error_se);
+        "(se %.4f), holds the truth in %.1f%% of draws\n",
+        fewest, 100.0 * (100 - fewest) / 100, at.width, at.error, at.error_se, 100 * at.coverage);
   } else {
     std::printf("active does not reach it with 100 labels or fewer\n");
   }
   const Outcome active100 = Simulate(f, y, 100, true, sims);
-  std::printf("active, 100 labels: mean width %.4f, bias %+.4f (se %.4f)\n", active100.width,
-              active100.error, active100.error_se);
+  std::printf(
+      "active, 100 labels: mean width %.4f, bias %+.4f (se %.4f), holds the truth in "
+      "%.1f%% of draws\n",
+      active100.width, active100.error, active100.error_se, 100 * active100.coverage);
   if (auto need = LabelsForWidth(f, random100.width)) {
     std::printf("tala review --target-width %.4f would say: %.0f random, %.0f active\n",
                 random100.width, need->uniform, need->active);

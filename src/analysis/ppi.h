@@ -37,20 +37,36 @@ PpiResult PredictionPoweredMean(const std::vector<double>& f_all,
 namespace tala::analysis {
 
 // Labels where they narrow the interval most (tala review --pick active): each row's chance of
-// being picked, for n labels among the judge's values f (each in [0, 1]). Half of it uniform,
-// half in proportion to how unsure the judge's value is, sqrt(f (1 - f)) (the spread of a label
-// around a calibrated judge's value), floored at 0.05; capped at 1 with the rest spread again.
-// The chances sum to n (n <= f.size()).
+// being picked, for n labels among the judge's values f (each in [0, 1]). The rows are
+// stratified by the judge's value (ActiveStratum) and each stratum gets a fixed number of
+// labels, at least two where it has two rows, the rest in proportion to its share of a weight
+// that is half uniform and half how unsure the judge's value is, sqrt(f (1 - f)) (the spread
+// of a label around a calibrated judge's value), floored at 0.05; every row of a stratum has its
+// stratum's chance. The estimate then reads the judge's error stratum by stratum, so a judge
+// that is wrong by a like amount on like values (miscalibrated but consistent) costs little.
+// With fewer labels than two per stratum the chances are the unstratified weights themselves,
+// capped at 1. The chances sum to n (n <= f.size()).
 std::vector<double> ActivePickChances(const std::vector<double>& f, long n);
 
+// The strata of the active pick: a value of exactly 0, five equal bins over (0, 1), exactly 1
+// (judges' values pile up at the ends).
+inline constexpr int kActiveStrata = 7;
+int ActiveStratum(double f);
+
 // Exactly n rows drawn with the given chances of inclusion (summing to n): systematic sampling
-// over the rows in a seeded random order, so row i is drawn with chance chances[i].
-std::vector<size_t> DrawWithChances(const std::vector<double>& chances, uint64_t seed);
+// over the rows in a seeded random order, so row i is drawn with chance chances[i]. With
+// `groups` (one per row), the order keeps each group together: a group whose chances sum to a
+// whole number k gets exactly k rows.
+std::vector<size_t> DrawWithChances(const std::vector<double>& chances, uint64_t seed,
+                                    const std::vector<int>* groups = nullptr);
 
 // Prediction-powered mean when the labelled rows were drawn with unequal chances (pi, one per
 // labelled row): the judge's bias is estimated by Horvitz-Thompson, mean over all N rows of
 // (f - y) / pi on the labelled ones, with the with-replacement variance of its terms; equal
-// chances n/N give PredictionPoweredMean's estimate.
+// chances n/N give PredictionPoweredMean's estimate. When the chances are those of the active
+// pick's strata (every labelled row's chance is its stratum's labelled count over its size, and
+// every stratum with rows has labels), the bias is estimated stratum by stratum instead, with
+// the stratified variance sum_h (N_h/N)^2 (1 - n_h/N_h) var_h / n_h.
 PpiResult PredictionPoweredMeanWeighted(const std::vector<double>& f_all,
                                         const std::vector<double>& f_labelled,
                                         const std::vector<double>& y, const std::vector<double>& pi,

@@ -394,9 +394,10 @@ void AddReviewCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--n", o.n, "rows to pick")->capture_default_str()->check(CLI::Range(1, 100000));
   cmd->add_option("--pick", o.pick,
                   "random (uniform), stratified (uniform within score bins, every range shown), "
-                  "low (worst first), uncertain (nearest --threshold first) or active (each row "
-                  "drawn with a known chance, larger where the judge is least sure: tala estimate "
-                  "weights the labels by it and needs fewer of them for the same interval)")
+                  "low (worst first), uncertain (nearest --threshold first) or active (rows "
+                  "stratified by the judge's value, each stratum given a known number of labels, "
+                  "more where the judge is least sure: tala estimate reads the judge's error "
+                  "stratum by stratum and needs fewer labels for the same interval)")
       ->capture_default_str();
   cmd->add_option("--metric", o.metric, "the metric people label")->capture_default_str();
   cmd->add_option("--seed", o.seed, "seed of the random picks (recorded in the labels)")

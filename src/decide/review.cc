@@ -90,7 +90,9 @@ Result<ReviewQueue> PickForReview(const ReviewOptions& o) {
       values.push_back(c.score);
     }
     const std::vector<double> chances = analysis::ActivePickChances(values, static_cast<long>(n));
-    for (size_t i : analysis::DrawWithChances(chances, o.seed)) {
+    std::vector<int> strata;
+    for (double v : values) strata.push_back(analysis::ActiveStratum(v));
+    for (size_t i : analysis::DrawWithChances(chances, o.seed, &strata)) {
       picked.push_back(all[i]);
       chance_of_pick.push_back(chances[i]);
     }
