@@ -235,6 +235,7 @@ PpiResult PredictionPoweredMeanWeighted(const std::vector<double>& f_all,
   if (auto stratified = StratifiedBias(f_all, f_labelled, y, pi)) {
     r.rectifier = stratified->first;
     variance = f_var / big_n + stratified->second;
+    r.stratified = true;
   }
   r.ppi = Interval(f_mean - r.rectifier, variance, static_cast<long>(f_all.size()), z);
   r.judge = Interval(f_mean, f_var / big_n, static_cast<long>(f_all.size()), z);

@@ -25,6 +25,7 @@ struct PpiResult {
   // Human labels that would give the PPI variance on their own: var_n(y) / Var (0 when y does
   // not vary).
   double effective_n = 0;
+  bool stratified = false;  // the bias was read stratum by stratum (an active pick's labels)
 };
 
 // REQUIRES: f_labelled.size() == y.size() >= 2, f_all.size() >= 2.

@@ -80,7 +80,11 @@ Result<Estimate> EstimateFrom(const io::ResultsFile& results, const io::Labels& 
                               ? analysis::PredictionPoweredMeanWeighted(f_all, f_labelled, y, pi)
                               : analysis::PredictionPoweredMean(f_all, f_labelled, y);
   if (weighted) {
-    e.notes.push_back("active pick: each label weighted by its row's chance of being picked");
+    e.notes.push_back(r.stratified
+                          ? "active pick: the judge's error read stratum by stratum (the "
+                            "labels are the pick's strata of the judge's values)"
+                          : "active pick: each label weighted by its row's chance of being "
+                            "picked");
   }
   e.n_total = static_cast<long>(f_all.size());
   e.n_labelled = static_cast<long>(y.size());
