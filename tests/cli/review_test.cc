@@ -250,7 +250,28 @@ TEST(ReviewTest, ActivePickCarriesEachRowsChanceAndTheEstimateWeightsByIt) {
   auto e = RunTala("estimate " + results + " --labels " + dir.Write("l.jsonl", labels) +
                    " --metric faithfulness 2>&1");
   EXPECT_EQ(e.exit_code, 0) << e.out;
+  // Eight labels are fewer than two for each stratum of the judge's values: weighted.
   EXPECT_NE(e.out.find("active pick: each label weighted"), std::string::npos) << e.out;
+  // Sixteen are enough: the pick is stratified, and so is the estimate's reading.
+  auto more = RunTala("review " + results + " --pick active --n 16 --seed 3 -o " + page + " 2>&1");
+  ASSERT_EQ(more.exit_code, 0) << more.out;
+  std::ifstream again(page);
+  const std::string html16((std::istreambuf_iterator<char>(again)),
+                           std::istreambuf_iterator<char>());
+  std::string labels16 =
+      "{\"tala_labels\":{\"pick\":\"active\",\"seed\":3,\"metric\":\"faithfulness\",\"n\":16}}\n";
+  rows = 0;
+  for (auto it = std::sregex_iterator(html16.begin(), html16.end(), row);
+       it != std::sregex_iterator(); ++it) {
+    labels16 += "{\"id\":\"" + (*it)[2].str() + "\",\"faithfulness\":" + (rows % 3 ? "1" : "0") +
+                ",\"pick_probability\":" + (*it)[1].str() + "}\n";
+    ++rows;
+  }
+  EXPECT_EQ(rows, 16);
+  e = RunTala("estimate " + results + " --labels " + dir.Write("l16.jsonl", labels16) +
+              " --metric faithfulness 2>&1");
+  EXPECT_EQ(e.exit_code, 0) << e.out;
+  EXPECT_NE(e.out.find("read stratum by stratum"), std::string::npos) << e.out;
   // A chance outside (0, 1] is a typo, named with its line.
   const std::string bad =
       dir.Write("bad.jsonl", "{\"id\":\"demo-01\",\"faithfulness\":1,\"pick_probability\":2}\n");
