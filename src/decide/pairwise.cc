@@ -163,6 +163,7 @@ Result<PairwiseReport> FromReadings(const PairwiseOptions& o,
 // chose the same position both times.
 struct PositionCount {
   int64_t decided_both = 0, same_position = 0;
+  std::string failure;  // the judge's first failure reason, if it failed on some row
 };
 
 // Judges the pairs `ids` (each answered by both runs) with the LLM judge, each twice, the base
@@ -209,6 +210,9 @@ Status JudgePairs(const PairwiseOptions& o, const std::map<std::string, Answered
   eval.metrics = "pairwise";
   TALA_ASSIGN_OR_RETURN(RunSummary summary, Evaluate(eval));
   r.judge_calls += summary.accounting.total.calls;
+  if (count.failure.empty() && !summary.failure_reasons.empty()) {
+    count.failure = summary.failure_reasons.front().first;
+  }
   TALA_ASSIGN_OR_RETURN(io::ResultsFile judged, io::ReadResults(results.path()));
   std::map<std::string, int> choice;
   for (const io::ResultRow& row : judged.rows) {
@@ -318,6 +322,13 @@ Result<PairwiseReport> ComparePairwise(const PairwiseOptions& o) {
                 [&](const PairwiseRow& a, const PairwiseRow& b) { return at[a.id] < at[b.id]; });
     } else {
       TALA_RETURN_IF_ERROR(JudgePairs(o, base, cand, paired, r, count));
+    }
+    if (r.rows.empty()) {
+      // No verdict at all is the judge failing, not a candidate that lost every pair.
+      return Status{
+          ErrorCode::kUnavailable,
+          fmt::format("--pairwise: the judge gave no verdict on any of the {} pairs{}",
+                      paired.size(), count.failure.empty() ? "" : " (" + count.failure + ")")};
     }
     r.position_bias = count.decided_both > 0
                           ? static_cast<double>(count.same_position) / count.decided_both

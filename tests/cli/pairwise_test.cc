@@ -48,17 +48,22 @@ class PairwiseTest : public ::testing::Test {
   }
   // tala compare --pairwise with the mock as an OpenAI judge (set up by a tala.toml the
   // environment names; no cache, so each mock answers for itself).
-  json WithMock(const std::vector<std::string>& mock_flags, const std::string& flags = "",
-                int exit_code = 0) {
+  tala::testing::CommandOutput CompareWithMock(const std::vector<std::string>& mock_flags,
+                                               const std::string& flags) {
     std::string url;
     auto mock = tala::testing::StartMockJudge(mock_flags, &url);
     const std::string toml =
-        dir_.Write("tala.toml", "base_url = \"" + url + "\"\ncache = \"off\"\n");
+        dir_.Write("tala.toml", "base_url = \"" + url + "\"\ncache = \"off\"\nmax_retries = 0\n");
     ::setenv("TALA_CONFIG", toml.c_str(), 1);
     ::setenv("OPENAI_API_KEY", "test-key", 1);
-    auto r = RunTala("compare " + base_ + " " + cand_ +
-                     " --pairwise --judge openai:mock-model --json " + flags + " 2>&1");
+    auto r = RunTala("compare " + base_ + " " + cand_ + " --pairwise --judge openai:mock-model " +
+                     flags + " 2>&1");
     ::unsetenv("TALA_CONFIG");
+    return r;
+  }
+  json WithMock(const std::vector<std::string>& mock_flags, const std::string& flags = "",
+                int exit_code = 0) {
+    auto r = CompareWithMock(mock_flags, "--json " + flags);
     EXPECT_EQ(r.exit_code, exit_code) << r.out;
     return json::parse(r.out);
   }
@@ -117,6 +122,18 @@ TEST_F(PairwiseTest, SequentialStopsJudgingOnceTheWinRateGateIsDecided) {
   r = RunTala("compare " + base_ + " " + cand_ + " --sequential --min-win-rate 0.5 2>&1");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("needs --pairwise"), std::string::npos) << r.out;
+}
+
+// A judge that fails on every call gives no verdict: that is the judge failing (exit 3, with
+// its reason), not a candidate that lost every pair, with or without --sequential.
+TEST_F(PairwiseTest, AJudgeThatGivesNoVerdictIsAFailureNotALoss) {
+  for (const std::string flags : {"--min-win-rate 0.5", "--min-win-rate 0.5 --sequential"}) {
+    auto r = CompareWithMock({"--always", "500"}, flags);
+    EXPECT_EQ(r.exit_code, 3) << r.out;
+    EXPECT_NE(r.out.find("the judge gave no verdict on any of the 40 pairs"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("HTTP 500"), std::string::npos) << r.out;
+  }
 }
 
 TEST_F(PairwiseTest, TheOfflineJudgeComparesItsReadingsAndTheWinRateGates) {
