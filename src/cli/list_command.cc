@@ -165,7 +165,7 @@ void AddJudgesCommand(CLI::App& app, int* exit_code) {
         {"row-first",
          "the same calls, each starting with the row's data, which the provider's cache serves "
          "to all but the row's first call (prompt row_first; checked on the mock judge only); "
-         "4 chat calls, billed 1.25x and 0.81x of separate (OpenAI), 1.41x and 0.67x "
+         "4 chat calls, billed 1.24x and 0.81x of separate (OpenAI), 1.41x and 0.67x "
          "(Anthropic): it pays only where a row's data passes the cache's minimum"},
         {"combined",
          "one call returns the three verdict lists, the chunks sent once (prompt row_verdicts; "

@@ -421,10 +421,9 @@ void EstimateRow(const Sample& sample, const judges::RowPlan& plan, runtime::Jud
       estimate.layout_billed[judges::llm::LayoutName(layout)] +=
           judges::llm::EstimatedRowBilledTokens(chat, options);
       if (layout == judges::llm::Layout::kRowFirst && !chat.empty() && chat.front().row_first) {
-        const auto& m = chat.front().messages;
         ++estimate.row_prefix_rows;
-        if (static_cast<int64_t>(m[0].content.size() + m[1].content.size()) / 4 >=
-            options.cache_min_tokens) {
+        if (judges::llm::RowFirstPrefixTokens(chat.front()) >=
+            static_cast<double>(options.cache_min_tokens)) {
           ++estimate.row_prefix_cacheable;
         }
       }

@@ -303,6 +303,11 @@ double EstimatedBilledTokens(const ModelCall& call, const CallOptions& options) 
   return fixed_tokens + rest;
 }
 
+double RowFirstPrefixTokens(const ModelCall& call) {
+  if (!call.row_first || call.messages.size() < 2) return 0;
+  return static_cast<double>(call.messages[0].content.size() + call.messages[1].content.size()) / 4;
+}
+
 double EstimatedRowBilledTokens(const std::vector<ModelCall>& calls, const CallOptions& options) {
   double billed = 0;
   bool prefix_warm = false;
@@ -313,8 +318,7 @@ double EstimatedRowBilledTokens(const std::vector<ModelCall>& calls, const CallO
     }
     // The frame and the row's data: written to the cache by the row's first call, read from it
     // by the others, once long enough to be cached at all.
-    const double prefix =
-        static_cast<double>(call.messages[0].content.size() + call.messages[1].content.size()) / 4;
+    const double prefix = RowFirstPrefixTokens(call);
     double rest = 0;
     for (size_t i = 2; i < call.messages.size(); ++i) {
       rest += static_cast<double>(call.messages[i].content.size()) / 4;
@@ -392,12 +396,12 @@ std::vector<ModelCall> RowCalls::FirstCallsAs(Layout layout) const {
   return calls;
 }
 
-Layout RowCalls::ChosenLayout() const {
-  if (options_.layout != Layout::kAuto) return options_.layout;
+std::vector<ModelCall> RowCalls::ChosenFirstCalls() const {
+  if (options_.layout != Layout::kAuto) return FirstCallsAs(options_.layout);
   // A tie keeps the earlier layout: the separate calls are the ones checked on real models, and
   // the row-first calls ask what they ask.
-  Layout best = Layout::kSeparate;
-  double least = EstimatedRowBilledTokens(FirstCallsAs(Layout::kSeparate), options_);
+  std::vector<ModelCall> best = FirstCallsAs(Layout::kSeparate);
+  double least = EstimatedRowBilledTokens(best, options_);
   // Row-first sends every call the row's whole data and a frame: short of the cache's minimum
   // that costs more than the separate calls (less only the schema it leaves out), so it is
   // weighed only where the row's start can be cached.
@@ -408,17 +412,18 @@ Layout RowCalls::ChosenLayout() const {
       static_cast<double>(row_chars) / 4 >= static_cast<double>(options_.cache_min_tokens);
   for (Layout layout : {Layout::kRowFirst, Layout::kCombined}) {
     if (layout == Layout::kRowFirst && !row_first_may_pay) continue;
-    const double billed = EstimatedRowBilledTokens(FirstCallsAs(layout), options_);
+    std::vector<ModelCall> calls = FirstCallsAs(layout);
+    const double billed = EstimatedRowBilledTokens(calls, options_);
     if (billed < least) {
       least = billed;
-      best = layout;
+      best = std::move(calls);
     }
   }
   return best;
 }
 
 std::vector<ModelCall> RowCalls::FirstCalls() const {
-  std::vector<ModelCall> calls = FirstCallsAs(ChosenLayout());
+  std::vector<ModelCall> calls = ChosenFirstCalls();
   Verdicts scratch = verdicts_;
   for (ModelCall& call : questions_.FirstCalls(scratch)) {
     call.cache_key = cache_key_;
@@ -550,7 +555,7 @@ std::vector<ModelCall> RowCalls::TakeReady() {
   if (outstanding_ > 0) return {};
   std::vector<ModelCall> calls;
   if (stage_ == Stage::kChat) {
-    for (ModelCall& call : FirstCallsAs(ChosenLayout())) {
+    for (ModelCall& call : ChosenFirstCalls()) {
       // A row-first call after the first waits for it, so it finds the row's prefix cached.
       if (call.row_first && awaiting_prefix_) {
         held_.push_back(std::move(call));
@@ -559,10 +564,7 @@ std::vector<ModelCall> RowCalls::TakeReady() {
       awaiting_prefix_ = awaiting_prefix_ || call.row_first;
       calls.push_back(std::move(call));
     }
-    for (ModelCall& call : questions_.FirstCalls(verdicts_)) {
-      call.cache_key = cache_key_;
-      calls.push_back(std::move(call));
-    }
+    for (ModelCall& call : questions_.FirstCalls(verdicts_)) calls.push_back(std::move(call));
     stage_ = Stage::kFollowUp;
     if (calls.empty()) return TakeReady();
   } else if (stage_ == Stage::kFollowUp) {

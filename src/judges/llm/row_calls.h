@@ -68,6 +68,9 @@ double EstimatedBilledTokens(const ModelCall& call, const CallOptions& options);
 // The same for a row's first calls together: a row-first call after the row's first one finds
 // the row's prefix in the provider's cache (once it reaches the minimum).
 double EstimatedRowBilledTokens(const std::vector<ModelCall>& calls, const CallOptions& options);
+// A row-first call's shared start (its frame and the row's data) in tokens of 4 characters; 0
+// for other calls.
+double RowFirstPrefixTokens(const ModelCall& call);
 
 class RowCalls : public CallSource {
  public:
@@ -96,8 +99,9 @@ class RowCalls : public CallSource {
   enum class Stage { kChat, kFollowUp, kEmbed, kDone };
   // The first stage's calls under `layout` (not kAuto), with their row key and examples.
   std::vector<ModelCall> FirstCallsAs(Layout layout) const;
-  // The options' layout, or for kAuto the one whose calls the estimate bills least for this row.
-  Layout ChosenLayout() const;
+  // The first stage's calls under the options' layout, or for kAuto those of the layout the
+  // estimate bills least for this row.
+  std::vector<ModelCall> ChosenFirstCalls() const;
   std::vector<ModelCall> ChatCalls(Layout layout) const;
   // The row-first layout's calls made of the separate ones that read the chunks; nullopt when
   // fewer than two of them do, or the chunks are past the one-call budget.
