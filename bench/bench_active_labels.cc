@@ -40,13 +40,11 @@ Outcome Simulate(const std::vector<double>& f, const std::vector<double>& y, lon
   for (int s = 0; s < sims; ++s) {
     std::vector<double> fl, yl, pi;
     if (active) {
-      const std::vector<double> chances = ActivePickChances(f, n);
-      std::vector<int> strata;
-      for (double v : f) strata.push_back(ActiveStratum(v));
-      for (size_t i : DrawWithChances(chances, 1000 + static_cast<uint64_t>(s), &strata)) {
+      const ActivePick pick = DrawActivePick(f, n, 1000 + static_cast<uint64_t>(s));
+      for (size_t i : pick.rows) {
         fl.push_back(f[i]);
         yl.push_back(y[i]);
-        pi.push_back(chances[i]);
+        pi.push_back(pick.chances[i]);
       }
     } else {
       std::vector<size_t> order(f.size());

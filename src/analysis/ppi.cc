@@ -168,6 +168,16 @@ std::vector<size_t> DrawWithChances(const std::vector<double>& chances, uint64_t
   return drawn;
 }
 
+ActivePick DrawActivePick(const std::vector<double>& f, long n, uint64_t seed) {
+  ActivePick pick;
+  pick.chances = ActivePickChances(f, n);
+  std::vector<int> strata;
+  strata.reserve(f.size());
+  for (double v : f) strata.push_back(ActiveStratum(v));
+  pick.rows = DrawWithChances(pick.chances, seed, &strata);
+  return pick;
+}
+
 namespace {
 // The judge's bias stratum by stratum, when the labels are an active pick's (see the header);
 // nullopt when they are not. {bias, its variance}.
@@ -187,18 +197,24 @@ std::optional<std::pair<double, double>> StratifiedBias(const std::vector<double
     if (std::abs(pi[i] - chance) > 1e-9 * chance) return std::nullopt;
   }
   const double big_n = static_cast<double>(f_all.size());
-  double bias = 0, variance = 0, pooled = 0;
+  std::vector<std::pair<double, double>> stats(kActiveStrata);  // each stratum's mean, variance
+  double pooled = 0;
   long pooled_n = 0;
   for (int h = 0; h < kActiveStrata; ++h) {
-    if (size[h] > 0 && errors[h].empty()) return std::nullopt;  // a stratum nobody labelled
+    if (errors[h].empty()) {
+      if (size[h] > 0) return std::nullopt;  // a stratum nobody labelled
+      continue;
+    }
+    stats[h] = MeanVariance(errors[h]);
     if (errors[h].size() > 1) {
-      pooled += MeanVariance(errors[h]).second * static_cast<double>(errors[h].size() - 1);
+      pooled += stats[h].second * static_cast<double>(errors[h].size() - 1);
       pooled_n += static_cast<long>(errors[h].size()) - 1;
     }
   }
+  double bias = 0, variance = 0;
   for (int h = 0; h < kActiveStrata; ++h) {
     if (errors[h].empty()) continue;
-    const auto [mean, var] = MeanVariance(errors[h]);
+    const auto [mean, var] = stats[h];
     const double n_h = static_cast<double>(errors[h].size());
     // A stratum of one label (of more rows) borrows the others' spread.
     const double spread = errors[h].size() > 1 ? var : pooled_n > 0 ? pooled / pooled_n : 0;

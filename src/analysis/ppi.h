@@ -61,6 +61,14 @@ int ActiveStratum(double f);
 std::vector<size_t> DrawWithChances(const std::vector<double>& chances, uint64_t seed,
                                     const std::vector<int>* groups = nullptr);
 
+// The active pick drawn: exactly n rows of ActivePickChances(f, n), the strata kept together so
+// each stratum gets its whole number of labels; `chances` holds every row's chance.
+struct ActivePick {
+  std::vector<size_t> rows;
+  std::vector<double> chances;
+};
+ActivePick DrawActivePick(const std::vector<double>& f, long n, uint64_t seed);
+
 // Prediction-powered mean when the labelled rows were drawn with unequal chances (pi, one per
 // labelled row): the judge's bias is estimated by Horvitz-Thompson, mean over all N rows of
 // (f - y) / pi on the labelled ones, with the with-replacement variance of its terms; equal

@@ -89,12 +89,11 @@ Result<ReviewQueue> PickForReview(const ReviewOptions& o) {
       }
       values.push_back(c.score);
     }
-    const std::vector<double> chances = analysis::ActivePickChances(values, static_cast<long>(n));
-    std::vector<int> strata;
-    for (double v : values) strata.push_back(analysis::ActiveStratum(v));
-    for (size_t i : analysis::DrawWithChances(chances, o.seed, &strata)) {
+    const analysis::ActivePick pick =
+        analysis::DrawActivePick(values, static_cast<long>(n), o.seed);
+    for (size_t i : pick.rows) {
       picked.push_back(all[i]);
-      chance_of_pick.push_back(chances[i]);
+      chance_of_pick.push_back(pick.chances[i]);
     }
   } else if (o.pick == "random") {
     for (size_t i : UniformPick(all.size(), n, rng)) picked.push_back(all[i]);

@@ -170,7 +170,9 @@ TEST(PpiTest, TheActivePickIsStratifiedAndItsEstimateReadsTheErrorStratumByStrat
   int covered = 0;
   const int sims = 400;
   for (int s = 0; s < sims; ++s) {
-    std::vector<size_t> picked = DrawWithChances(chances, static_cast<uint64_t>(s), &strata);
+    const ActivePick pick = DrawActivePick(f, n, static_cast<uint64_t>(s));
+    ASSERT_EQ(pick.chances, chances);
+    const std::vector<size_t>& picked = pick.rows;
     ASSERT_EQ(picked.size(), static_cast<size_t>(n));
     std::map<int, double> drawn;
     std::vector<double> fl, yl, pi;
