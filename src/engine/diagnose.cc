@@ -13,6 +13,7 @@
 
 #include "analysis/diagnosis.h"
 #include "analysis/intervals.h"
+#include "core/text/word_sets.h"
 #include "fs/atomic_file.h"
 #include "fs/scratch_file.h"
 #include "io/readers/results_reader.h"
@@ -126,9 +127,7 @@ std::set<std::string> Words(const std::string& text) {
 bool SameAnswer(const std::string& a, const std::string& b) {
   const std::set<std::string> x = Words(a), y = Words(b);
   if (x.empty() || y.empty()) return false;
-  size_t common = 0;
-  for (const std::string& w : x) common += y.count(w);
-  return static_cast<double>(common) / static_cast<double>(x.size() + y.size() - common) >= 0.8;
+  return text::Jaccard({x.begin(), x.end()}, {y.begin(), y.end()}) >= 0.8;
 }
 
 // The half of the pipeline a cause or an observed diagnosis blames, "" for none.

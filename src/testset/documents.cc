@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/text/tokenize.h"
+#include "core/text/word_sets.h"
 #include "io/readers/buffered_input.h"
 #include "testset/document_text.h"
 #include "testset/minhash.h"
@@ -219,7 +220,7 @@ Result<Documents> ReadDocuments(const std::string& path, const DocumentsReading&
     std::vector<std::string> shingles = WordShingles(words, 3);
     bool duplicate = false;
     for (size_t other : lsh.Add(kept_shingles.size(), MinHashOf(shingles))) {
-      if (other < kept_shingles.size() && Jaccard(shingles, kept_shingles[other]) >= 0.9) {
+      if (other < kept_shingles.size() && text::Jaccard(shingles, kept_shingles[other]) >= 0.9) {
         duplicate = true;
         break;
       }

@@ -46,23 +46,6 @@ std::vector<std::string> WordShingles(const std::vector<std::string>& words, siz
   return out;
 }
 
-double Jaccard(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  if (a.empty() && b.empty()) return 1;
-  size_t common = 0, i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (a[i] == b[j]) {
-      ++common;
-      ++i;
-      ++j;
-    } else if (a[i] < b[j]) {
-      ++i;
-    } else {
-      ++j;
-    }
-  }
-  return static_cast<double>(common) / static_cast<double>(a.size() + b.size() - common);
-}
-
 std::vector<size_t> LshIndex::Add(size_t id, const Signature& signature) {
   std::vector<size_t> found;
   for (size_t band = 0; band < bands_.size(); ++band) {

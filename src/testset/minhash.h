@@ -26,9 +26,6 @@ Signature MinHashOf(const std::vector<std::string>& shingles);
 // it has fewer than n words.
 std::vector<std::string> WordShingles(const std::vector<std::string>& words, size_t n);
 
-// Exact Jaccard similarity of two sets given as sorted, unique vectors.
-double Jaccard(const std::vector<std::string>& a, const std::vector<std::string>& b);
-
 // Candidate pairs (i < j) among the signatures: those that share a band's bucket.
 class LshIndex {
  public:

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/text/tokenize.h"
+#include "core/text/word_sets.h"
 
 namespace tala::judges::llm {
 
@@ -18,21 +19,6 @@ std::vector<std::string> WordsOf(const std::string& text) {
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
-}
-
-double Jaccard(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  if (a.empty() && b.empty()) return 0;
-  size_t shared = 0;
-  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
-    if (a[i] == b[j]) {
-      ++shared, ++i, ++j;
-    } else if (a[i] < b[j]) {
-      ++i;
-    } else {
-      ++j;
-    }
-  }
-  return static_cast<double>(shared) / static_cast<double>(a.size() + b.size() - shared);
 }
 
 double Dot(const std::vector<double>& a, const std::vector<double>& b) {
@@ -85,8 +71,11 @@ std::vector<const Example*> ExampleBank::For(TaskSet tasks, const Query& row) co
   for (size_t i = 0; i < examples_.size(); ++i) {
     auto served = tasks_of_.find(examples_[i].metric);
     if (served == tasks_of_.end() || (served->second & tasks) == 0) continue;
-    ranked.emplace_back(by_meaning ? Dot(*row.vector, vectors_[i]) : Jaccard(row.words, words_[i]),
-                        i);
+    // A row of no words is near none (two empty sets are alike to Jaccard).
+    const double near = by_meaning          ? Dot(*row.vector, vectors_[i])
+                        : row.words.empty() ? 0.0
+                                            : text::Jaccard(row.words, words_[i]);
+    ranked.emplace_back(near, i);
   }
   // Nearest first; the profile's order among equals, so the pick never depends on the sort.
   std::stable_sort(ranked.begin(), ranked.end(),

@@ -8,6 +8,7 @@
 #include "core/text/stemmer.h"
 #include "core/text/stopwords.h"
 #include "core/text/tokenize.h"
+#include "core/text/word_sets.h"
 
 namespace tala::text {
 namespace {
@@ -139,6 +140,14 @@ TEST(LanguageTest, RowsAreReadInTheirLanguage) {
   EXPECT_FALSE(DetectLanguage(std::string(700, '\x80')).code.empty());
   EXPECT_EQ(LanguageName("fi"), "Finnish");
   EXPECT_EQ(LanguageName("ja"), "Japanese");
+}
+
+TEST(WordSetsTest, JaccardIsTheSharedOverTheWhole) {
+  EXPECT_DOUBLE_EQ(Jaccard({"a", "b", "c"}, {"b", "c", "d"}), 0.5);
+  EXPECT_DOUBLE_EQ(Jaccard({"a"}, {"b"}), 0.0);
+  EXPECT_DOUBLE_EQ(Jaccard({}, {"b"}), 0.0);
+  EXPECT_DOUBLE_EQ(Jaccard({}, {}), 1.0);
+  EXPECT_DOUBLE_EQ(Jaccard({"x", "y"}, {"x", "y"}), 1.0);
 }
 
 }  // namespace
