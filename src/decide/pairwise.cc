@@ -94,13 +94,18 @@ std::string ForCandidate(int choice, bool candidate_is_a) {
   return a == candidate_is_a ? "better" : "worse";
 }
 
+// A pair's value for the candidate's win rate: a win 1, a tie half, a loss 0.
+double PairValue(const PairwiseRow& row) {
+  return row.verdict == "win" ? 1.0 : row.verdict == "tie" ? 0.5 : 0.0;
+}
+
 void Tally(PairwiseReport& r) {
   std::vector<double> points;
   for (const PairwiseRow& row : r.rows) {
     r.wins += row.verdict == "win";
     r.ties += row.verdict == "tie";
     r.losses += row.verdict == "loss";
-    points.push_back(row.verdict == "win" ? 1.0 : row.verdict == "tie" ? 0.5 : 0.0);
+    points.push_back(PairValue(row));
   }
   r.pairs = static_cast<int64_t>(r.rows.size());
   if (auto st = analysis::Summarise(points)) {
@@ -237,10 +242,6 @@ Status JudgePairs(const PairwiseOptions& o, const std::map<std::string, Answered
     r.rows.push_back({id, verdict, first, second});
   }
   return OkStatus();
-}
-
-double PairValue(const PairwiseRow& row) {
-  return row.verdict == "win" ? 1.0 : row.verdict == "tie" ? 0.5 : 0.0;
 }
 
 // --sequential: the pairs in a seeded random order, a batch at a time, until the confidence
