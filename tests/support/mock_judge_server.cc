@@ -174,21 +174,6 @@ std::optional<json> RowVerdicts(const std::string& user) {
   return reply;
 }
 
-// The row-first layout's request: the row's data as a JSON object, then the task's instructions
-// ending in a line that is the task's settings as a JSON object. Read as the one object the
-// separate layout sends; nullopt when the parts are not of that shape.
-std::optional<std::string> RowFirstRequest(const std::vector<std::string>& parts) {
-  if (parts.size() < 2) return std::nullopt;
-  json row = json::parse(parts.front(), nullptr, false);
-  const std::string& task = parts.back();
-  const size_t line = task.rfind('\n');
-  json settings =
-      json::parse(line == std::string::npos ? task : task.substr(line + 1), nullptr, false);
-  if (!row.is_object() || !settings.is_object()) return std::nullopt;
-  for (auto& [key, value] : settings.items()) row[key] = value;
-  return row.dump();
-}
-
 std::string TaskOf(const Request& r) {
   if (r.questions > 0) return "generate_questions";
   if (Wants(r, "supported_by") || Wants(r, "correct")) return "response_claims";
@@ -207,6 +192,21 @@ std::vector<double> Embed(const std::string& text) {
 int64_t Tokens(size_t chars) { return static_cast<int64_t>((chars + 3) / 4); }
 
 }  // namespace
+
+// The row-first layout's request: the row's data as a JSON object, then the task's instructions
+// ending in a line that is the task's settings as a JSON object. Read as the one object the
+// separate layout sends; nullopt when the parts are not of that shape.
+std::optional<std::string> RowFirstRequest(const std::vector<std::string>& parts) {
+  if (parts.size() < 2) return std::nullopt;
+  nlohmann::json row = nlohmann::json::parse(parts.front(), nullptr, false);
+  const std::string& task = parts.back();
+  const size_t line = task.rfind('\n');
+  nlohmann::json settings = nlohmann::json::parse(
+      line == std::string::npos ? task : task.substr(line + 1), nullptr, false);
+  if (!row.is_object() || !settings.is_object()) return std::nullopt;
+  for (auto& [key, value] : settings.items()) row[key] = value;
+  return row.dump();
+}
 
 // cpp-httplib (as Debian builds it) listens with a backlog of 5: a client that opens 64
 // connections at once then loses SYNs and waits a second for each retransmit, which measures

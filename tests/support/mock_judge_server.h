@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -120,6 +121,12 @@ class MockJudgeServer {
 // model's content text. Exposed for tests of the parsing side.
 std::string MockAnswer(const std::string& system, const std::string& user,
                        bool prefer_first = false);
+
+// A row-first request (judges/llm/row_calls.h) read as the one object the separate layout
+// sends: `parts` are the request's user texts, the row's data as a JSON object first and the
+// task last, ending in a line that is the task's settings as a JSON object. nullopt when the
+// parts are not of that shape.
+std::optional<std::string> RowFirstRequest(const std::vector<std::string>& parts);
 
 // cpp-httplib (as Debian builds it) listens with a backlog of 5; this raises it for the socket
 // listening on `port`, so many connections at once do not wait on SYN retransmits.

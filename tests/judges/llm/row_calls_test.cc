@@ -41,11 +41,9 @@ constexpr const char* kCore = "faithfulness,response_relevancy,context_precision
 // (messages[1]) with the task's settings (the last line of messages[2]).
 std::string AsOneRequest(const ModelCall& c) {
   if (!c.row_first) return c.messages[1].content;
-  nlohmann::json row = nlohmann::json::parse(c.messages[1].content);
-  const std::string& task = c.messages[2].content;
-  const nlohmann::json settings = nlohmann::json::parse(task.substr(task.rfind('\n') + 1));
-  for (auto& [key, value] : settings.items()) row[key] = value;
-  return row.dump();
+  auto one = tala::testing::RowFirstRequest({c.messages[1].content, c.messages[2].content});
+  EXPECT_TRUE(one.has_value()) << c.messages[2].content;
+  return one.value_or("");
 }
 
 // Answers every call of the row as the mock judge would; returns the calls made.
