@@ -14,6 +14,8 @@ data=../shared/data/halueval-qa-dev.jsonl
 "$build/bench/bench_offline" "$data" 50000
 echo "## the offline judge across sources, each figure on a source left out of the fit"
 if [ -x "$build/bench/relevance_features" ]; then /usr/bin/python3 bench/judge_sources.py "$build"; fi
+echo "## tala align's refit of the offline relevance blends, per source, on rows the fit never saw"
+/usr/bin/python3 bench/align_blend.py "$build"
 echo "## offline context precision with references spread over chunks (HaluEval halves)"
 /usr/bin/python3 bench/spread_reference.py "$build/tala"
 echo "## non-LLM metrics (IR rows: 10 ranked ids; string pairs: 40 words)"

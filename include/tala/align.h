@@ -7,6 +7,13 @@
 // keeps the thresholds; `tala eval --judge-profile` diagnoses with them and records the profile's
 // digest in the manifest, and `tala compare` refuses runs made with different profiles unless
 // allowed. When the held-out folds show no gain, no profile is written unless forced.
+//
+// For the offline judge's blended relevance readings (response_relevancy, context_relevance),
+// the blend's weights are refitted too: the dataset's labelled rows are read again through the
+// judge (the results' manifest names the dataset; --data gives another copy), and a logistic is
+// fitted to the labels, pulled toward the built-in weights with a strength chosen by
+// cross-validation (analysis/logistic_fit.h). The refitted weights go in the profile only when
+// held-out folds show they agree with people better than the fitted threshold alone.
 
 #include <cstdint>
 #include <map>
@@ -15,6 +22,7 @@
 #include <vector>
 
 #include "tala/evaluate.h"
+#include "tala/offline_blend.h"
 #include "tala/status.h"
 
 namespace tala {
@@ -29,6 +37,24 @@ struct AlignOptions {
   // Labelled rows kept in the profile for LLM judges (few-shot examples), per metric: up to this
   // many, half the people called right and half wrong where the labels allow, seeded.
   int examples = 0;
+  // The dataset the results were scored from, for refitting the offline judge's relevance
+  // blends; empty: the file the results' manifest names, when it is there unchanged.
+  std::string data;
+};
+
+// The offline judge's relevance blend refitted to the labels.
+struct AlignedBlend {
+  std::vector<std::string> features;
+  std::vector<double> weights;  // the bias, then one per feature: fitted on every labelled row
+  double pull = 0;              // the L2 pull toward the built-in weights chosen (0: kept them)
+  int64_t rows = 0;             // labelled rows read again through the judge
+  // Held out: balanced accuracy and kappa with the refitted weights and their own threshold;
+  // AUROC with the built-in weights and with the refitted ones.
+  double accuracy = 0, threshold_only_accuracy = 0;
+  std::optional<double> kappa, auroc_before, auroc_after;
+  double threshold = 0;                // on the refitted scores, fitted on every label
+  double gain_low = 0, gain_high = 0;  // accuracy over the threshold alone's, 95% interval
+  bool kept = false;                   // the interval lies above 0: the profile holds them
 };
 
 struct AlignedMetric {
@@ -41,6 +67,10 @@ struct AlignedMetric {
   std::optional<double> kappa_before, kappa_after, auroc;
   double gain = 0, gain_low = 0, gain_high = 0;  // accuracy after - before, 95% interval
   bool improves = false;                         // the interval of the gain lies above 0
+  // The blend refit, for a metric the offline judge reads through one; else why there is none
+  // ("" for a metric no blend scores).
+  std::optional<AlignedBlend> blend;
+  std::string blend_note;
 };
 
 struct Alignment {
@@ -54,23 +84,27 @@ struct Alignment {
 Result<Alignment> Align(const AlignOptions& options);
 std::string FormatAlignment(const Alignment& alignment);
 // The judge profile: {"tala_judge_profile": 1, "results", "labels", "metrics": {name:
-// {"threshold", ...}}, "examples": [{"metric", "question", "answer", "verdict": "right" |
-// "wrong"}]} (examples only when kept).
+// {"threshold", ..., "blend": {"features": [...], "weights": [bias, ...]}}}, "examples":
+// [{"metric", "question", "answer", "verdict": "right" | "wrong"}]} (a blend and examples only
+// when kept).
 std::string JudgeProfileJson(const Alignment& alignment, const AlignOptions& options);
 
 // A judge profile's thresholds (metric -> threshold) and its digest (the file's SHA-256, first
 // 16 hex digits), for tala eval --judge-profile. kDataError naming the file for a bad profile.
 struct JudgeProfile {
   std::vector<std::pair<std::string, double>> thresholds;
+  OfflineBlend blend;
   std::vector<LabelledExample> examples;
   std::string digest;
 };
 Result<JudgeProfile> ReadJudgeProfile(const std::string& path);
 // Reads the profile at `path` and adds its thresholds to `thresholds` (one already there, given
-// by hand, wins) and, when `examples` is given, its labelled examples to it (for LLM judges);
-// returns the profile's digest, for the manifest. Errors as ReadJudgeProfile's.
+// by hand, wins), its labelled examples to `examples` (for LLM judges) and its refitted blend
+// weights to `blend` (for the offline judge), each when given; returns the profile's digest,
+// for the manifest. Errors as ReadJudgeProfile's.
 Result<std::string> ApplyJudgeProfile(const std::string& path,
                                       std::map<std::string, double>& thresholds,
-                                      std::vector<LabelledExample>* examples = nullptr);
+                                      std::vector<LabelledExample>* examples = nullptr,
+                                      OfflineBlend* blend = nullptr);
 
 }  // namespace tala

@@ -15,6 +15,7 @@
 
 #include "tala/judge.h"
 #include "tala/metric.h"
+#include "tala/offline_blend.h"
 #include "tala/run_summary.h"
 #include "tala/shard.h"
 #include "tala/status.h"
@@ -118,6 +119,8 @@ struct EvalOptions {
   std::string judge_profile;
   // Per-metric thresholds ("context_recall" -> 0.6) that override diagnosis_threshold.
   std::map<std::string, double> diagnosis_thresholds;
+  // A judge profile's refitted weights of the offline judge's relevance blends (tala align).
+  OfflineBlend offline_blend;
   LlmOptions llm;
   bool resume = false;  // keep the rows already in `out` and score only the others
   // Replace an existing `out` that is not a tala results file, or that holds an LLM judge's

@@ -94,6 +94,7 @@ struct ServeOptions {
   double diagnosis_threshold = 0.7;
   // Per-metric thresholds over diagnosis_threshold (a judge profile's: tala align).
   std::map<std::string, double> diagnosis_thresholds;
+  OfflineBlend offline_blend;  // a judge profile's refitted relevance weights (the offline judge)
   // Named windows, seconds: the summaries' and /metrics' defaults.
   std::vector<std::pair<std::string, int64_t>> windows = {
       {"1h", 3600}, {"1d", 86400}, {"7d", 7 * 86400}};

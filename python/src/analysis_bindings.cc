@@ -144,6 +144,21 @@ py::dict Reports(const std::string& results, const ReportPaths& paths) {
 }
 }  // namespace
 
+// A metric's blend refit (AlignedBlend) as a dict; None when there was none, or a string saying
+// why not.
+py::object BlendValue(const AlignedMetric& a) {
+  if (!a.blend) return a.blend_note.empty() ? py::none() : py::object(py::str(a.blend_note));
+  const AlignedBlend& b = *a.blend;
+  return py::dict(
+      py::arg("features") = b.features, py::arg("weights") = b.weights, py::arg("pull") = b.pull,
+      py::arg("rows") = b.rows, py::arg("accuracy") = b.accuracy,
+      py::arg("threshold_only_accuracy") = b.threshold_only_accuracy,
+      py::arg("kappa") = Optional(b.kappa), py::arg("auroc_before") = Optional(b.auroc_before),
+      py::arg("auroc_after") = Optional(b.auroc_after),
+      py::arg("gain_over_threshold_ci") = py::make_tuple(b.gain_low, b.gain_high),
+      py::arg("kept") = b.kept);
+}
+
 // tala align's fit: the figures per metric, the text the CLI prints and the profile's JSON.
 py::dict AlignAnswer(const AlignOptions& options) {
   auto aligned = Unlocked<Alignment>([&] { return tala::Align(options); });
@@ -159,7 +174,7 @@ py::dict AlignAnswer(const AlignOptions& options) {
           py::arg("kappa_before") = Optional(a.kappa_before),
           py::arg("kappa_after") = Optional(a.kappa_after), py::arg("auroc") = Optional(a.auroc),
           py::arg("gain") = a.gain, py::arg("gain_ci") = py::make_tuple(a.gain_low, a.gain_high),
-          py::arg("improves") = a.improves));
+          py::arg("improves") = a.improves, py::arg("blend") = BlendValue(a)));
     }
     value["metrics"] = metrics;
     value["improves"] = aligned->improves;
@@ -173,14 +188,17 @@ void BindAnalyses(py::module_& m) {
   m.def(
       "align",
       [](const std::string& results, const std::string& labels,
-         const std::vector<std::string>& metrics, int folds, uint64_t seed) {
+         const std::vector<std::string>& metrics, int folds, uint64_t seed,
+         const std::string& data) {
         return AlignAnswer({.results = results,
                             .labels = labels,
                             .metrics = metrics,
                             .folds = folds,
-                            .seed = seed});
+                            .seed = seed,
+                            .data = data});
       },
-      py::arg("results"), py::arg("labels"), py::arg("metrics"), py::arg("folds"), py::arg("seed"));
+      py::arg("results"), py::arg("labels"), py::arg("metrics"), py::arg("folds"), py::arg("seed"),
+      py::arg("data"));
   m.def(
       "gate",
       [](const std::string& results, const std::map<std::string, double>& min,

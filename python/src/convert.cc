@@ -85,7 +85,8 @@ EvalOptions ToOptions(const py::dict& d) {
   Take(d, "judge_profile", profile_path);
   if (!profile_path.empty()) {
     // tala align's thresholds, under any given in diagnosis_thresholds; recorded in the manifest.
-    auto digest = ApplyJudgeProfile(profile_path, o.diagnosis_thresholds, &o.llm.labelled_examples);
+    auto digest = ApplyJudgeProfile(profile_path, o.diagnosis_thresholds, &o.llm.labelled_examples,
+                                    &o.offline_blend);
     if (!digest) throw py::value_error(digest.error().ToString());
     o.judge_profile = *digest;
   }

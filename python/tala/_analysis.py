@@ -86,17 +86,22 @@ class Alignment(_Report):
     JSON text) and ``written`` (the path written, or None)."""
 
 
-def align(results, labels, metrics=None, out="judge-profile.json", force=False, folds=5, seed=1):
+def align(results, labels, metrics=None, out="judge-profile.json", force=False, folds=5, seed=1,
+          data=None):
     """Fit the judge to people's labels, as ``tala align``: for each labelled metric, the pass
     threshold that agrees with the labels most, by cross-validation, with held-out agreement
     before and after. ``results`` is a Result or a results file; ``labels`` the review export.
+    For the offline judge's response_relevancy and context_relevance, the weights of its blend
+    are refitted too (each metric's ``blend``: held-out figures, and ``kept`` when the profile
+    holds them), from the dataset the results' manifest names, or ``data``.
     The judge profile is written to ``out`` only when some metric gains on held-out folds (or
     with ``force``); pass it as ``judge_profile=`` to tala.evaluate. ``out=None`` writes
     nothing."""
     if isinstance(metrics, str):
         metrics = [metrics]
     answer = Alignment(_value(_tala.align(_path_of(results), _path_of(labels),
-                                          list(metrics or []), int(folds), int(seed))))
+                                          list(metrics or []), int(folds), int(seed),
+                                          "" if data is None else os.fspath(data))))
     answer["written"] = None
     if out is not None and (answer["improves"] or force):
         tmp = f"{out}.tmp"

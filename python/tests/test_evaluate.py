@@ -353,6 +353,44 @@ def _labelled(tmp_path, shuffle):
     return results, labels
 
 
+def test_align_refits_the_offline_blend_and_evaluate_scores_with_it(tmp_path):
+    # A project whose people call an answer padded with asides right: no threshold of the
+    # built-in blend tells it from an aside alone; the refitted weights do (issue 55 item 1).
+    asides = ["The weather in spring is usually mild and wet.",
+              "Many visitors arrive by train on weekends.",
+              "The local football team plays in blue shirts.",
+              "Cheese from the valley is sold at fairs."]
+    rows, labels = [], [{"tala_labels": {"pick": "random", "seed": 1}}]
+    for i in range(90):
+        place = f"the {['bakery', 'library', 'museum', 'bridge', 'school'][i % 5]} in Town {i}"
+        answer = f"The {place[4:]} opened in {1850 + i}."
+        response = [answer, f"{answer} {asides[i % 4]} {asides[(i + 1) % 4]}", asides[i % 4]][i % 3]
+        rows.append({"id": f"r{i}", "user_input": f"When did {place} open?", "response": response})
+        labels.append({"id": f"r{i}", "response_relevancy": int(i % 3 != 2)})
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labelled = tmp_path / "labels.jsonl"
+    labelled.write_text("".join(json.dumps(r) + "\n" for r in labels))
+    plain = tala.evaluate(str(data), metrics=["response_relevancy"], out=tmp_path / "a.jsonl",
+                          progress=False)
+    manifest = json.loads(open(tmp_path / "a.jsonl").readline())["tala_manifest"]
+    if manifest.get("embeddings") != "use-lite-0.2.0":
+        pytest.skip("no sentence encoder: the blends need it")
+    profile = tmp_path / "profile.json"
+    fitted = tala.align(plain, labelled, out=profile, data=data)
+    blend = fitted["metrics"][0]["blend"]
+    assert blend["kept"] and blend["accuracy"] > blend["threshold_only_accuracy"]
+    assert len(blend["weights"]) == len(blend["features"]) + 1
+    assert fitted["written"] == str(profile)
+    threshold = fitted["metrics"][0]["threshold"]
+    scored = tala.evaluate(str(data), metrics=["response_relevancy"], out=tmp_path / "b.jsonl",
+                           progress=False, judge_profile=profile)
+    before = plain.to_pandas().set_index("id")["response_relevancy"]
+    after = scored.to_pandas().set_index("id")["response_relevancy"]
+    assert before["r1"] < threshold <= after["r1"]
+    assert after["r2"] < threshold
+
+
 def test_align_fits_a_threshold_to_labels_and_writes_a_profile_only_when_it_gains(tmp_path):
     results, labels = _labelled(tmp_path, shuffle=False)
     profile = tmp_path / "profile.json"

@@ -1,4 +1,5 @@
-// tala align RESULTS --labels LABELS: a judge profile fitted to people's labels (tala/align.h).
+// tala align RESULTS --labels LABELS: a judge profile fitted to people's labels (tala/align.h):
+// thresholds, the offline judge's refitted relevance blends, labelled examples for LLM judges.
 
 #include <cstdio>
 #include <memory>
@@ -51,12 +52,17 @@ void AddAlignCommand(CLI::App& app, int* exit_code) {
       "fitted by cross-validation, with held-out accuracy and Cohen's kappa before (threshold "
       "0.7) and after, and a paired bootstrap interval of the gain. Writes a judge profile that "
       "tala eval --judge-profile and tala ci --judge-profile diagnose with (recorded in the "
-      "manifest; tala compare refuses runs made with different profiles unless allowed). When "
-      "no metric gains on held-out folds, nothing is written (exit 1) unless --force.");
+      "manifest; tala compare refuses runs made with different profiles unless allowed). For the "
+      "offline judge's response_relevancy and context_relevance, the weights of its blend are "
+      "refitted too (the labelled rows read again from the dataset the results name), pulled "
+      "toward the built-in ones, and kept only when held-out folds show they agree with people "
+      "more than the threshold alone. When no metric gains on held-out folds, nothing is written "
+      "(exit 1) unless --force.");
   cmd->footer(
       "Examples:\n"
       "  tala align results.jsonl --labels labels.jsonl\n"
-      "  tala align results.jsonl --labels labels.jsonl --metric faithfulness --out p.json");
+      "  tala align results.jsonl --labels labels.jsonl --metric faithfulness --out p.json\n"
+      "  tala align results.jsonl --labels labels.jsonl --data moved/dataset.jsonl");
   cmd->add_option("RESULTS", f->options.results, "results file the labelled rows come from")
       ->required();
   cmd->add_option("--labels", f->options.labels, "labels.jsonl (tala review's export)")->required();
@@ -73,6 +79,10 @@ void AddAlignCommand(CLI::App& app, int* exit_code) {
                   "the people's verdict, as data in the request")
       ->capture_default_str()
       ->check(CLI::Range(0, 200));
+  cmd->add_option("--data", f->options.data,
+                  "the dataset the results were scored from, where the results' manifest names "
+                  "a path that is not there: the offline judge reads the labelled rows again to "
+                  "refit its relevance blends (response_relevancy, context_relevance)");
   cmd->add_option("--seed", f->options.seed, "seed of the folds, the bootstrap and the examples")
       ->capture_default_str();
   cmd->callback([f, exit_code] { *exit_code = RunAlign(*f); });

@@ -131,8 +131,8 @@ int RunCi(CiFlags& f) {
   if (!f.ci.metrics.empty()) eval.metrics = f.ci.metrics;
   if (!f.ci.judge.empty()) eval.judge = f.ci.judge;
   if (!f.judge_profile.empty()) {
-    auto digest =
-        ApplyJudgeProfile(f.judge_profile, eval.diagnosis_thresholds, &eval.llm.labelled_examples);
+    auto digest = ApplyJudgeProfile(f.judge_profile, eval.diagnosis_thresholds,
+                                    &eval.llm.labelled_examples, &eval.offline_blend);
     if (!digest) {
       PrintError("tala ci", digest.error());
       return 2;

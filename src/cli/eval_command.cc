@@ -86,9 +86,9 @@ Status ParseFlags(EvalFlags& flags) {
   }
   if (!flags.judge_profile.empty()) {
     // The profile's thresholds, under any --diagnose given by hand.
-    TALA_ASSIGN_OR_RETURN(
-        o.judge_profile,
-        ApplyJudgeProfile(flags.judge_profile, o.diagnosis_thresholds, &o.llm.labelled_examples));
+    TALA_ASSIGN_OR_RETURN(o.judge_profile,
+                          ApplyJudgeProfile(flags.judge_profile, o.diagnosis_thresholds,
+                                            &o.llm.labelled_examples, &o.offline_blend));
   }
   if (!flags.diagnosis_baseline.empty()) {
     // Relative to a baseline run: a row fails a stage when it is `margin` below the baseline's

@@ -517,7 +517,7 @@ int RunServe(ServeFlags& f) {
   }
   if (!f.judge_profile.empty()) {
     auto digest = ApplyJudgeProfile(f.judge_profile, f.options.diagnosis_thresholds,
-                                    &f.options.llm.labelled_examples);
+                                    &f.options.llm.labelled_examples, &f.options.offline_blend);
     if (!digest) {
       PrintError("tala serve", digest.error());
       return 2;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -11,8 +13,11 @@
 #include <set>
 
 #include "analysis/judge_agreement.h"
+#include "analysis/logistic_fit.h"
 #include "core/hash.h"
 #include "decide/result_inputs.h"
+#include "engine/offline_blend_readings.h"
+#include "fs/file_digest.h"
 #include "io/readers/labels_reader.h"
 #include "io/readers/results_reader.h"
 
@@ -57,22 +62,54 @@ double FitThreshold(const std::vector<LabelledScore>& rows, double prefer) {
   return best;
 }
 
+// The rows' order for the folds (seeded) and each row's fold.
+std::vector<size_t> FoldOrder(size_t n, std::mt19937_64& rng) {
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::shuffle(order.begin(), order.end(), rng);
+  return order;
+}
+
+// The 95% paired bootstrap interval of the balanced accuracy of `a` less that of `b` (the same
+// rows' held-out verdicts read two ways).
+std::pair<double, double> GainInterval(const std::vector<LabelledScore>& a,
+                                       const std::vector<LabelledScore>& b, int resamples,
+                                       std::mt19937_64& rng) {
+  std::vector<double> gains;
+  std::uniform_int_distribution<size_t> pick(0, a.size() - 1);
+  std::vector<LabelledScore> ra(a.size()), rb(b.size());
+  for (int r = 0; r < resamples; ++r) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      const size_t j = pick(rng);
+      ra[i] = a[j];
+      rb[i] = b[j];
+    }
+    gains.push_back(BalancedAccuracy(analysis::Confuse(ra, 0.5)) -
+                    BalancedAccuracy(analysis::Confuse(rb, 0.5)));
+  }
+  std::sort(gains.begin(), gains.end());
+  return {gains[static_cast<size_t>(0.025 * static_cast<double>(gains.size() - 1))],
+          gains[static_cast<size_t>(0.975 * static_cast<double>(gains.size() - 1))]};
+}
+
+// `after` gets the held-out verdicts of the fitted threshold, for the blend's refit to be
+// weighed against.
 std::optional<AlignedMetric> AlignMetric(const std::string& metric,
                                          const std::vector<LabelledScore>& rows,
-                                         const AlignOptions& o) {
+                                         const AlignOptions& o, std::vector<LabelledScore>& before,
+                                         std::vector<LabelledScore>& after) {
   AlignedMetric m;
   m.metric = metric;
   m.labels = static_cast<int64_t>(rows.size());
   for (const LabelledScore& r : rows) m.positives += r.human_positive ? 1 : 0;
   if (m.labels < 10 || m.positives == 0 || m.positives == m.labels) return std::nullopt;
   // Held-out verdicts: each fold's rows judged with the threshold fitted on the other folds.
-  std::vector<size_t> order(rows.size());
-  std::iota(order.begin(), order.end(), size_t{0});
   std::mt19937_64 rng(o.seed);
-  std::shuffle(order.begin(), order.end(), rng);
+  const std::vector<size_t> order = FoldOrder(rows.size(), rng);
   const int folds = std::clamp(o.folds, 2, static_cast<int>(rows.size()));
   // Held-out verdicts under the default threshold and under the fitted ones.
-  std::vector<LabelledScore> before(rows.size()), after(rows.size());
+  before.assign(rows.size(), {});
+  after.assign(rows.size(), {});
   for (int k = 0; k < folds; ++k) {
     std::vector<LabelledScore> train;
     for (size_t j = 0; j < order.size(); ++j) {
@@ -92,25 +129,75 @@ std::optional<AlignedMetric> AlignMetric(const std::string& metric,
   m.kappa_after = analysis::CohensKappa(analysis::Confuse(after, 0.5));
   m.auroc = analysis::Auroc(rows);
   m.gain = m.accuracy_after - m.accuracy_before;
-  // Paired bootstrap of the gain: the same resampled rows read both ways.
-  std::vector<double> gains;
-  std::uniform_int_distribution<size_t> pick(0, rows.size() - 1);
-  std::vector<LabelledScore> b(rows.size()), a(rows.size());
-  for (int r = 0; r < o.resamples; ++r) {
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const size_t j = pick(rng);
-      b[i] = before[j];
-      a[i] = after[j];
-    }
-    gains.push_back(BalancedAccuracy(analysis::Confuse(a, 0.5)) -
-                    BalancedAccuracy(analysis::Confuse(b, 0.5)));
-  }
-  std::sort(gains.begin(), gains.end());
-  m.gain_low = gains[static_cast<size_t>(0.025 * static_cast<double>(gains.size() - 1))];
-  m.gain_high = gains[static_cast<size_t>(0.975 * static_cast<double>(gains.size() - 1))];
+  std::tie(m.gain_low, m.gain_high) = GainInterval(after, before, o.resamples, rng);
   m.improves = m.gain_low > 0;
   m.threshold = FitThreshold(rows, o.default_threshold);
   return m;
+}
+
+// The refit of the blend that scores `m` (its rows `blend_rows`, in the labelled rows' order):
+// held-out on the same folds as the threshold, each fold's weights (and their pull) and
+// threshold fitted on the other folds; kept when it agrees with people better than the fitted
+// threshold alone. Then the metric's "after" is the refit's.
+void AlignBlend(AlignedMetric& m, const BlendSpec& spec,
+                const std::vector<analysis::BlendRow>& blend_rows,
+                const std::vector<LabelledScore>& before,
+                const std::vector<LabelledScore>& threshold_only, const AlignOptions& o) {
+  AlignedBlend b;
+  b.features = spec.features;
+  for (const analysis::BlendRow& r : blend_rows) b.rows += r.vectors.empty() ? 0 : 1;
+  std::mt19937_64 rng(o.seed);  // the threshold's folds
+  const std::vector<size_t> order = FoldOrder(blend_rows.size(), rng);
+  const int folds = std::clamp(o.folds, 2, static_cast<int>(blend_rows.size()));
+  auto scored = [](const std::vector<analysis::BlendRow>& rows, const std::vector<double>& w) {
+    std::vector<LabelledScore> out;
+    for (const analysis::BlendRow& r : rows) {
+      out.push_back({r.positive, analysis::BlendRowScore(w, r), ""});
+    }
+    return out;
+  };
+  std::vector<LabelledScore> held(blend_rows.size()), built_in(blend_rows.size()),
+      refit(blend_rows.size());
+  for (int k = 0; k < folds; ++k) {
+    std::vector<analysis::BlendRow> train;
+    for (size_t j = 0; j < order.size(); ++j) {
+      if (static_cast<int>(j % folds) != k) train.push_back(blend_rows[order[j]]);
+    }
+    const analysis::BlendChoice choice =
+        analysis::RefitBlend(train, spec.built_in, 3, o.seed + static_cast<uint64_t>(k) + 1);
+    const double t = FitThreshold(scored(train, choice.weights), o.default_threshold);
+    for (size_t j = 0; j < order.size(); ++j) {
+      if (static_cast<int>(j % folds) != k) continue;
+      const analysis::BlendRow& r = blend_rows[order[j]];
+      const double score = analysis::BlendRowScore(choice.weights, r);
+      held[order[j]] = {r.positive, score >= t ? 1.0 : 0.0, ""};
+      refit[order[j]] = {r.positive, score, ""};
+      built_in[order[j]] = {r.positive, analysis::BlendRowScore(spec.built_in, r), ""};
+    }
+  }
+  b.accuracy = BalancedAccuracy(analysis::Confuse(held, 0.5));
+  b.threshold_only_accuracy = BalancedAccuracy(analysis::Confuse(threshold_only, 0.5));
+  b.kappa = analysis::CohensKappa(analysis::Confuse(held, 0.5));
+  b.auroc_before = analysis::Auroc(built_in);
+  b.auroc_after = analysis::Auroc(refit);
+  std::tie(b.gain_low, b.gain_high) = GainInterval(held, threshold_only, o.resamples, rng);
+  b.kept = b.gain_low > 0;
+  const analysis::BlendChoice all =
+      analysis::RefitBlend(blend_rows, spec.built_in, o.folds, o.seed);
+  b.pull = all.lambda;
+  b.weights = all.weights;
+  b.threshold = FitThreshold(scored(blend_rows, all.weights), o.default_threshold);
+  if (b.kept && all.lambda != 0) {
+    m.threshold = b.threshold;
+    m.accuracy_after = b.accuracy;
+    m.kappa_after = b.kappa;
+    m.gain = m.accuracy_after - m.accuracy_before;
+    std::tie(m.gain_low, m.gain_high) = GainInterval(held, before, o.resamples, rng);
+    m.improves = m.gain_low > 0;
+  } else {
+    b.kept = false;
+  }
+  m.blend = std::move(b);
 }
 }  // namespace
 
@@ -144,6 +231,67 @@ std::vector<LabelledExample> PickExamples(std::vector<LabelledExample> all, int 
 }
 }  // namespace
 
+namespace {
+// The dataset to read the labelled rows from again for a blend refit: --data, else the one the
+// results' manifest names; "" with the reason in `note` when there is none to read, or it is not
+// the file the results were scored from.
+std::string BlendDataset(const io::ResultsFile& results, const AlignOptions& o, std::string& note) {
+  if (!results.manifest) {
+    note = "the results file has no manifest naming its dataset: give --data";
+    return "";
+  }
+  const io::RunManifest& m = *results.manifest;
+  const std::string path = o.data.empty() ? m.dataset : o.data;
+  if (path.empty() || path == "-" || !std::filesystem::is_regular_file(path)) {
+    note = "the dataset the results were scored from (" + (path.empty() ? "-" : path) +
+           ") is not there: give --data";
+    return "";
+  }
+  if (!m.dataset_sha256.empty()) {
+    auto digest = fs::FileSha256(path);
+    if (!digest || *digest != m.dataset_sha256) {
+      note = path + " is not the dataset the results were scored from (its SHA-256 differs)";
+      return "";
+    }
+  }
+  return path;
+}
+
+// The labelled rows as the blend reads them, in `ids`' order: each row's feature vectors from
+// `readings`, or its results score as it stands where no weight changes it. "" when the
+// built-in weights give the results' scores, else why they do not.
+std::string BlendRowsOf(const std::vector<std::string>& ids, const std::vector<LabelledScore>& rows,
+                        const BlendReadings& readings, const BlendSpec& spec,
+                        std::vector<analysis::BlendRow>& out) {
+  int64_t read = 0, differ = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    analysis::BlendRow r;
+    r.positive = rows[i].human_positive;
+    r.fixed = rows[i].judge;
+    auto it = readings.rows.find(ids[i]);
+    if (it != readings.rows.end()) r.vectors = it->second.vectors;
+    if (!r.vectors.empty()) {
+      ++read;
+      if (std::abs(analysis::BlendRowScore(spec.built_in, r) - rows[i].judge) > 1e-5) ++differ;
+    }
+    out.push_back(std::move(r));
+  }
+  if (read < 10) {
+    return fmt::format("{} labelled rows read through the blend (conversations: {}; unread: {}{})",
+                       read, readings.conversations, readings.unread,
+                       readings.why_unread.empty() ? "" : ", " + readings.why_unread);
+  }
+  if (differ > 0) {
+    return fmt::format(
+        "{} of {} labelled rows score otherwise in the results than the built-in weights read "
+        "them (scored by another tala, or with a judge profile): score the data again without "
+        "a profile",
+        differ, read);
+  }
+  return "";
+}
+}  // namespace
+
 Result<Alignment> Align(const AlignOptions& o) {
   TALA_ASSIGN_OR_RETURN(
       io::ResultsFile results,
@@ -159,9 +307,13 @@ Result<Alignment> Align(const AlignOptions& o) {
   for (const io::ResultRow& r : results.rows) by_id[r.id] = &r;
   Alignment out;
   std::string why;
+  const bool offline = results.manifest && results.manifest->judge == "offline";
+  std::string data_note;
+  const std::string data = offline ? BlendDataset(results, o, data_note) : "";
   for (const std::string& metric : labelled) {
     if (!wanted.empty() && !wanted.count(metric)) continue;
     std::vector<LabelledScore> rows;
+    std::vector<std::string> ids;
     std::vector<LabelledExample> candidates;
     for (const io::LabelRow& label : labels.rows) {
       auto v = label.values.find(metric);
@@ -170,13 +322,32 @@ Result<Alignment> Align(const AlignOptions& o) {
       auto s = r->second->scores.find(metric);
       if (s == r->second->scores.end() || !s->second) continue;
       rows.push_back({v->second >= 0.5, *s->second, ""});
+      ids.push_back(label.id);
       if (o.examples > 0) {
         if (auto texts = InputsOf(r->second->json)) {
           candidates.push_back({metric, texts->first, texts->second, v->second >= 0.5});
         }
       }
     }
-    if (auto m = AlignMetric(metric, rows, o)) {
+    std::vector<LabelledScore> before, threshold_only;
+    if (auto m = AlignMetric(metric, rows, o, before, threshold_only)) {
+      Result<BlendSpec> spec = OfflineBlendOf(metric);
+      if (offline && spec) {
+        m->blend_note = data_note;
+        if (!data.empty()) {
+          std::set<std::string> wanted_ids(ids.begin(), ids.end());
+          Result<BlendReadings> readings = ReadOfflineBlend(data, wanted_ids, *spec);
+          std::vector<analysis::BlendRow> blend_rows;
+          if (!readings) {
+            m->blend_note = readings.error().ToString();
+          } else if (std::string off = BlendRowsOf(ids, rows, *readings, *spec, blend_rows);
+                     !off.empty()) {
+            m->blend_note = off;
+          } else {
+            AlignBlend(*m, *spec, blend_rows, before, threshold_only, o);
+          }
+        }
+      }
       for (LabelledExample& e : PickExamples(std::move(candidates), o.examples, o.seed)) {
         out.examples.push_back(std::move(e));
       }
@@ -209,7 +380,27 @@ std::string FormatAlignment(const Alignment& a) {
         "{:.3f}, gain {:+.3f}, 95% [{:+.3f}, {:+.3f}]; kappa {} -> {}; AUROC {}: {}\n",
         m.metric, m.labels, m.positives, m.threshold, m.accuracy_before, m.accuracy_after, m.gain,
         m.gain_low, m.gain_high, k(m.kappa_before), k(m.kappa_after), k(m.auroc),
-        m.improves ? "the fitted threshold agrees with people more" : "no gain on held-out folds");
+        m.improves ? (m.blend && m.blend->kept ? "the refitted blend agrees with people more"
+                                               : "the fitted threshold agrees with people more")
+                   : "no gain on held-out folds");
+    if (m.blend) {
+      const AlignedBlend& b = *m.blend;
+      out += fmt::format(
+          "  {}'s blend refitted on {} labelled rows read again: held-out balanced accuracy {:.3f} "
+          "(the fitted threshold alone: {:.3f}), over it {:+.3f}, 95% [{:+.3f}, {:+.3f}]; AUROC "
+          "{} -> {}; {}\n",
+          m.metric, b.rows, b.accuracy, b.threshold_only_accuracy,
+          b.accuracy - b.threshold_only_accuracy, b.gain_low, b.gain_high, k(b.auroc_before),
+          k(b.auroc_after),
+          !b.kept      ? std::string("the built-in weights stay")
+          : m.improves ? fmt::format("the profile keeps the refitted weights (pull {:g})", b.pull)
+                       : fmt::format("the profile keeps the refitted weights (pull {:g}), but "
+                                     "they do not beat the default reading at 0.7 by a clear "
+                                     "margin (above)",
+                                     b.pull));
+    } else if (!m.blend_note.empty()) {
+      out += "  " + m.metric + "'s blend not refitted: " + m.blend_note + "\n";
+    }
   }
   return out;
 }
@@ -225,6 +416,15 @@ std::string JudgeProfileJson(const Alignment& a, const AlignOptions& o) {
                          {"held_out_balanced_accuracy_after", m.accuracy_after},
                          {"gain_ci", {m.gain_low, m.gain_high}},
                          {"improves", m.improves}};
+    if (m.blend && m.blend->kept) {
+      metrics[m.metric]["blend"] = {
+          {"features", m.blend->features},
+          {"weights", m.blend->weights},
+          {"pull", m.blend->pull},
+          {"labelled_rows_read", m.blend->rows},
+          {"held_out_auroc_built_in", m.blend->auroc_before.value_or(0.5)},
+          {"held_out_auroc_refitted", m.blend->auroc_after.value_or(0.5)}};
+    }
   }
   out["metrics"] = std::move(metrics);
   if (!a.examples.empty()) {
@@ -239,6 +439,44 @@ std::string JudgeProfileJson(const Alignment& a, const AlignOptions& o) {
   }
   return out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
+
+namespace {
+// A metric's refitted blend in a profile: its features must be the ones this tala's offline
+// judge reads, in its order, and its weights one finite number more (the bias).
+Status ReadBlend(const std::string& path, const std::string& metric, const nlohmann::json& j,
+                 OfflineBlend& blend) {
+  const std::string where = "metrics." + metric + ".blend";
+  Result<BlendSpec> spec = OfflineBlendOf(metric);
+  if (!spec) return DataError({path, 1, 0, where}, spec.error().message());
+  if (!j.is_object() || !j.contains("features") || !j["features"].is_array() ||
+      !j.contains("weights") || !j["weights"].is_array()) {
+    return DataError({path, 1, 0, where}, "expected {\"features\": [...], \"weights\": [...]}");
+  }
+  std::vector<std::string> features;
+  for (const nlohmann::json& f : j["features"]) {
+    features.push_back(f.is_string() ? f.get<std::string>() : f.dump());
+  }
+  if (features != spec->features) {
+    return DataError({path, 1, 0, where + ".features"},
+                     "not the features this tala's offline judge reads for " + spec->metric +
+                         " (the profile is from another version): refit it with tala align");
+  }
+  std::vector<double> weights;
+  for (const nlohmann::json& w : j["weights"]) {
+    if (!w.is_number() || !std::isfinite(w.get<double>())) {
+      return DataError({path, 1, 0, where + ".weights"}, "expected finite numbers");
+    }
+    weights.push_back(w.get<double>());
+  }
+  if (weights.size() != features.size() + 1) {
+    return DataError({path, 1, 0, where + ".weights"},
+                     fmt::format("expected {} numbers (the bias, then one per feature), got {}",
+                                 features.size() + 1, weights.size()));
+  }
+  WeightsOf(blend, *spec) = std::move(weights);
+  return OkStatus();
+}
+}  // namespace
 
 Result<JudgeProfile> ReadJudgeProfile(const std::string& path) {
   std::ifstream in(path);
@@ -256,6 +494,9 @@ Result<JudgeProfile> ReadJudgeProfile(const std::string& path) {
       return DataError({path, 1, 0, "metrics." + metric + ".threshold"}, "expected a number");
     }
     p.thresholds.emplace_back(metric, entry["threshold"].get<double>());
+    if (entry.contains("blend")) {
+      TALA_RETURN_IF_ERROR(ReadBlend(path, metric, entry["blend"], p.blend));
+    }
   }
   if (j.contains("examples")) {
     if (!j["examples"].is_array()) {
@@ -283,10 +524,11 @@ Result<JudgeProfile> ReadJudgeProfile(const std::string& path) {
 
 Result<std::string> ApplyJudgeProfile(const std::string& path,
                                       std::map<std::string, double>& thresholds,
-                                      std::vector<LabelledExample>* examples) {
+                                      std::vector<LabelledExample>* examples, OfflineBlend* blend) {
   TALA_ASSIGN_OR_RETURN(JudgeProfile profile, ReadJudgeProfile(path));
   for (const auto& [metric, threshold] : profile.thresholds) thresholds.emplace(metric, threshold);
   if (examples) *examples = std::move(profile.examples);
+  if (blend) *blend = std::move(profile.blend);
   return profile.digest;
 }
 

@@ -623,13 +623,14 @@ Status Evaluate(const EvalOptions& options, RunSummary& summary, std::string* sp
     TALA_ASSIGN_OR_RETURN(run.llm, SetUpLlm(options.judge, llm, &summary.warnings));
     summary.judge = run.llm->judge_name;
   } else {
-    TALA_ASSIGN_OR_RETURN(run.judge, judges::CreateJudge(options.judge));
+    TALA_ASSIGN_OR_RETURN(run.judge, judges::CreateJudge(options.judge, options.offline_blend));
     summary.judge = run.judge->name();
     // The offline judge's work is CPU time: more threads, each with its own judge (the rows'
     // scores do not depend on which judge read them, as tala merge relies on too).
     if (summary.judge == "offline" && !options.dry_run) {
       for (int t = 1; t < ResolveThreads(options.threads); ++t) {
-        TALA_ASSIGN_OR_RETURN(auto judge, judges::CreateJudge(options.judge));
+        TALA_ASSIGN_OR_RETURN(auto judge,
+                              judges::CreateJudge(options.judge, options.offline_blend));
         run.more_judges.push_back(std::move(judge));
       }
     }

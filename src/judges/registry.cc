@@ -11,9 +11,11 @@ const std::vector<JudgeEntry>& JudgeRegistry() {
        "the embedded default: no network, no key; deterministic verdicts from words, WordNet "
        "and a small sentence encoder (`make deps` fetches it); `tala metrics` says how far to "
        "trust each metric",
-       [] { return std::unique_ptr<Judge>(new offline::OfflineJudge()); }},
+       [](const OfflineBlend& blend) {
+         return std::unique_ptr<Judge>(new offline::OfflineJudge(blend));
+       }},
       {"replay", "verdicts written by hand in each row's \"verdicts\" field",
-       [] { return std::unique_ptr<Judge>(new ReplayJudge()); }},
+       [](const OfflineBlend&) { return std::unique_ptr<Judge>(new ReplayJudge()); }},
       // LLM judges are driven by the runtime (concurrency, cache, retries), not made here.
       {"openai:MODEL",
        "an OpenAI Chat Completions model, or any compatible server (vLLM, Ollama, llama.cpp, "
@@ -24,10 +26,10 @@ const std::vector<JudgeEntry>& JudgeRegistry() {
   return kJudges;
 }
 
-Result<std::unique_ptr<Judge>> CreateJudge(const std::string& spec) {
+Result<std::unique_ptr<Judge>> CreateJudge(const std::string& spec, const OfflineBlend& blend) {
   std::string known;
   for (const JudgeEntry& e : JudgeRegistry()) {
-    if (spec == e.name && e.make != nullptr) return e.make();
+    if (spec == e.name && e.make != nullptr) return e.make(blend);
     known += (known.empty() ? "" : ", ") + std::string(e.name);
   }
   return NotFound("unknown judge \"" + spec + "\"; known judges: " + known);

@@ -130,7 +130,7 @@ Result<std::unique_ptr<Service>> Service::Open(const ServeOptions& options) {
   if (llm) {
     TALA_ASSIGN_OR_RETURN(impl->llm, SetUpLlm(options.judge, options.llm, &impl->warnings));
   } else {
-    TALA_ASSIGN_OR_RETURN(impl->judge, judges::CreateJudge(options.judge));
+    TALA_ASSIGN_OR_RETURN(impl->judge, judges::CreateJudge(options.judge, options.offline_blend));
   }
   if (sqlite3_open(options.db.c_str(), &impl->db) != SQLITE_OK) {
     return IoError("cannot open " + options.db + ": " + sqlite3_errmsg(impl->db));

@@ -4,12 +4,17 @@
 // profiles apart.
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "cli/child_process.h"
 #include "cli/run_tala.h"
@@ -178,6 +183,162 @@ TEST(AlignTest, ExamplesKeptInTheProfileReachAnLlmJudgesRequests) {
                         dir.Write("verdict.json", verdict) + " 2>&1");
   EXPECT_EQ(unread.exit_code, 2) << unread.out;
   EXPECT_NE(unread.out.find(".verdict"), std::string::npos) << unread.out;
+}
+
+// A project whose people call an answer right when it answers, even when it goes on about
+// something else, and wrong when it only talks about something else. The offline judge's
+// built-in blend reads an answer padded with asides as off the question, so no threshold tells
+// the padded answers from the asides; refitting the blend's weights does.
+struct PaddedProject {
+  std::string data, results, labels, shuffled;
+};
+
+PaddedProject WritePaddedProject(TempDir& dir) {
+  const char* things[] = {"bakery", "library", "museum", "bridge",  "harbour",
+                          "school", "theatre", "market", "station", "chapel"};
+  const char* towns[] = {"Aldham", "Brisley", "Corfe",   "Dunmore",   "Elston", "Fenwick",
+                         "Garth",  "Holt",    "Ixworth", "Jevington", "Kelso",  "Lydd"};
+  const char* asides[] = {"The weather in spring is usually mild and wet.",
+                          "Many visitors arrive by train on weekends.",
+                          "The local football team plays in blue shirts.",
+                          "A famous poet once wrote about the hills nearby.",
+                          "Cheese from the valley is sold at fairs.",
+                          "The river floods every few winters."};
+  std::string data, labels, shuffled;
+  std::vector<int> verdicts;
+  for (int i = 0; i < 120; ++i) {
+    const std::string place = std::string("the ") + things[i % 10] + " in " + towns[i % 12];
+    const std::string answer =
+        "The " + place.substr(4) + " opened in " + std::to_string(1850 + (i * 7) % 150) + ".";
+    std::string response;
+    if (i % 3 == 0) response = answer;
+    if (i % 3 == 1) response = answer + " " + asides[i % 6] + " " + asides[(i + 2) % 6];
+    if (i % 3 == 2) response = asides[i % 6];
+    data += nlohmann::json{{"id", "r" + std::to_string(i)},
+                           {"user_input", "When did " + place + " open?"},
+                           {"response", response}}
+                .dump() +
+            "\n";
+    verdicts.push_back(i % 3 == 2 ? 0 : 1);
+  }
+  std::vector<int> mixed = verdicts;
+  std::mt19937_64 rng(3);
+  std::shuffle(mixed.begin(), mixed.end(), rng);
+  for (int i = 0; i < 120; ++i) {
+    labels += "{\"id\":\"r" + std::to_string(i) +
+              "\",\"response_relevancy\":" + std::to_string(verdicts[i]) + "}\n";
+    shuffled += "{\"id\":\"r" + std::to_string(i) +
+                "\",\"response_relevancy\":" + std::to_string(mixed[i]) + "}\n";
+  }
+  PaddedProject p{dir.Write("data.jsonl", data), dir.path() + "/results.jsonl",
+                  dir.Write("labels.jsonl", labels), dir.Write("shuffled.jsonl", shuffled)};
+  return p;
+}
+
+std::map<std::string, double> ScoresIn(const std::string& path) {
+  std::map<std::string, double> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json row = nlohmann::json::parse(line);
+    if (row.contains("scores")) out[row["id"]] = row["scores"]["response_relevancy"];
+  }
+  return out;
+}
+
+TEST(AlignTest, TheOfflineJudgesBlendIsRefittedWhereHeldOutFoldsShowItAgreesMore) {
+  TempDir dir;
+  const PaddedProject p = WritePaddedProject(dir);
+  ASSERT_EQ(RunTala("eval " + p.data + " -m response_relevancy -q -o " + p.results).exit_code, 0);
+  if (dir.Read("results.jsonl").find("\"embeddings\":\"use-lite") == std::string::npos) {
+    GTEST_SKIP() << "no sentence encoder: the blends need it";
+  }
+  const std::string profile = dir.path() + "/profile.json";
+  auto r = RunTala("align " + p.results + " --labels " + p.labels + " -o " + profile + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("the refitted blend agrees with people more"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the profile keeps the refitted weights"), std::string::npos) << r.out;
+  std::ifstream in(profile);
+  const nlohmann::json written = nlohmann::json::parse(in);
+  const nlohmann::json& blend = written["metrics"]["response_relevancy"]["blend"];
+  ASSERT_EQ(blend["weights"].size(), blend["features"].size() + 1) << written.dump();
+  const double threshold = written["metrics"]["response_relevancy"]["threshold"];
+
+  // Scored with the profile, the padded answers pass and the asides fail.
+  const std::string fitted = dir.path() + "/fitted.jsonl";
+  r = RunTala("eval " + p.data + " -m response_relevancy -q --judge-profile " + profile + " -o " +
+              fitted + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto before = ScoresIn(p.results), after = ScoresIn(fitted);
+  int right = 0;
+  for (int i = 0; i < 120; ++i) {
+    const double s = after.at("r" + std::to_string(i));
+    right += (s >= threshold) == (i % 3 != 2) ? 1 : 0;
+  }
+  EXPECT_GE(right, 114) << "of 120";
+  EXPECT_LT(before.at("r1"), 0.2);
+  EXPECT_GT(after.at("r1"), threshold);
+
+  // tala serve given the profile scores live rows as tala eval does.
+  {
+    testing::ChildProcess served({std::string(TALA_BINARY_DIR) + "/tala", "serve", "--db",
+                                  dir.path() + "/serve.sqlite", "--port", "0", "--metrics",
+                                  "response_relevancy", "--judge-profile", profile});
+    httplib::Client client(served.FirstLine());
+    std::string rows;
+    std::ifstream lines(p.data);
+    for (std::string line; rows.size() < 2000 && std::getline(lines, line);) rows += line + "\n";
+    auto posted = client.Post("/v1/interactions", rows, "application/x-ndjson");
+    ASSERT_TRUE(posted);
+    ASSERT_EQ(posted->status, 202) << posted->body;
+    std::map<std::string, double> live;
+    for (int i = 0; i < 600 && live.size() < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      auto got = client.Get("/v1/rows?since=0&metric=response_relevancy");
+      live.clear();
+      std::istringstream body(got ? got->body : "");
+      for (std::string line; std::getline(body, line);) {
+        const nlohmann::json row = nlohmann::json::parse(line, nullptr, false);
+        if (row.is_object() && row.contains("scores")) {
+          live[row["id"]] = row["scores"]["response_relevancy"];
+        }
+      }
+    }
+    ASSERT_GE(live.size(), 3u);
+    for (const auto& [id, score] : live) EXPECT_NEAR(score, after.at(id), 1e-9) << id;
+    EXPECT_EQ(served.Stop(SIGTERM), 0);
+  }
+
+  // The results scored with the profile are not the built-in reading: said, not refitted.
+  r = RunTala("align " + fitted + " --labels " + p.labels + " --force -o " + dir.path() +
+              "/again.json 2>&1");
+  EXPECT_NE(r.out.find("score otherwise in the results than the built-in weights"),
+            std::string::npos)
+      << r.out;
+  // Another file than the one scored is refused as the data.
+  r = RunTala("align " + p.results + " --labels " + p.labels + " --data " + p.labels +
+              " --force -o " + dir.path() + "/other.json 2>&1");
+  EXPECT_NE(r.out.find("is not the dataset the results were scored from"), std::string::npos)
+      << r.out;
+  // Shuffled labels: nothing to learn, the built-in weights stay.
+  r = RunTala("align " + p.results + " --labels " + p.shuffled + " --force -o " + dir.path() +
+              "/shuffled.json 2>&1");
+  EXPECT_NE(r.out.find("the built-in weights stay"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("the profile keeps"), std::string::npos) << r.out;
+
+  // A profile whose blend reads other features, or too few weights, is refused by name.
+  std::string renamed = written.dump();
+  renamed.replace(renamed.find("\"lexical\""), 9, "\"lexicon\"");
+  r = RunTala("eval " + p.data + " -m response_relevancy -q --judge-profile " +
+              dir.Write("renamed.json", renamed) + " -o " + dir.path() + "/x.jsonl 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("metrics.response_relevancy.blend.features"), std::string::npos) << r.out;
+  nlohmann::json short_weights = written;
+  short_weights["metrics"]["response_relevancy"]["blend"]["weights"].erase(0);
+  r = RunTala("eval " + p.data + " -m response_relevancy -q --judge-profile " +
+              dir.Write("short.json", short_weights.dump()) + " -o " + dir.path() +
+              "/y.jsonl 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("the bias, then one per feature"), std::string::npos) << r.out;
 }
 
 }  // namespace

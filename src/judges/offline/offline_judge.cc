@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "core/text/language.h"
@@ -94,7 +95,8 @@ std::string EmbedderName(std::string* why) {
   return "hashed";
 }
 
-OfflineJudge::OfflineJudge() : has_encoder_(SentenceEncoder::Available().ok()) {}
+OfflineJudge::OfflineJudge(OfflineBlend blend)
+    : blend_(std::move(blend)), has_encoder_(SentenceEncoder::Available().ok()) {}
 
 void OfflineJudge::EncoderFailed(Verdicts& v, const std::string& verdict, const Status& why) {
   v.missing_reasons[verdict] =
@@ -175,6 +177,12 @@ double Dot(const std::vector<float>& a, const std::vector<float>& b) {
   for (size_t i = 0; i < a.size() && i < b.size(); ++i) sum += double(a[i]) * double(b[i]);
   return sum;
 }
+
+// A judge profile's refitted weights, else the built-in ones.
+std::span<const double> Fitted(const std::vector<double>& fitted,
+                               const std::vector<double>& built_in) {
+  return fitted.empty() ? std::span<const double>(built_in) : std::span<const double>(fitted);
+}
 }  // namespace
 
 Result<EncoderCosines> OfflineJudge::Cosines(const RowTexts& row, const std::string& text) {
@@ -198,8 +206,11 @@ Result<JudgedAnswer> OfflineJudge::RateContexts(const Sample& s, const RowTexts&
     double bearing = 0;
     const double on_topic =
         OnTopicShare(row.question_profile, chunk, *stemmer_, /*sentences=*/nullptr, &bearing);
-    best = std::max(best, ContextRelevance(ReadAnswer(row.question_profile, *row.chunks[i]),
-                                           on_topic, c, bearing));
+    std::vector<double> features = ContextBlendFeatures(
+        ReadAnswer(row.question_profile, *row.chunks[i]), on_topic, c, bearing);
+    best = std::max(
+        best, BlendScore(Fitted(blend_.context_relevance, BuiltInContextWeights()), features));
+    if (trace_ != nullptr) trace_->context.push_back(std::move(features));
   }
   // Two ratings on the 0-2 scale, cut at staggered points of the estimate, as a model's two
   // would read; the estimate itself is the expected rating that scores the row, so that two
@@ -473,9 +484,12 @@ Status OfflineJudge::AddSimilarities(const Sample& s, TaskSet tasks, const RowTe
         // The share of the answer's sentences about the question: a lone sentence about
         // something else reads 0, and an answer that goes on about something else loses by it.
         on_topic = OnTopicShare(row.question_profile, response, *stemmer_, &sentences);
-        q.cosine = ResponseRelevance(
+        std::vector<double> features = ResponseBlendFeatures(
             reading, *cosines, on_topic, sentences,
             parts.parts.empty() ? PartsScore{} : PartsScore{parts.parts.size(), parts.mean});
+        q.cosine =
+            BlendScore(Fitted(blend_.response_relevancy, BuiltInResponseWeights()), features);
+        if (trace_ != nullptr) trace_->response.push_back(std::move(features));
       }
     }
     q.reading =

@@ -19,6 +19,7 @@
 #include "judges/offline/relevance_blend.h"
 #include "judges/offline/sentence_encoder.h"
 #include "tala/judge.h"
+#include "tala/offline_blend.h"
 
 namespace tala::judges::offline {
 
@@ -39,9 +40,18 @@ std::string EmbedderName(std::string* why = nullptr);
 
 class OfflineJudge : public Judge {
  public:
-  OfflineJudge();
+  // `blend`: a judge profile's refitted relevance weights (empty lists: the built-in ones).
+  explicit OfflineJudge(OfflineBlend blend = {});
   std::string name() const override { return "offline"; }
   Result<Verdicts> Answer(const JudgeQuery& query) override;
+
+  // The relevance blends' features of the rows answered while a trace is set: the response's
+  // (one vector a row) and each chunk's (context_relevance reads the best chunk), for tala
+  // align to refit the weights on exactly what the judge reads. Null: none are kept.
+  struct BlendTrace {
+    std::vector<std::vector<double>> response, context;
+  };
+  void set_trace(BlendTrace* trace) { trace_ = trace; }
 
  private:
   struct Claim {
@@ -100,6 +110,8 @@ class OfflineJudge : public Judge {
   text::Language language_;                                         // the row's
   ClaimSupport support_;
   HashedEmbedder embedder_;
+  const OfflineBlend blend_;
+  BlendTrace* trace_ = nullptr;
   // The sentence encoder is read when a row first needs it, so a run whose metrics embed nothing
   // never reads its 28 MB. Once there, a model that cannot be read fails the rows that need it
   // with the reason (the run's manifest already names the encoder).

@@ -1,6 +1,5 @@
 #include "judges/offline/relevance_blend.h"
 
-#include <array>
 #include <cmath>
 #include <cstddef>
 
@@ -9,13 +8,6 @@ namespace tala::judges::offline {
 namespace {
 
 double Logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-
-template <size_t N>
-double Dot(const std::array<double, N>& w, const std::array<double, N>& x) {
-  double sum = 0;
-  for (size_t i = 0; i < N; ++i) sum += w[i] * x[i];
-  return sum;
-}
 
 // The weights below are printed by `/usr/bin/python3 bench/judge_sources.py` (issue 52), fitted
 // on the pairs of every development source (bench/dev_sources.py: HaluEval of ../shared/data and
@@ -31,7 +23,7 @@ double Dot(const std::array<double, N>& w, const std::array<double, N>& x) {
 // something else 0.1; then the weight of an answer's sentences about something else alone, on
 // the answer_padded pairs.
 constexpr double kResponseBias = -3.50;
-constexpr std::array<double, 14> kResponseWeights = {
+constexpr double kResponseWeights[] = {
     3.20,   // lexical reading
     1.88,   // holds the kind of answer asked for
     7.67,   // fragment x cosine with the question
@@ -55,7 +47,7 @@ constexpr double kPaddedWeight = -13.00;
 // passage's answering sentence against another), stretched so the median own passage reads 0.9
 // and the median other passage 0.1.
 constexpr double kContextBias = -0.03;
-constexpr std::array<double, 7> kContextWeights = {
+constexpr double kContextWeights[] = {
     -0.42,  // coverage of the question's focus
     3.08,   // cosine with the question
     1.56,   // cosine with what the question asks for
@@ -67,40 +59,107 @@ constexpr std::array<double, 7> kContextWeights = {
 
 }  // namespace
 
-double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines,
-                         double on_topic, size_t sentences, PartsScore parts) {
+const std::vector<std::string>& ResponseBlendNames() {
+  static const std::vector<std::string> kNames = {
+      "lexical",
+      "typed",
+      "fragment_x_cosine_question",
+      "sentence_x_cosine_question",
+      "fragment_x_cosine_asked",
+      "sentence_x_cosine_asked",
+      "fragment_x_novelty",
+      "fragment_x_other_kind",
+      "form",
+      "sentence_x_slot",
+      "sentence_x_defines_subject",
+      "sentence_x_on_topic",
+      "several_parts",
+      "several_parts_x_part_mean",
+      "padded",
+  };
+  return kNames;
+}
+
+const std::vector<std::string>& ContextBlendNames() {
+  static const std::vector<std::string> kNames = {
+      "coverage", "cosine_question", "cosine_asked", "novelty", "on_topic", "slot", "bearing"};
+  return kNames;
+}
+
+const std::vector<double>& BuiltInResponseWeights() {
+  static const std::vector<double> kWeights = [] {
+    std::vector<double> w = {kResponseBias};
+    w.insert(w.end(), std::begin(kResponseWeights), std::end(kResponseWeights));
+    w.push_back(kPaddedWeight);
+    return w;
+  }();
+  return kWeights;
+}
+
+const std::vector<double>& BuiltInContextWeights() {
+  static const std::vector<double> kWeights = [] {
+    std::vector<double> w = {kContextBias};
+    w.insert(w.end(), std::begin(kContextWeights), std::end(kContextWeights));
+    return w;
+  }();
+  return kWeights;
+}
+
+double BlendScore(std::span<const double> weights, std::span<const double> features) {
+  double sum = weights.empty() ? 0.0 : weights[0];
+  for (size_t i = 0; i < features.size() && i + 1 < weights.size(); ++i) {
+    sum += weights[i + 1] * features[i];
+  }
+  return Logistic(sum);
+}
+
+std::vector<double> ResponseBlendFeatures(const AnswerReading& reading,
+                                          const EncoderCosines& cosines, double on_topic,
+                                          size_t sentences, PartsScore parts) {
   const double f = reading.fragment ? 1.0 : 0.0;
   const double s = 1.0 - f;
   // A short answer of another kind than the question asks for ("1948" to "who...?").
   const double mismatch = reading.typed_question && !reading.typed ? 1.0 : 0.0;
   const double several = parts.parts > 1 ? 1.0 : 0.0;
-  const std::array<double, 14> x = {reading.lexical,
-                                    reading.typed ? 1.0 : 0.0,
-                                    f * cosines.question,
-                                    s * cosines.question,
-                                    f * cosines.asked,
-                                    s * cosines.asked,
-                                    f * reading.novelty,
-                                    f * mismatch,
-                                    static_cast<double>(reading.form),
-                                    s * reading.slot,
-                                    s * (reading.defines_subject ? 1.0 : 0.0),
-                                    s * on_topic,
-                                    several,
-                                    several * parts.mean};
   // An answer that addresses the question and then goes on about something else: Ragas' answer
   // relevancy counts redundant text against it. A response none of whose sentences is about the
-  // question is left to the reading above.
+  // question is left to the other features.
   const double padded = sentences >= 2 && on_topic > 0 ? 1.0 - on_topic : 0.0;
-  return Logistic(kResponseBias + Dot(kResponseWeights, x) + kPaddedWeight * padded);
+  return {reading.lexical,
+          reading.typed ? 1.0 : 0.0,
+          f * cosines.question,
+          s * cosines.question,
+          f * cosines.asked,
+          s * cosines.asked,
+          f * reading.novelty,
+          f * mismatch,
+          static_cast<double>(reading.form),
+          s * reading.slot,
+          s * (reading.defines_subject ? 1.0 : 0.0),
+          s * on_topic,
+          several,
+          several * parts.mean,
+          padded};
+}
+
+double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines,
+                         double on_topic, size_t sentences, PartsScore parts,
+                         std::span<const double> weights) {
+  return BlendScore(weights.empty() ? std::span<const double>(BuiltInResponseWeights()) : weights,
+                    ResponseBlendFeatures(reading, cosines, on_topic, sentences, parts));
+}
+
+std::vector<double> ContextBlendFeatures(const AnswerReading& reading, double on_topic,
+                                         const EncoderCosines& cosines, double bearing) {
+  return {reading.coverage, cosines.question, cosines.asked, reading.novelty,
+          on_topic,         reading.slot,     bearing};
 }
 
 double ContextRelevance(const AnswerReading& reading, double on_topic,
-                        const EncoderCosines& cosines, double bearing) {
-  const std::array<double, 7> x = {reading.coverage, cosines.question, cosines.asked,
-                                   reading.novelty,  on_topic,         reading.slot,
-                                   bearing};
-  return Logistic(kContextBias + Dot(kContextWeights, x));
+                        const EncoderCosines& cosines, double bearing,
+                        std::span<const double> weights) {
+  return BlendScore(weights.empty() ? std::span<const double>(BuiltInContextWeights()) : weights,
+                    ContextBlendFeatures(reading, on_topic, cosines, bearing));
 }
 
 }  // namespace tala::judges::offline

@@ -12,6 +12,10 @@
 // clause), and on a sentence the slot (the question's words next to its gap) and whether it is
 // about the question at all.
 
+#include <span>
+#include <string>
+#include <vector>
+
 #include "judges/offline/answer_relevance.h"
 
 namespace tala::judges::offline {
@@ -29,9 +33,15 @@ struct PartsScore {
 };
 
 // response_relevancy's estimate for a response of `sentences` sentences, the share `on_topic` of
-// them about the question (OnTopicShare).
+// them about the question (OnTopicShare): the logistic of ResponseBlendFeatures under `weights`
+// (bias first; empty: the built-in ones).
 double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines,
-                         double on_topic, size_t sentences, PartsScore parts = {});
+                         double on_topic, size_t sentences, PartsScore parts = {},
+                         std::span<const double> weights = {});
+// The features that estimate reads, in ResponseBlendNames' order.
+std::vector<double> ResponseBlendFeatures(const AnswerReading& reading,
+                                          const EncoderCosines& cosines, double on_topic,
+                                          size_t sentences, PartsScore parts = {});
 
 // How relevant a context is to the question, from the question read against the context as if
 // it were the answer: the share of the question's focus it states (coverage), and the share of
@@ -42,6 +52,19 @@ double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cos
 // `bearing` is the share of its sentences that bear on the question (OnTopicShare's): the same
 // answer among more sentences that do not help reads lower, as Ragas' context relevance counts.
 double ContextRelevance(const AnswerReading& reading, double on_topic,
-                        const EncoderCosines& cosines, double bearing);
+                        const EncoderCosines& cosines, double bearing,
+                        std::span<const double> weights = {});
+std::vector<double> ContextBlendFeatures(const AnswerReading& reading, double on_topic,
+                                         const EncoderCosines& cosines, double bearing);
+
+// The blends' features named (what a judge profile records beside its refitted weights), and
+// the built-in weights: the bias, then one per feature. tala align refits them to a project's
+// labels, regularised toward these.
+const std::vector<std::string>& ResponseBlendNames();
+const std::vector<std::string>& ContextBlendNames();
+const std::vector<double>& BuiltInResponseWeights();
+const std::vector<double>& BuiltInContextWeights();
+// The logistic of `weights` (bias first) against `features`.
+double BlendScore(std::span<const double> weights, std::span<const double> features);
 
 }  // namespace tala::judges::offline
