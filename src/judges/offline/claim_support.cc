@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "judges/offline/durations.h"
 #include "judges/offline/structure_check.h"
 
 namespace tala::judges::offline {
@@ -52,10 +53,30 @@ SupportVerdict ClaimSupport::Check(const TextProfile& claim, const TextProfile& 
     std::string_view matched;  // evidence stem or folded word; empty when unmatched
   };
   std::vector<Item> items;
-  for (const ProfiledToken& t : claim.tokens()) {
+  std::vector<int> item_of(claim.tokens().size(), -1);
+  for (size_t i = 0; i < claim.tokens().size(); ++i) {
+    const ProfiledToken& t = claim.tokens()[i];
     if (t.stop || t.negation) continue;
     bool given = question.HasStem(t.stem);
+    item_of[i] = static_cast<int>(items.size());
     items.push_back({&t, given, Weight(t), MatchInEvidence(t, evidence)});
+  }
+  // A span of time the evidence states in another unit ("a month" for "30 days") is stated.
+  const std::vector<Duration> spans = Durations(evidence);
+  for (const Duration& d : spans.empty() ? std::vector<Duration>{} : Durations(claim)) {
+    const int q = d.quantity_token >= 0 ? item_of[d.quantity_token] : -1;
+    const int u = d.unit_token >= 0 ? item_of[d.unit_token] : -1;
+    const bool unmatched =
+        (q >= 0 && items[q].matched.empty()) || (u >= 0 && items[u].matched.empty());
+    if (!unmatched) continue;
+    for (const Duration& e : spans) {
+      if (!SameSpan(d, e)) continue;
+      const ProfiledToken& said =
+          evidence.tokens()[e.unit_token >= 0 ? e.unit_token : e.quantity_token];
+      if (q >= 0) items[q].matched = said.stem;
+      if (u >= 0) items[u].matched = said.stem;
+      break;
+    }
   }
   SupportVerdict v;
   if (items.empty()) {

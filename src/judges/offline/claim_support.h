@@ -4,7 +4,9 @@
 // question already gives count half), averaged between the whole evidence and its best window
 // of two sentences (so the claim's parts must occur together), times hard refutations: a number,
 // or a named entity, the evidence lacks; a negation the evidence does not carry; an antonym of a
-// claim word in place of the word. Supported when the score reaches kSupportThreshold.
+// claim word in place of the word. Supported when the score reaches kSupportThreshold. A span of
+// time the evidence states in another unit counts as stated ("a month" by "30 days":
+// durations.h).
 // Not thread-safe (shares the judge's Stemmer).
 
 #include <string>
