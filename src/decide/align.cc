@@ -39,20 +39,35 @@ double BalancedAccuracy(const analysis::Confusion& c) {
 // The threshold with the best balanced accuracy on `rows` (the midpoints between distinct scores,
 // and the ends); the nearest to `prefer` among equals, so a fit without evidence stays put.
 double FitThreshold(const std::vector<LabelledScore>& rows, double prefer) {
-  std::vector<double> scores;
-  for (const LabelledScore& r : rows) scores.push_back(r.judge);
+  std::vector<double> scores, positives, negatives;
+  for (const LabelledScore& r : rows) {
+    scores.push_back(r.judge);
+    (r.human_positive ? positives : negatives).push_back(r.judge);
+  }
   std::sort(scores.begin(), scores.end());
   scores.erase(std::unique(scores.begin(), scores.end()), scores.end());
+  std::sort(positives.begin(), positives.end());
+  std::sort(negatives.begin(), negatives.end());
   std::vector<double> candidates = {prefer};
   if (!scores.empty()) {
     candidates.push_back(scores.front() - 1e-9);
     candidates.push_back(scores.back() + 1e-9);
   }
   for (size_t i = 1; i < scores.size(); ++i) candidates.push_back((scores[i - 1] + scores[i]) / 2);
+  // A row is called right at and above t: the right shares counted from the sorted scores.
+  auto balanced = [&](double t) {
+    if (positives.empty() || negatives.empty()) return 0.5;
+    const auto below = [t](const std::vector<double>& v) {
+      return static_cast<double>(std::lower_bound(v.begin(), v.end(), t) - v.begin());
+    };
+    const double p = static_cast<double>(positives.size());
+    const double n = static_cast<double>(negatives.size());
+    return 0.5 * ((p - below(positives)) / p + below(negatives) / n);
+  };
   double best = prefer;
   double best_score = -1;
   for (double t : candidates) {
-    const double score = BalancedAccuracy(analysis::Confuse(rows, t));
+    const double score = balanced(t);
     if (score > best_score + 1e-12 ||
         (std::abs(score - best_score) <= 1e-12 && std::abs(t - prefer) < std::abs(best - prefer))) {
       best_score = score;
