@@ -256,7 +256,14 @@ std::string BlendDataset(const io::ResultsFile& results, const AlignOptions& o, 
     return "";
   }
   const io::RunManifest& m = *results.manifest;
-  const std::string path = o.data.empty() ? m.dataset : o.data;
+  std::string path = o.data.empty() ? m.dataset : o.data;
+  // A relative path in the manifest is where tala eval ran; beside the results file is the
+  // next guess (the SHA-256 below tells a wrong one).
+  if (o.data.empty() && !path.empty() && path != "-" && std::filesystem::path(path).is_relative() &&
+      !std::filesystem::is_regular_file(path)) {
+    const std::filesystem::path beside = std::filesystem::path(o.results).parent_path() / path;
+    if (std::filesystem::is_regular_file(beside)) path = beside.string();
+  }
   if (path.empty() || path == "-" || !std::filesystem::is_regular_file(path)) {
     note = "the dataset the results were scored from (" + (path.empty() ? "-" : path) +
            ") is not there: give --data";
