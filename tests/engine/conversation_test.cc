@@ -297,7 +297,7 @@ TEST(ConversationTest, TheBundledSetsFaultsAreFoundAtTheirTurns) {
   EXPECT_EQ(seeded, 13);
   EXPECT_GE(found, 12);  // 0.92 (goal 0.90)
   EXPECT_EQ(clean_turns, 28);
-  EXPECT_GE(clean_ok, 25);  // 0.89 (goal 0.90: not met)
+  EXPECT_GE(clean_ok, 26);  // 0.93 (goal 0.90); the held-out library chats: 8 of 11
 }
 
 }  // namespace
