@@ -485,8 +485,11 @@ Status ReadBlend(const std::string& path, const std::string& metric, const nlohm
   }
   std::vector<double> weights;
   for (const nlohmann::json& w : j["weights"]) {
-    if (!w.is_number() || !std::isfinite(w.get<double>())) {
-      return DataError({path, 1, 0, where + ".weights"}, "expected finite numbers");
+    // A logistic's weight past a million reads nothing a smaller one would not, and sums of
+    // such weights can overflow to inf - inf.
+    if (!w.is_number() || !std::isfinite(w.get<double>()) || std::abs(w.get<double>()) > 1e6) {
+      return DataError({path, 1, 0, where + ".weights"},
+                       "expected numbers between -1,000,000 and 1,000,000");
     }
     weights.push_back(w.get<double>());
   }

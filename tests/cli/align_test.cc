@@ -339,6 +339,12 @@ TEST(AlignTest, TheOfflineJudgesBlendIsRefittedWhereHeldOutFoldsShowItAgreesMore
               "/y.jsonl 2>&1");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("the bias, then one per feature"), std::string::npos) << r.out;
+  nlohmann::json huge = written;
+  huge["metrics"]["response_relevancy"]["blend"]["weights"][1] = 1e300;
+  r = RunTala("eval " + p.data + " -m response_relevancy -q --judge-profile " +
+              dir.Write("huge.json", huge.dump()) + " -o " + dir.path() + "/z.jsonl 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("blend.weights"), std::string::npos) << r.out;
 }
 
 }  // namespace
