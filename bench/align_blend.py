@@ -26,6 +26,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import dev_sources  # noqa: E402
+import offline_trust  # noqa: E402
 import relevance_sets  # noqa: E402
 
 METRIC = {"response": "response_relevancy", "context": "context_relevance"}
@@ -71,9 +72,8 @@ def balanced(ids, truth, score, t):
 
 
 def auroc(ids, truth, score):
-    pos = [score[i] or 0 for i in ids if truth[i]]
-    neg = [score[i] or 0 for i in ids if not truth[i]]
-    return sum((a > b) + 0.5 * (a == b) for a in pos for b in neg) / (len(pos) * len(neg))
+    return offline_trust.auroc([score[i] or 0 for i in ids if truth[i]],
+                               [score[i] or 0 for i in ids if not truth[i]])
 
 
 def main(build, counts):

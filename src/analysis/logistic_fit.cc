@@ -2,28 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <random>
 
+#include "analysis/folds.h"
 #include "analysis/judge_agreement.h"
+#include "core/logistic.h"
 
 namespace tala::analysis {
 
 namespace {
 
-double Logistic(double z) { return 1.0 / (1.0 + std::exp(-z)); }
-
-double Linear(const std::vector<double>& w, const std::vector<double>& x) {
-  double z = w.empty() ? 0.0 : w[0];
-  for (size_t i = 0; i < x.size() && i + 1 < w.size(); ++i) z += w[i + 1] * x[i];
-  return z;
-}
-
 // The row's best vector under `w`, as the judge reads it.
 const std::vector<double>& BestVector(const std::vector<double>& w, const BlendRow& row) {
   size_t best = 0;
   for (size_t i = 1; i < row.vectors.size(); ++i) {
-    if (Linear(w, row.vectors[i]) > Linear(w, row.vectors[best])) best = i;
+    if (BlendLinear(w, row.vectors[i]) > BlendLinear(w, row.vectors[best])) best = i;
   }
   return row.vectors[best];
 }
@@ -33,7 +26,7 @@ double Objective(const std::vector<BlendRow>& rows, const std::vector<double>& w
   double loss = 0;
   for (const BlendRow& r : rows) {
     if (r.vectors.empty()) continue;
-    const double z = Linear(w, BestVector(w, r));
+    const double z = BlendLinear(w, BestVector(w, r));
     // log(1 + e^-z) for a positive row, log(1 + e^z) for a negative one, without overflow.
     const double m = r.positive ? -z : z;
     loss += m > 0 ? m + std::log1p(std::exp(-m)) : std::log1p(std::exp(m));
@@ -74,7 +67,7 @@ bool Solve(std::vector<std::vector<double>> a, std::vector<double> b, std::vecto
 
 double BlendRowScore(const std::vector<double>& weights, const BlendRow& row) {
   if (row.vectors.empty()) return row.fixed;
-  return Logistic(Linear(weights, BestVector(weights, row)));
+  return BlendScore(weights, BestVector(weights, row));
 }
 
 std::vector<double> FitBlendToward(const std::vector<BlendRow>& rows,
@@ -91,7 +84,7 @@ std::vector<double> FitBlendToward(const std::vector<BlendRow>& rows,
       std::vector<double> x(d, 0);
       x[0] = 1;
       for (size_t i = 0; i + 1 < d && i < v.size(); ++i) x[i + 1] = v[i];
-      const double p = Logistic(Linear(w, v));
+      const double p = Logistic(BlendLinear(w, v));
       const double curvature = std::max(p * (1 - p), 1e-10);
       for (size_t i = 0; i < d; ++i) {
         gradient[i] += (p - (r.positive ? 1.0 : 0.0)) * x[i];
@@ -129,26 +122,16 @@ const std::vector<double>& BlendPulls() {
 
 BlendChoice RefitBlend(const std::vector<BlendRow>& rows, const std::vector<double>& prior,
                        int folds, uint64_t seed) {
-  std::vector<size_t> order(rows.size());
-  std::iota(order.begin(), order.end(), size_t{0});
   std::mt19937_64 rng(seed);
-  std::shuffle(order.begin(), order.end(), rng);
-  folds = std::clamp(folds, 2, std::max(2, static_cast<int>(rows.size())));
+  const Folds split(rows.size(), folds, rng);
   BlendChoice best;
   double best_auroc = -1;
   for (double lambda : BlendPulls()) {
     std::vector<LabelledScore> held(rows.size());
-    for (int k = 0; k < folds; ++k) {
-      std::vector<BlendRow> train;
-      for (size_t j = 0; j < order.size(); ++j) {
-        if (static_cast<int>(j % folds) != k) train.push_back(rows[order[j]]);
-      }
-      const std::vector<double> w = lambda == 0 ? prior : FitBlendToward(train, prior, lambda);
-      for (size_t j = 0; j < order.size(); ++j) {
-        if (static_cast<int>(j % folds) != k) continue;
-        const BlendRow& r = rows[order[j]];
-        held[order[j]] = {r.positive, BlendRowScore(w, r), ""};
-      }
+    for (int k = 0; k < split.count(); ++k) {
+      const std::vector<double> w =
+          lambda == 0 ? prior : FitBlendToward(split.Outside(rows, k), prior, lambda);
+      for (size_t i : split.Inside(k)) held[i] = {rows[i].positive, BlendRowScore(w, rows[i]), ""};
     }
     const double auroc = Auroc(held).value_or(0.5);
     if (auroc > best_auroc + 1e-9) {

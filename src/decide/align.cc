@@ -8,10 +8,10 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <random>
 #include <set>
 
+#include "analysis/folds.h"
 #include "analysis/judge_agreement.h"
 #include "analysis/logistic_fit.h"
 #include "core/hash.h"
@@ -77,14 +77,6 @@ double FitThreshold(const std::vector<LabelledScore>& rows, double prefer) {
   return best;
 }
 
-// The rows' order for the folds (seeded) and each row's fold.
-std::vector<size_t> FoldOrder(size_t n, std::mt19937_64& rng) {
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::shuffle(order.begin(), order.end(), rng);
-  return order;
-}
-
 // The 95% paired bootstrap interval of the balanced accuracy of `a` less that of `b` (the same
 // rows' held-out verdicts read two ways).
 std::pair<double, double> GainInterval(const std::vector<LabelledScore>& a,
@@ -120,22 +112,16 @@ std::optional<AlignedMetric> AlignMetric(const std::string& metric,
   if (m.labels < 10 || m.positives == 0 || m.positives == m.labels) return std::nullopt;
   // Held-out verdicts: each fold's rows judged with the threshold fitted on the other folds.
   std::mt19937_64 rng(o.seed);
-  const std::vector<size_t> order = FoldOrder(rows.size(), rng);
-  const int folds = std::clamp(o.folds, 2, static_cast<int>(rows.size()));
+  const analysis::Folds folds(rows.size(), o.folds, rng);
   // Held-out verdicts under the default threshold and under the fitted ones.
   before.assign(rows.size(), {});
   after.assign(rows.size(), {});
-  for (int k = 0; k < folds; ++k) {
-    std::vector<LabelledScore> train;
-    for (size_t j = 0; j < order.size(); ++j) {
-      if (static_cast<int>(j % folds) != k) train.push_back(rows[order[j]]);
-    }
-    const double t = FitThreshold(train, o.default_threshold);
-    for (size_t j = 0; j < order.size(); ++j) {
-      if (static_cast<int>(j % folds) != k) continue;
-      const LabelledScore& r = rows[order[j]];
-      before[order[j]] = {r.human_positive, r.judge >= o.default_threshold ? 1.0 : 0.0, ""};
-      after[order[j]] = {r.human_positive, r.judge >= t ? 1.0 : 0.0, ""};
+  for (int k = 0; k < folds.count(); ++k) {
+    const double t = FitThreshold(folds.Outside(rows, k), o.default_threshold);
+    for (size_t i : folds.Inside(k)) {
+      const LabelledScore& r = rows[i];
+      before[i] = {r.human_positive, r.judge >= o.default_threshold ? 1.0 : 0.0, ""};
+      after[i] = {r.human_positive, r.judge >= t ? 1.0 : 0.0, ""};
     }
   }
   m.accuracy_before = BalancedAccuracy(analysis::Confuse(before, 0.5));
@@ -162,8 +148,7 @@ void AlignBlend(AlignedMetric& m, const BlendSpec& spec,
   b.features = spec.features;
   for (const analysis::BlendRow& r : blend_rows) b.rows += r.vectors.empty() ? 0 : 1;
   std::mt19937_64 rng(o.seed);  // the threshold's folds
-  const std::vector<size_t> order = FoldOrder(blend_rows.size(), rng);
-  const int folds = std::clamp(o.folds, 2, static_cast<int>(blend_rows.size()));
+  const analysis::Folds folds(blend_rows.size(), o.folds, rng);
   auto scored = [](const std::vector<analysis::BlendRow>& rows, const std::vector<double>& w) {
     std::vector<LabelledScore> out;
     for (const analysis::BlendRow& r : rows) {
@@ -173,21 +158,17 @@ void AlignBlend(AlignedMetric& m, const BlendSpec& spec,
   };
   std::vector<LabelledScore> held(blend_rows.size()), built_in(blend_rows.size()),
       refit(blend_rows.size());
-  for (int k = 0; k < folds; ++k) {
-    std::vector<analysis::BlendRow> train;
-    for (size_t j = 0; j < order.size(); ++j) {
-      if (static_cast<int>(j % folds) != k) train.push_back(blend_rows[order[j]]);
-    }
+  for (int k = 0; k < folds.count(); ++k) {
+    const std::vector<analysis::BlendRow> train = folds.Outside(blend_rows, k);
     const analysis::BlendChoice choice =
         analysis::RefitBlend(train, spec.built_in, 3, o.seed + static_cast<uint64_t>(k) + 1);
     const double t = FitThreshold(scored(train, choice.weights), o.default_threshold);
-    for (size_t j = 0; j < order.size(); ++j) {
-      if (static_cast<int>(j % folds) != k) continue;
-      const analysis::BlendRow& r = blend_rows[order[j]];
+    for (size_t i : folds.Inside(k)) {
+      const analysis::BlendRow& r = blend_rows[i];
       const double score = analysis::BlendRowScore(choice.weights, r);
-      held[order[j]] = {r.positive, score >= t ? 1.0 : 0.0, ""};
-      refit[order[j]] = {r.positive, score, ""};
-      built_in[order[j]] = {r.positive, analysis::BlendRowScore(spec.built_in, r), ""};
+      held[i] = {r.positive, score >= t ? 1.0 : 0.0, ""};
+      refit[i] = {r.positive, score, ""};
+      built_in[i] = {r.positive, analysis::BlendRowScore(spec.built_in, r), ""};
     }
   }
   b.accuracy = BalancedAccuracy(analysis::Confuse(held, 0.5));

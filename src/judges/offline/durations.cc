@@ -41,17 +41,24 @@ const Unit* UnitNamed(std::string_view word) {
 std::vector<Duration> Durations(const TextProfile& text) {
   std::vector<Duration> out;
   const std::vector<ProfiledToken>& t = text.tokens();
+  // The unit word after token i, if any. Asked only of a number or an article: claim support
+  // reads the evidence's spans once per claim, so most tokens must cost nothing here.
+  auto unit_after = [&](size_t i) {
+    return i + 1 < t.size() ? UnitNamed(t[i + 1].folded) : nullptr;
+  };
   for (size_t i = 0; i < t.size(); ++i) {
-    const bool next_is_unit = i + 1 < t.size() && UnitNamed(t[i + 1].folded) != nullptr;
-    if (!t[i].value.empty() && UnitNamed(t[i].unit) != nullptr) {
+    if (!t[i].value.empty()) {
+      const Unit* unit = UnitNamed(t[i].unit);
+      if (unit == nullptr) continue;
       char* end = nullptr;
       const double q = std::strtod(t[i].value.c_str(), &end);
       if (end == t[i].value.c_str() || q <= 0) continue;
-      out.push_back({q, UnitNamed(t[i].unit)->name, static_cast<int>(i),
-                     next_is_unit ? static_cast<int>(i + 1) : -1});
-    } else if ((t[i].folded == "a" || t[i].folded == "an") && next_is_unit &&
-               t[i + 1].folded.back() != 's') {
-      out.push_back({1, UnitNamed(t[i + 1].folded)->name, -1, static_cast<int>(i + 1)});
+      out.push_back({q, unit->name, static_cast<int>(i),
+                     unit_after(i) != nullptr ? static_cast<int>(i + 1) : -1});
+    } else if (t[i].folded == "a" || t[i].folded == "an") {
+      const Unit* unit = unit_after(i);
+      if (unit == nullptr || t[i + 1].folded.back() == 's') continue;
+      out.push_back({1, unit->name, -1, static_cast<int>(i + 1)});
     }
   }
   return out;

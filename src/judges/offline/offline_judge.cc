@@ -10,6 +10,7 @@
 #include <span>
 #include <string_view>
 
+#include "core/logistic.h"
 #include "core/text/language.h"
 #include "core/text/normalize.h"
 #include "core/text/sentences.h"

@@ -1,13 +1,12 @@
 #include "judges/offline/relevance_blend.h"
 
-#include <cmath>
 #include <cstddef>
+
+#include "core/logistic.h"
 
 namespace tala::judges::offline {
 
 namespace {
-
-double Logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 // The weights below are printed by `/usr/bin/python3 bench/judge_sources.py` (issue 52), fitted
 // on the pairs of every development source (bench/dev_sources.py: HaluEval of ../shared/data and
@@ -105,14 +104,6 @@ const std::vector<double>& BuiltInContextWeights() {
   return kWeights;
 }
 
-double BlendScore(std::span<const double> weights, std::span<const double> features) {
-  double sum = weights.empty() ? 0.0 : weights[0];
-  for (size_t i = 0; i < features.size() && i + 1 < weights.size(); ++i) {
-    sum += weights[i + 1] * features[i];
-  }
-  return Logistic(sum);
-}
-
 std::vector<double> ResponseBlendFeatures(const AnswerReading& reading,
                                           const EncoderCosines& cosines, double on_topic,
                                           size_t sentences, PartsScore parts) {
@@ -143,9 +134,8 @@ std::vector<double> ResponseBlendFeatures(const AnswerReading& reading,
 }
 
 double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines,
-                         double on_topic, size_t sentences, PartsScore parts,
-                         std::span<const double> weights) {
-  return BlendScore(weights.empty() ? std::span<const double>(BuiltInResponseWeights()) : weights,
+                         double on_topic, size_t sentences, PartsScore parts) {
+  return BlendScore(BuiltInResponseWeights(),
                     ResponseBlendFeatures(reading, cosines, on_topic, sentences, parts));
 }
 
@@ -153,13 +143,6 @@ std::vector<double> ContextBlendFeatures(const AnswerReading& reading, double on
                                          const EncoderCosines& cosines, double bearing) {
   return {reading.coverage, cosines.question, cosines.asked, reading.novelty,
           on_topic,         reading.slot,     bearing};
-}
-
-double ContextRelevance(const AnswerReading& reading, double on_topic,
-                        const EncoderCosines& cosines, double bearing,
-                        std::span<const double> weights) {
-  return BlendScore(weights.empty() ? std::span<const double>(BuiltInContextWeights()) : weights,
-                    ContextBlendFeatures(reading, on_topic, cosines, bearing));
 }
 
 }  // namespace tala::judges::offline

@@ -12,7 +12,6 @@
 // clause), and on a sentence the slot (the question's words next to its gap) and whether it is
 // about the question at all.
 
-#include <span>
 #include <string>
 #include <vector>
 
@@ -33,27 +32,26 @@ struct PartsScore {
 };
 
 // response_relevancy's estimate for a response of `sentences` sentences, the share `on_topic` of
-// them about the question (OnTopicShare): the logistic of ResponseBlendFeatures under `weights`
-// (bias first; empty: the built-in ones).
+// them about the question (OnTopicShare), with the built-in weights: the logistic
+// (core/logistic.h) of ResponseBlendFeatures. The judge scores a response with a judge profile's
+// weights where it has them; the parts of a question of several (question_parts.h) and testset's
+// readings are always read with these.
 double ResponseRelevance(const AnswerReading& reading, const EncoderCosines& cosines,
-                         double on_topic, size_t sentences, PartsScore parts = {},
-                         std::span<const double> weights = {});
+                         double on_topic, size_t sentences, PartsScore parts = {});
 // The features that estimate reads, in ResponseBlendNames' order.
 std::vector<double> ResponseBlendFeatures(const AnswerReading& reading,
                                           const EncoderCosines& cosines, double on_topic,
                                           size_t sentences, PartsScore parts = {});
 
-// How relevant a context is to the question, from the question read against the context as if
-// it were the answer: the share of the question's focus it states (coverage), and the share of
-// its own words that are new to the question (novelty: a context that only repeats the
-// question tells nothing); the question's words around its wh-word that it states (slot: the
-// sentence that fills the question's gap, not one that restates its premise); the share of its
-// sentences about the question (OnTopicShare); and the encoder's cosines.
-// `bearing` is the share of its sentences that bear on the question (OnTopicShare's): the same
-// answer among more sentences that do not help reads lower, as Ragas' context relevance counts.
-double ContextRelevance(const AnswerReading& reading, double on_topic,
-                        const EncoderCosines& cosines, double bearing,
-                        std::span<const double> weights = {});
+// The features of how relevant a context is to the question (the judge scores a chunk as their
+// logistic), from the question read against the context as if it were the answer: the share of the
+// question's focus it states (coverage), and the share of its own words that are new to the
+// question (novelty: a context that only repeats the question tells nothing); the question's words
+// around its wh-word that it states (slot: the sentence that fills the question's gap, not one that
+// restates its premise); the share of its sentences about the question (OnTopicShare); and the
+// encoder's cosines. `bearing` is the share of its sentences that bear on the question
+// (OnTopicShare's): the same answer among more sentences that do not help reads lower, as Ragas'
+// context relevance counts.
 std::vector<double> ContextBlendFeatures(const AnswerReading& reading, double on_topic,
                                          const EncoderCosines& cosines, double bearing);
 
@@ -64,7 +62,5 @@ const std::vector<std::string>& ResponseBlendNames();
 const std::vector<std::string>& ContextBlendNames();
 const std::vector<double>& BuiltInResponseWeights();
 const std::vector<double>& BuiltInContextWeights();
-// The logistic of `weights` (bias first) against `features`.
-double BlendScore(std::span<const double> weights, std::span<const double> features);
 
 }  // namespace tala::judges::offline
