@@ -111,8 +111,14 @@ class GapReader {
 // [{"question", "questions", "share"}]}: shares of `questions`, the report's fields as they are.
 std::string GapReportJson(const GapReport& report);
 
+// A reference quote: its chunk, its text, and where it stands in its document (issue 53 item
+// 5): characters [start, end) of `document` as tala reads it (Chunk::start), so `tala testset
+// remap` finds this occurrence and not an earlier one of the same words. -1 when the chunk's
+// place in its document is not known (an application's chunks file without "start").
 struct TestsetQuote {
   std::string context_id, text;
+  std::string document;
+  int64_t start = -1, end = -1;
 };
 
 // One distinct phrasing of an item's intent: its most common wording, how many logged questions

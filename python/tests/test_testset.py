@@ -90,3 +90,23 @@ def test_the_intents_are_read_for_meaning_by_the_judges_embeddings_or_offline(mo
     assert len(offline) == 4
     with pytest.raises(tala.InvalidArgumentError, match="--embeddings"):
         tala.testset(logs=rows, docs=docs, size=4, embeddings="bogus", **options)
+
+
+def test_each_quote_says_where_it_stands_in_its_document(tmp_path):
+    # Characters as Python counts them: the document's text sliced at [start, end) is the quote,
+    # accented and Japanese letters before it included.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "manual.md").write_text(
+        "# Télécommande (リモコン)\n\n## Wall mounting\n\nThe TV fits a VESA 300 by 300 mount. "
+        "Use M6 screws that are 12 millimetres long.\n\n## Sound\n\nThe TV has two 10 watt "
+        "speakers. Bluetooth headphones can be paired in the sound menu.\n", encoding="utf-8")
+    asked = ["What screws does the wall mount need?", "How many watts are the speakers?"]
+    logs = [{"id": f"q{k}", "user_input": asked[k % 2]} for k in range(6)]
+    ts = tala.testset(logs=logs, docs=str(docs), size=2, seed=1)
+    text = (docs / "manual.md").read_text(encoding="utf-8")
+    quotes = [q for item in ts for q in item["metadata"]["quotes"]]
+    assert quotes
+    for q in quotes:
+        assert q["document"] == "manual.md"
+        assert text[q["start"]:q["end"]] == q["text"]

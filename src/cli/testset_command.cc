@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "cli/commands.h"
@@ -32,6 +33,7 @@ struct TestsetFlags {
   std::string candidates, labels, golden = "golden.jsonl";
   // remap
   std::string remap_golden, remap_chunks, remap_out;
+  size_t remap_chunk_chars = 0;  // 0: testset::kChunkChars
 };
 
 // A tala serve database (SQLite's file header), rather than a dataset file.
@@ -181,8 +183,20 @@ int RunRemap(const TestsetFlags& f) {
     PrintError("tala testset remap", s);
     return 2;
   }
+  std::error_code ec;
+  const bool folder = std::filesystem::is_directory(f.remap_chunks, ec);
+  if (f.remap_chunk_chars > 0 && !folder) {
+    PrintError("tala testset remap",
+               InvalidArgument("--chunk-chars cuts a folder of documents; " + f.remap_chunks +
+                               " is a chunks file, cut already"));
+    return 2;
+  }
   // The new index as it is: every chunk, however short (one may hold the end of a quote).
-  auto docs = testset::ReadDocuments(f.remap_chunks, {.flag = "--chunks", .every_chunk = true});
+  auto docs = testset::ReadDocuments(
+      f.remap_chunks,
+      {.flag = "--chunks",
+       .every_chunk = true,
+       .chunk_chars = f.remap_chunk_chars > 0 ? f.remap_chunk_chars : testset::kChunkChars});
   if (!docs) {
     PrintError("tala testset remap", docs.error());
     return ExitCodeFor(docs.error());
@@ -313,15 +327,25 @@ void AddTestsetCommand(CLI::App& app, int* exit_code) {
       "or the consecutive chunks it now spans, and the row's reference_context_ids and "
       "reference_contexts "
       "are rewritten, so id-based retrieval metrics run on the new index without labelling "
-      "again. Rows whose evidence no chunk holds any more are listed with the share of traffic "
-      "they carry, and kept unchanged. Exit 0, or 1 when some evidence was not found.");
+      "again. A quote that says where it stands in its document (document, start, end: "
+      "characters) is found at that place when the new chunks say theirs (a folder, or "
+      "chunks with \"start\"), so words a document repeats map to the right section. Rows "
+      "whose evidence no chunk holds any more are listed with the share of traffic "
+      "they carry, and kept unchanged. Exit 0, or 1 when some evidence was not found.\n\n"
+      "Example: tala testset remap golden.jsonl --chunks docs/ --chunk-chars 600 -o g600.jsonl");
   remap->add_option("GOLDEN", f->remap_golden, "the golden set (tala testset accept's output)")
       ->required();
   remap
       ->add_option("--chunks", f->remap_chunks,
-                   "the new chunking: a JSON Lines file of chunks {id, text, source}, or a "
-                   "folder of documents as tala testset --docs reads them")
+                   "the new chunking: a JSON Lines file of chunks {id, text, source, start?} "
+                   "(start: where the text begins in its source document, in characters), or "
+                   "a folder of documents as tala testset --docs reads them")
       ->required();
+  remap
+      ->add_option("--chunk-chars", f->remap_chunk_chars,
+                   "with a folder: cut its sections near this many bytes (default 1200, what "
+                   "tala testset cuts at)")
+      ->check(CLI::Range(size_t{40}, size_t{1} << 24));
   remap->add_option("--out,-o", f->remap_out, "where to write the remapped set (default: GOLDEN)");
   remap->callback([f, exit_code] { *exit_code = RunRemap(*f); });
 }

@@ -47,15 +47,17 @@ std::string Trim(std::string_view s) {
   return std::string(s.substr(a, b - a + 1));
 }
 
-// Adds `piece` (at byte `offset` of the document) as chunks of at most about kChunkChars.
-void AddPiece(std::string_view piece, size_t offset, const std::string& source,
-              std::vector<Chunk>& out) {
+// Adds `piece` (at byte `offset` of the document) as chunks of at most about `limit` bytes,
+// and their offsets.
+void AddPiece(std::string_view piece, size_t offset, const std::string& source, size_t limit,
+              std::vector<Chunk>& out, std::vector<size_t>& offsets) {
   while (!piece.empty()) {
-    size_t cut = piece.size() <= kChunkChars ? piece.size() : CutAt(piece, kChunkChars);
+    size_t cut = piece.size() <= limit ? piece.size() : CutAt(piece, limit);
     std::string_view head = piece.substr(0, cut);
     size_t lead = head.find_first_not_of(" \t\r\n");
     if (lead != std::string_view::npos) {
       out.push_back({source + "#" + std::to_string(offset + lead), Trim(head), source});
+      offsets.push_back(offset + lead);
     }
     piece.remove_prefix(cut);
     offset += cut;
@@ -108,6 +110,17 @@ Result<std::vector<Chunk>> ReadChunkLines(const std::string& path) {
       c.id = std::to_string(n);
     }
     c.source = !row["source"].get_string().get(v) ? std::string(v) : c.id;
+    // An optional "start": where the text starts in its source document, in characters (as
+    // LangChain's add_start_index gives it), so quotes from it carry their place.
+    if (simdjson::dom::element start; !row["start"].get(start) && !start.is_null()) {
+      int64_t n = 0;
+      if (start.get_int64().get(n) || n < 0) {
+        return BadChunk(path, line_no, "start",
+                        "not a whole number of characters from the document's start (0 or more)");
+      }
+      c.start = n;
+      c.document = c.source;
+    }
     out.push_back(std::move(c));
   }
   return out;
@@ -115,8 +128,14 @@ Result<std::vector<Chunk>> ReadChunkLines(const std::string& path) {
 
 }  // namespace
 
-std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& source,
-                                 bool markdown) {
+int64_t CharactersIn(std::string_view text) {
+  int64_t n = 0;
+  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& source, bool markdown,
+                                 size_t chunk_chars) {
   std::vector<Chunk> out;
   // Sections (Markdown: from a heading to the next) or paragraphs (text: blank-line separated,
   // merged while they fit), each then cut to size.
@@ -129,7 +148,7 @@ std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& sou
     std::string_view line(text.data() + at, end - at);
     const bool blank = line.find_first_not_of(" \t\r\n") == std::string_view::npos;
     if (markdown ? IsHeading(line) && at > begin
-                 : !blank && blank_before && at - begin >= kChunkChars / 2) {
+                 : !blank && blank_before && at - begin >= chunk_chars / 2) {
       pieces.emplace_back(begin, at);
       begin = at;
     }
@@ -137,8 +156,18 @@ std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& sou
     at = end;
   }
   if (begin < text.size()) pieces.emplace_back(begin, text.size());
+  std::vector<size_t> offsets;  // each chunk's byte offset in `text`
   for (const auto& [b, e] : pieces) {
-    AddPiece(std::string_view(text).substr(b, e - b), b, source, out);
+    AddPiece(std::string_view(text).substr(b, e - b), b, source, chunk_chars, out, offsets);
+  }
+  // Byte offsets to characters, counted once along the text (the chunks come in its order).
+  size_t counted = 0;
+  int64_t characters = 0;
+  for (size_t k = 0; k < out.size(); ++k) {
+    characters += CharactersIn(std::string_view(text).substr(counted, offsets[k] - counted));
+    counted = offsets[k];
+    out[k].start = characters;
+    out[k].document = source;
   }
   return out;
 }
@@ -175,7 +204,7 @@ Result<Documents> ReadDocuments(const std::string& path, const DocumentsReading&
         TALA_ASSIGN_OR_RETURN(std::vector<std::string> pages, PdfPages(file.string()));
         for (size_t p = 0; p < pages.size(); ++p) {
           const std::string page = source + "#p" + std::to_string(p + 1);
-          for (Chunk& c : ChunkDocument(pages[p], page, false)) {
+          for (Chunk& c : ChunkDocument(pages[p], page, false, how.chunk_chars)) {
             const std::string offset = c.id.substr(c.id.rfind('#') + 1);
             c.id = offset == "0" ? page : page + "." + offset;
             c.source = source;
@@ -190,8 +219,8 @@ Result<Documents> ReadDocuments(const std::string& path, const DocumentsReading&
       text << in.rdbuf();
       const bool html = ext == ".html" || ext == ".htm";
       // HTML's offsets are in its main text (the page's own bytes hold markup).
-      for (Chunk& c :
-           ChunkDocument(html ? HtmlMainText(text.str()) : text.str(), source, ext != ".txt")) {
+      for (Chunk& c : ChunkDocument(html ? HtmlMainText(text.str()) : text.str(), source,
+                                    ext != ".txt", how.chunk_chars)) {
         all.push_back(std::move(c));
       }
     }

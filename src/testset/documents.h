@@ -7,7 +7,8 @@
 // id is its file's path under the folder and its byte offset ("guide/ferry.md#1204"), stable while
 // the file is. Near-empty chunks (fewer than 5 words) and near-duplicates (MinHash over word
 // 3-grams, Jaccard 0.9 or more: boilerplate repeated across pages) are dropped, with no model
-// call, and counted.
+// call, and counted. A chunk knows where its text starts in its document, in characters, so a
+// golden set's quotes can say where in the document they stand (issue 53 item 5).
 
 #include <cstdint>
 #include <string>
@@ -21,7 +22,15 @@ inline constexpr size_t kChunkChars = 1200;
 
 struct Chunk {
   std::string id, text, source;  // source: the file (or the JSON Lines row's "source")
+  // Where `text` starts in `document`, in characters (Unicode code points): a file tala read
+  // (.txt and .md as they are, .html its main text, a PDF's page: "manual.pdf#p3"), or a chunks
+  // file's row with "start" (its `source` the document). -1 and empty when not known.
+  int64_t start = -1;
+  std::string document;
 };
+
+// The characters (Unicode code points) of UTF-8 `text`.
+int64_t CharactersIn(std::string_view text);
 
 struct Documents {
   std::vector<Chunk> chunks;
@@ -34,6 +43,7 @@ struct Documents {
 struct DocumentsReading {
   std::string flag = "--docs";
   bool every_chunk = false;
+  size_t chunk_chars = kChunkChars;  // a folder's sections are cut near this many bytes
 };
 
 // kNotFound when `path` does not exist; kDataError naming file, line and field for a bad JSON
@@ -42,6 +52,7 @@ struct DocumentsReading {
 Result<Documents> ReadDocuments(const std::string& path, const DocumentsReading& how = {});
 
 // The chunks of one document's text (exposed for tests): Markdown when `markdown`.
-std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& source, bool markdown);
+std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& source, bool markdown,
+                                 size_t chunk_chars = kChunkChars);
 
 }  // namespace tala::testset

@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "io/readers/buffered_input.h"
@@ -12,9 +13,19 @@ namespace tala::testset {
 
 namespace {
 
-// A quote's place in the new chunking: one chunk, or the consecutive chunks it spans.
+// A quote's place in the new chunking: one chunk, or the consecutive chunks it spans; and where
+// it stands in its document, when the chunks know their place in it (Chunk::start).
 struct Place {
   std::vector<size_t> chunks;
+  std::string document;
+  int64_t start = -1, end = -1;
+};
+
+// Where a quote stood in its document, as the golden set says (TestsetQuote).
+struct Span {
+  std::string document;
+  int64_t start = -1, end = -1;
+  bool known() const { return start >= 0; }
 };
 
 // `text` with each run of whitespace as one space, and where each byte of the result came
@@ -39,91 +50,211 @@ std::string Collapsed(std::string_view text, std::vector<size_t>* from = nullptr
   return out;
 }
 
-// The chunks of one document in file order, read as one text (each chunk's text after the
-// last, joined by a glue), whitespace collapsed: a quote cut by the new chunking is found whole
-// in it, and the chunks its bytes came from are its place.
+// Chunks read as one text (each chunk's text after the last, joined by a glue), whitespace
+// collapsed: a quote cut by the new chunking is found whole in it, and the chunks its bytes came
+// from are its place.
 struct JoinedDocument {
   std::string text;           // collapsed
-  std::vector<size_t> owner;  // each byte of `text`: its chunk's position in the document
+  std::vector<size_t> owner;  // each byte of `text`: its chunk's position in the list
+  std::vector<size_t> at;     // and its byte in that chunk's text
 };
 
 JoinedDocument Join(const std::vector<size_t>& list, const std::vector<Chunk>& chunks,
                     std::string_view glue) {
   std::string joined;
-  std::vector<size_t> owner;  // each byte of joined: its chunk's position in `list`
+  std::vector<size_t> owner, at;  // each byte of joined: its chunk's position in `list`, byte
   for (size_t k = 0; k < list.size(); ++k) {
     if (k > 0) {
       joined += glue;
-      owner.insert(owner.end(), glue.size(), k - 1);
+      for (size_t g = 0; g < glue.size(); ++g) {
+        owner.push_back(k - 1);
+        at.push_back(chunks[list[k - 1]].text.size());
+      }
     }
-    joined += chunks[list[k]].text;
-    owner.insert(owner.end(), chunks[list[k]].text.size(), k);
+    const std::string& text = chunks[list[k]].text;
+    joined += text;
+    for (size_t b = 0; b < text.size(); ++b) {
+      owner.push_back(k);
+      at.push_back(b);
+    }
   }
   std::vector<size_t> from;
   JoinedDocument out;
   out.text = Collapsed(joined, &from);
   out.owner.reserve(from.size());
-  for (size_t at : from) out.owner.push_back(owner[at]);
+  out.at.reserve(from.size());
+  for (size_t i : from) {
+    out.owner.push_back(owner[i]);
+    out.at.push_back(at[i]);
+  }
   return out;
 }
 
-// Finds quotes in a chunking: whole in one chunk, else across consecutive chunks of one
-// document. Each document is joined once, when a quote first needs it.
+// Finds quotes in a chunking: by their place in their document when both the golden set and
+// the chunking know it (the same words may stand in two sections of a manual), else whole in one
+// chunk, else across consecutive chunks of one document. Each document is joined once, when a
+// quote first needs it.
 class QuoteFinder {
  public:
   explicit QuoteFinder(const std::vector<Chunk>& chunks) : chunks_(chunks) {
-    for (size_t c = 0; c < chunks.size(); ++c) by_source_[chunks[c].source].push_back(c);
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      by_source_[chunks[c].source].push_back(c);
+      if (chunks[c].start >= 0) by_document_[chunks[c].document].push_back(c);
+    }
+    for (auto& [document, list] : by_document_) {
+      std::stable_sort(list.begin(), list.end(),
+                       [&](size_t a, size_t b) { return chunks[a].start < chunks[b].start; });
+    }
   }
 
-  // Where `quote` stands, `doc`'s chunks first (metadata.doc names the row's first context's
-  // document; a quote may come from another).
-  std::optional<Place> Find(const std::string& quote, const std::string& doc) {
+  // Where `quote` stands: at `span` when the chunking knows that document; else `doc`'s chunks
+  // first (metadata.doc names the row's first context's document; a quote may come from
+  // another).
+  std::optional<Place> Find(const std::string& quote, const std::string& doc, const Span& span) {
+    if (span.known() && by_document_.count(span.document) > 0) {
+      if (auto p = AtSpan(quote, span)) return p;
+    }
     auto it = by_source_.find(doc);
     if (it != by_source_.end()) {
       for (size_t c : it->second) {
-        if (chunks_[c].text.find(quote) != std::string::npos) return Place{{c}};
+        if (auto p = InChunk(quote, c)) return p;
       }
     }
     for (size_t c = 0; c < chunks_.size(); ++c) {
-      if (chunks_[c].text.find(quote) != std::string::npos) return Place{{c}};
+      if (auto p = InChunk(quote, c)) return p;
     }
     // Across chunks, cut at a space (glue " ") or inside a word (glue "").
     const std::string wanted = Collapsed(quote);
     if (wanted.empty()) return std::nullopt;
     for (std::string_view glue : {std::string_view(" "), std::string_view("")}) {
       if (it != by_source_.end()) {
-        if (auto p = Spanning(wanted, it->first, glue)) return p;
+        if (auto p = First(wanted, Joined(by_source_, it->first, glue), it->second)) return p;
       }
       for (const auto& [source, list] : by_source_) {
         if (source == doc) continue;
-        if (auto p = Spanning(wanted, source, glue)) return p;
+        if (auto p = First(wanted, Joined(by_source_, source, glue), list)) return p;
       }
     }
     return std::nullopt;
   }
 
  private:
-  std::optional<Place> Spanning(const std::string& wanted, const std::string& source,
-                                std::string_view glue) {
-    auto key = std::make_pair(source, std::string(glue));
-    auto joined = joined_.find(key);
-    if (joined == joined_.end()) {
-      joined = joined_.emplace(key, Join(by_source_.at(source), chunks_, glue)).first;
+  // The quote at byte `at` of chunk `c`'s text, with its place in the document when known.
+  Place InChunkAt(size_t c, size_t at, const std::string& quote) const {
+    Place p{{c}, "", -1, -1};
+    if (chunks_[c].start >= 0) {
+      p.document = chunks_[c].document;
+      p.start = chunks_[c].start + CharactersIn(std::string_view(chunks_[c].text).substr(0, at));
+      p.end = p.start + CharactersIn(quote);
     }
-    const JoinedDocument& d = joined->second;
+    return p;
+  }
+
+  std::optional<Place> InChunk(const std::string& quote, size_t c) const {
+    const size_t at = chunks_[c].text.find(quote);
+    if (at == std::string::npos) return std::nullopt;
+    return InChunkAt(c, at, quote);
+  }
+
+  // The occurrence at byte `a` of a joined text, `length` bytes long, over `list`'s chunks.
+  Place Across(const JoinedDocument& d, size_t a, size_t length,
+               const std::vector<size_t>& list) const {
+    const size_t first = list[d.owner[a]], last = list[d.owner[a + length - 1]];
+    Place p{std::vector<size_t>(list.begin() + static_cast<long>(d.owner[a]),
+                                list.begin() + static_cast<long>(d.owner[a + length - 1]) + 1),
+            "", -1, -1};
+    const Chunk &f = chunks_[first], &l = chunks_[last];
+    if (f.start >= 0 && l.start >= 0 && f.document == l.document) {
+      p.document = f.document;
+      p.start = f.start + CharactersIn(std::string_view(f.text).substr(0, d.at[a]));
+      p.end = l.start + CharactersIn(std::string_view(l.text).substr(0, d.at[a + length - 1] + 1));
+    }
+    return p;
+  }
+
+  std::optional<Place> First(const std::string& wanted, const JoinedDocument& d,
+                             const std::vector<size_t>& list) const {
     const size_t at = d.text.find(wanted);
     if (at == std::string::npos) return std::nullopt;
-    // The chunks from the first byte's to the last byte's, in file order.
-    const std::vector<size_t>& list = by_source_.at(source);
-    return Place{
-        std::vector<size_t>(list.begin() + static_cast<long>(d.owner[at]),
-                            list.begin() + static_cast<long>(d.owner[at + wanted.size() - 1]) + 1)};
+    return Across(d, at, wanted.size(), list);
+  }
+
+  // Every occurrence of the quote in the span's document (whole in a chunk, or across its
+  // chunks in the document's order); the one that starts where the span does, else the nearest.
+  std::optional<Place> AtSpan(const std::string& quote, const Span& span) {
+    const std::vector<size_t>& list = by_document_.at(span.document);
+    std::optional<Place> best;
+    auto consider = [&](Place p) {
+      if (!best || std::llabs(p.start - span.start) < std::llabs(best->start - span.start) ||
+          (p.start == best->start && p.chunks.size() < best->chunks.size())) {
+        best = std::move(p);
+      }
+    };
+    for (size_t c : list) {
+      for (size_t at = chunks_[c].text.find(quote); at != std::string::npos;
+           at = chunks_[c].text.find(quote, at + 1)) {
+        consider(InChunkAt(c, at, quote));
+      }
+    }
+    const std::string wanted = Collapsed(quote);
+    if (!wanted.empty()) {
+      for (std::string_view glue : {std::string_view(" "), std::string_view("")}) {
+        const JoinedDocument& d = Joined(by_document_, span.document, glue);
+        for (size_t at = d.text.find(wanted); at != std::string::npos;
+             at = d.text.find(wanted, at + 1)) {
+          consider(Across(d, at, wanted.size(), list));
+        }
+      }
+    }
+    return best;
+  }
+
+  using Lists = std::unordered_map<std::string, std::vector<size_t>>;
+
+  const JoinedDocument& Joined(const Lists& lists, const std::string& key, std::string_view glue) {
+    auto id = std::make_tuple(&lists == &by_document_, key, std::string(glue));
+    auto joined = joined_.find(id);
+    if (joined == joined_.end()) {
+      joined = joined_.emplace(id, Join(lists.at(key), chunks_, glue)).first;
+    }
+    return joined->second;
   }
 
   const std::vector<Chunk>& chunks_;
-  std::unordered_map<std::string, std::vector<size_t>> by_source_;
-  std::map<std::pair<std::string, std::string>, JoinedDocument> joined_;
+  Lists by_source_;    // each source's chunks in file order
+  Lists by_document_;  // each document's chunks that know their place, in its order
+  std::map<std::tuple<bool, std::string, std::string>, JoinedDocument> joined_;
 };
+
+// A quote's span as the golden set gives it (all three fields, or none); an error naming the
+// field otherwise.
+Result<Span> SpanOf(const nlohmann::ordered_json& q, const std::string& path, int64_t line,
+                    size_t i) {
+  Span span;
+  if (!q.contains("start") && !q.contains("end") && !q.contains("document")) return span;
+  const std::string field = "metadata.quotes[" + std::to_string(i) + "]";
+  auto whole = [&](const char* key) -> Result<int64_t> {
+    const auto it = q.find(key);
+    if (it == q.end() || !it->is_number_integer() || it->get<int64_t>() < 0) {
+      return DataError({path, line, 0, field + "." + key},
+                       "a quote's place is \"document\", \"start\" and \"end\": characters "
+                       "from the document's start, 0 or more");
+    }
+    return it->get<int64_t>();
+  };
+  TALA_ASSIGN_OR_RETURN(span.start, whole("start"));
+  TALA_ASSIGN_OR_RETURN(span.end, whole("end"));
+  const auto doc = q.find("document");
+  if (doc == q.end() || !doc->is_string()) {
+    return DataError({path, line, 0, field + ".document"},
+                     "the document the quote's \"start\" and \"end\" count in, a text");
+  }
+  if (span.end < span.start) {
+    return DataError({path, line, 0, field + ".end"}, "before \"start\"");
+  }
+  span.document = doc->get<std::string>();
+  return span;
+}
 
 }  // namespace
 
@@ -167,13 +298,15 @@ Result<Remapped> RemapGolden(const std::string& golden_path, const std::vector<C
     std::vector<std::string> ids;
     std::vector<std::string> lost;
     bool straddles = false;
-    for (nlohmann::ordered_json& q : m["quotes"]) {
+    for (size_t i = 0; i < m["quotes"].size(); ++i) {
+      nlohmann::ordered_json& q = m["quotes"][i];
       if (!q.is_object() || !q.contains("text") || !q["text"].is_string()) {
         return DataError({golden_path, n, 0, "metadata.quotes"},
                          "each quote is an object with a \"text\"");
       }
       const std::string text = q["text"].get<std::string>();
-      std::optional<Place> place = finder.Find(text, doc);
+      TALA_ASSIGN_OR_RETURN(Span span, SpanOf(q, golden_path, n, i));
+      std::optional<Place> place = finder.Find(text, doc, span);
       if (!place) {
         lost.push_back(text);
         continue;
@@ -185,6 +318,13 @@ Result<Remapped> RemapGolden(const std::string& golden_path, const std::vector<C
         for (size_t c : place->chunks) q["context_ids"].push_back(chunks[c].id);
       } else {
         q.erase("context_ids");
+      }
+      // Its place as the new chunking says it; one that does not say keeps the old (the same
+      // document's).
+      if (place->start >= 0) {
+        q["document"] = place->document;
+        q["start"] = place->start;
+        q["end"] = place->end;
       }
       for (size_t c : place->chunks) {
         if (std::find(ids.begin(), ids.end(), chunks[c].id) == ids.end()) {

@@ -215,7 +215,15 @@ void ApplyDraft(TestsetItem& item, const testset::ReferenceDraft& draft,
     item.reference_context_ids.push_back(docs.chunks[c].id);
   }
   for (const testset::Quote& quote : draft.quotes) {
-    item.quotes.push_back({docs.chunks[quote.chunk].id, quote.text});
+    const testset::Chunk& chunk = docs.chunks[quote.chunk];
+    TestsetQuote q{chunk.id, quote.text, "", -1, -1};
+    const size_t at = chunk.text.find(quote.text);
+    if (chunk.start >= 0 && at != std::string::npos) {
+      q.document = chunk.document;
+      q.start = chunk.start + testset::CharactersIn(std::string_view(chunk.text).substr(0, at));
+      q.end = q.start + testset::CharactersIn(quote.text);
+    }
+    item.quotes.push_back(std::move(q));
   }
   item.hops = static_cast<int64_t>(draft.chunks.size());
   item.difficulty = 0;

@@ -114,6 +114,11 @@ std::string TestsetItemJson(const TestsetItem& item) {
   Objects(out, "quotes", item.quotes, [&](const TestsetQuote& q) {
     Text(out, "context_id", q.context_id);
     Text(out, "text", q.text);
+    if (q.start >= 0) {
+      Text(out, "document", q.document);
+      Number(out, "start", static_cast<double>(q.start));
+      Number(out, "end", static_cast<double>(q.end));
+    }
   });
   Text(out, "answerable", item.answerable);
   Number(out, "coverage", std::round(item.coverage * 1000) / 1000);

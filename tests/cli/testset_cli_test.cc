@@ -592,5 +592,160 @@ TEST(TestsetCliTest, RemapMovesTheEvidenceOntoAFinerChunking) {
       << lost.out;
 }
 
+// The characters (code points) of UTF-8 `text`.
+int64_t CodePoints(std::string_view text) {
+  return std::count_if(text.begin(), text.end(),
+                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+}
+
+// The characters [start, end) of UTF-8 `text`, counted in code points.
+std::string Characters(const std::string& text, int64_t start, int64_t end) {
+  std::string out;
+  int64_t n = -1;
+  for (char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+    if (n >= start && n < end) out += c;
+  }
+  return out;
+}
+
+// Issue 53 item 5: each quote keeps its document and character span, and a remap finds the quote
+// at that place, not at an earlier occurrence of the same words.
+TEST(TestsetCliTest, QuotesSayWhereTheyStandAndRemapFindsRepeatedWordsThere) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/docs");
+  // The same sentence closes two sections; accented and CJK text before it counts as characters.
+  const std::string manual =
+      "# Café remote (リモコン)\n\n## Pairing the remote\n\nHold the Home button for five seconds. "
+      "The light blinks blue when the remote is paired with the TV.\nPress the Home button to "
+      "return to the main screen.\n\n## Wall mounting\n\nThe TV fits a VESA 300 by 300 mount. Use "
+      "M6 screws that are 12 millimetres long.\nPress the Home button to return to the main "
+      "screen.\n\n## Sound\n\nThe TV has two 10 watt speakers. Bluetooth headphones can be paired "
+      "in the sound menu.\n";
+  std::ofstream(dir.path() + "/docs/manual.md") << manual;
+  {
+    std::ofstream log(dir.path() + "/log.jsonl");
+    const char* asked[] = {"What screws does the wall mount need?",
+                           "what screws for the wall mount", "How many watts are the speakers?",
+                           "how many watts do the speakers have"};
+    for (int k = 0; k < 12; ++k) {
+      log << "{\"id\":\"q" << k << "\",\"user_input\":\"" << asked[k % 4] << "\"}\n";
+    }
+  }
+  const std::string candidates = dir.path() + "/candidates.jsonl";
+  auto built = RunTala("testset --logs " + dir.path() + "/log.jsonl --docs " + dir.path() +
+                       "/docs --size 2 -o " + candidates + " --no-progress 2>&1");
+  ASSERT_EQ(built.exit_code, 0) << built.out;
+  int64_t quotes = 0;
+  {
+    std::istringstream lines(Slurp(candidates));
+    for (std::string line; std::getline(lines, line);) {
+      simdjson::dom::parser p;
+      for (simdjson::dom::element q : p.parse(line)["metadata"]["quotes"].get_array()) {
+        ++quotes;
+        EXPECT_EQ(std::string_view(q["document"]), "manual.md");
+        const std::string text{std::string_view(q["text"])};
+        EXPECT_EQ(Characters(manual, int64_t(q["start"]), int64_t(q["end"])), text) << line;
+      }
+    }
+  }
+  EXPECT_GE(quotes, 2);
+
+  // A golden set whose quote is the second "Press the Home button..." (the wall-mount section's),
+  // once with its place and once without.
+  const std::string repeated = "Press the Home button to return to the main screen.";
+  const size_t second_byte = manual.find(repeated, manual.find(repeated) + 1);
+  const int64_t second = CodePoints(manual.substr(0, second_byte));
+  ASSERT_EQ(Characters(manual, second, second + 51), repeated);
+  auto golden_row = [&](const std::string& id, const std::string& place) {
+    return "{\"id\":\"" + id + "\",\"user_input\":\"Back to the main screen after mounting?\"," +
+           "\"reference\":\"" + repeated + "\",\"reference_contexts\":[\"x\"]," +
+           "\"reference_context_ids\":[\"manual.md#1\"],\"metadata\":{\"doc\":\"manual.md\"," +
+           "\"log_ids\":[\"a\"],\"quotes\":[{\"context_id\":\"manual.md#1\",\"text\":\"" +
+           repeated + "\"" + place + "}]}}\n";
+  };
+  const std::string golden = dir.path() + "/golden.jsonl";
+  std::ofstream(golden) << golden_row("placed", ",\"document\":\"manual.md\",\"start\":" +
+                                                    std::to_string(second) +
+                                                    ",\"end\":" + std::to_string(second + 51))
+                        << golden_row("unplaced", "");
+  // Onto the folder cut finer, and onto an application's chunks that say where they start.
+  const std::string app_chunks = dir.path() + "/app.jsonl";
+  {
+    std::ofstream out(app_chunks);
+    int64_t chars = 0;
+    for (size_t at = 0, n = 0; at < manual.size(); ++n) {
+      size_t end = manual.find(' ', std::min(manual.size(), at + 50));
+      end = end == std::string::npos ? manual.size() : end;
+      std::string piece = manual.substr(at, end - at), escaped;
+      for (char c : piece) escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
+      out << "{\"id\":\"app~" << n << "\",\"source\":\"manual.md\",\"start\":" << chars
+          << ",\"text\":\"" << escaped << "\"}\n";
+      chars += CodePoints(piece);
+      at = end;
+    }
+  }
+  for (const std::string& chunks : {dir.path() + "/docs --chunk-chars 60", app_chunks}) {
+    const std::string remapped = dir.path() + "/remapped.jsonl";
+    auto run =
+        RunTala("testset remap " + golden + " --chunks " + chunks + " -o " + remapped + " 2>&1");
+    ASSERT_EQ(run.exit_code, 0) << run.out;
+    std::istringstream lines(Slurp(remapped));
+    std::string placed, unplaced;
+    std::getline(lines, placed);
+    std::getline(lines, unplaced);
+    simdjson::dom::parser pp, pu;
+    simdjson::dom::element a = pp.parse(placed), b = pu.parse(unplaced);
+    // The placed quote stays at its place (the wall-mount section), in the chunk that holds it.
+    EXPECT_EQ(int64_t(a["metadata"]["quotes"].at(0)["start"]), second) << placed;
+    const std::string id(std::string_view(a["metadata"]["quotes"].at(0)["context_id"]));
+    if (chunks == app_chunks) {
+      std::string contexts;
+      for (auto c : a["reference_contexts"].get_array()) contexts += c.get_string().value();
+      EXPECT_NE(contexts.find("millimetres"), std::string::npos) << placed;
+      // Without its place, the quote goes to the first chunk that holds the words: the pairing
+      // section's.
+      std::string first;
+      for (auto c : b["reference_contexts"].get_array()) first += c.get_string().value();
+      EXPECT_NE(first.find("paired"), std::string::npos) << unplaced;
+      EXPECT_LT(int64_t(b["metadata"]["quotes"].at(0)["start"]), second) << unplaced;
+    } else {
+      // tala's own chunk ids say their byte offset: the chunk begins at or before the quote.
+      const size_t offset = std::stoul(id.substr(id.find('#') + 1));
+      EXPECT_LE(offset, second_byte) << placed;
+      EXPECT_GT(offset, manual.find(repeated)) << placed;
+    }
+  }
+  // Hostile places and chunks are refused by file, line and field; the golden set is untouched.
+  const std::string bytes = Slurp(golden);
+  std::ofstream(dir.path() + "/bad.jsonl")
+      << golden_row("ok", "")
+      << golden_row("bad", ",\"document\":\"manual.md\",\"start\":\"12\",\"end\":3");
+  auto bad = RunTala("testset remap " + dir.path() + "/bad.jsonl --chunks " + dir.path() +
+                     "/docs -o " + dir.path() + "/out.jsonl 2>&1");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("bad.jsonl:2"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("metadata.quotes[0].start"), std::string::npos) << bad.out;
+  std::ofstream(dir.path() + "/backwards.jsonl")
+      << golden_row("back", ",\"document\":\"manual.md\",\"start\":40,\"end\":3");
+  auto backwards = RunTala("testset remap " + dir.path() + "/backwards.jsonl --chunks " +
+                           dir.path() + "/docs -o " + dir.path() + "/out.jsonl 2>&1");
+  EXPECT_EQ(backwards.exit_code, 2) << backwards.out;
+  EXPECT_NE(backwards.out.find("metadata.quotes[0].end"), std::string::npos) << backwards.out;
+  std::ofstream(dir.path() + "/badchunks.jsonl")
+      << "{\"id\":\"c1\",\"source\":\"manual.md\",\"text\":\"Some text here for you.\"}\n"
+      << "{\"id\":\"c2\",\"source\":\"manual.md\",\"start\":-3,\"text\":\"More text.\"}\n";
+  auto chunks =
+      RunTala("testset remap " + golden + " --chunks " + dir.path() + "/badchunks.jsonl 2>&1");
+  EXPECT_EQ(chunks.exit_code, 2) << chunks.out;
+  EXPECT_NE(chunks.out.find("badchunks.jsonl:2"), std::string::npos) << chunks.out;
+  EXPECT_NE(chunks.out.find("start"), std::string::npos) << chunks.out;
+  auto cut =
+      RunTala("testset remap " + golden + " --chunks " + app_chunks + " --chunk-chars 100 2>&1");
+  EXPECT_EQ(cut.exit_code, 2) << cut.out;
+  EXPECT_NE(cut.out.find("--chunk-chars cuts a folder"), std::string::npos) << cut.out;
+  EXPECT_EQ(Slurp(golden), bytes);
+}
+
 }  // namespace
 }  // namespace tala
