@@ -22,6 +22,10 @@ struct ClaimVerdict {
   // one (the offline judge). Faithfulness then averages it: the expected share of supported
   // claims. Binary judges leave it empty.
   std::optional<double> support_score;
+  // What the judge could not check of a claim it found supported, said so that "supported" is
+  // not read as more than it is: the offline judge's structure checks read English, so in
+  // another language a value or name moved within the context goes unseen (issue 52 item 7).
+  std::string unchecked;
 };
 
 // One claim of the reference answer.

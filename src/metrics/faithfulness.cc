@@ -47,6 +47,14 @@ class Faithfulness : public MetricBase {
       std::snprintf(graded, sizeof graded, "; graded support %.2f of %zu", expected, claims.size());
       reason += graded;
     }
+    // What the judge could not check of the claims it found supported (the offline judge on
+    // a language its structure checks do not read): said once, so a high score is read rightly.
+    for (const ClaimVerdict& c : claims) {
+      if (!c.unchecked.empty()) {
+        reason += "; not checked: " + c.unchecked;
+        break;
+      }
+    }
     return MetricValue::Number(expected / claims.size(), std::move(reason));
   }
 };

@@ -54,26 +54,29 @@ Result<std::vector<ClaimVerdict>> ReadResponseClaims(const FieldContext& ctx, el
     std::string path = Path("response_claims", idx, "");
     TALA_ASSIGN_OR_RETURN(object obj, ReadObject(ctx, path.substr(0, path.size() - 1), item));
     ClaimVerdict c;
-    TALA_RETURN_IF_ERROR(
-        ForEachMember(ctx, path, obj, {"text", "supported", "supported_by", "correct", "reason"},
-                      [&](std::string_view key, element value, const std::string& field) -> Status {
-                        if (key == "text") {
-                          TALA_ASSIGN_OR_RETURN(c.text, ReadString(ctx, field, value));
-                        }
-                        if (key == "reason") {
-                          TALA_ASSIGN_OR_RETURN(c.reason, ReadString(ctx, field, value));
-                        }
-                        if (key == "supported") {
-                          TALA_ASSIGN_OR_RETURN(c.supported, ReadFlag(ctx, field, value));
-                        }
-                        if (key == "correct") {
-                          TALA_ASSIGN_OR_RETURN(c.correct, ReadFlag(ctx, field, value));
-                        }
-                        if (key == "supported_by") {
-                          TALA_ASSIGN_OR_RETURN(c.supported_by, ReadIndices(ctx, field, value));
-                        }
-                        return OkStatus();
-                      }));
+    TALA_RETURN_IF_ERROR(ForEachMember(
+        ctx, path, obj, {"text", "supported", "supported_by", "correct", "reason", "unchecked"},
+        [&](std::string_view key, element value, const std::string& field) -> Status {
+          if (key == "text") {
+            TALA_ASSIGN_OR_RETURN(c.text, ReadString(ctx, field, value));
+          }
+          if (key == "unchecked") {
+            TALA_ASSIGN_OR_RETURN(c.unchecked, ReadString(ctx, field, value));
+          }
+          if (key == "reason") {
+            TALA_ASSIGN_OR_RETURN(c.reason, ReadString(ctx, field, value));
+          }
+          if (key == "supported") {
+            TALA_ASSIGN_OR_RETURN(c.supported, ReadFlag(ctx, field, value));
+          }
+          if (key == "correct") {
+            TALA_ASSIGN_OR_RETURN(c.correct, ReadFlag(ctx, field, value));
+          }
+          if (key == "supported_by") {
+            TALA_ASSIGN_OR_RETURN(c.supported_by, ReadIndices(ctx, field, value));
+          }
+          return OkStatus();
+        }));
     // A claim with supporting chunks and no explicit flag is supported; saying both must agree.
     if (!c.supported && !c.supported_by.empty()) c.supported = true;
     if (c.supported == false && !c.supported_by.empty()) {

@@ -63,6 +63,10 @@ void Claims(std::string& out, const std::vector<ClaimVerdict>& claims) {
     }
     out += ",\"reason\":";
     AppendJsonString(out, c.reason);
+    if (!c.unchecked.empty()) {
+      out += ",\"unchecked\":";
+      AppendJsonString(out, c.unchecked);
+    }
     out += '}';
   }
   out += ']';

@@ -381,6 +381,14 @@ ClaimVerdict OfflineJudge::VerifyAgainstContext(const Claim& claim, RowTexts& ro
       cv.reason = "'" + absent + "' is not in the context";
     }
   }
+  // The structure checks read English clauses: in another language a supported claim may still
+  // hold a value or name moved from elsewhere in the context, and the verdict says so.
+  if (language_.code != "en" && cv.supported == true) {
+    cv.unchecked =
+        "a value or name moved within the context (the structure checks read "
+        "English, not " +
+        text::LanguageName(language_.code) + ")";
+  }
   return cv;
 }
 

@@ -286,6 +286,24 @@ TEST(OfflineJudgeTest, RowsInOtherLanguagesAreJudgedByTheirWords) {
                         "faithfulness");
   ASSERT_TRUE(ja_wrong.has_value());
   EXPECT_LT(*ja_wrong, *ja);
+  // A year moved from elsewhere in the context is beyond the words: the row says what was not
+  // checked (issue 52 item 7), where an English row's reason has no such note.
+  std::string moved;
+  ASSERT_TRUE(
+      Score(Foreign("東京タワーはいつ完成しましたか？", "東京タワーは1958年に完成しました。",
+                    "大阪の通天閣は1956年に完成しました。東京タワーは1958年に完成しました。"),
+            "faithfulness", &moved)
+          .has_value());
+  EXPECT_NE(moved.find("not checked: a value or name moved within the context"), std::string::npos)
+      << moved;
+  EXPECT_NE(moved.find("not Japanese"), std::string::npos) << moved;
+  std::string english;
+  ASSERT_TRUE(
+      Score(Foreign("When was the Tokyo Tower completed?", "The Tokyo Tower was completed in 1958.",
+                    "The Tokyo Tower was completed in 1958."),
+            "faithfulness", &english)
+          .has_value());
+  EXPECT_EQ(english.find("not checked"), std::string::npos) << english;
 
   auto fi = Score(Foreign("Milloin Helsingin tuomiokirkko valmistui?",
                           "Helsingin tuomiokirkko valmistui vuonna 1852.",
