@@ -44,6 +44,8 @@ echo "## tala history: add of a 100,000-row run; show and report over 1,000 runs
 if [ -x "$build/bench/bench_history" ]; then "$build/bench/bench_history" 100000 1000; fi
 echo "## tala testset: 100,000 logged questions and 2,000 pages, offline"
 if [ -x "$build/bench/bench_testset" ]; then "$build/bench/bench_testset" 100000 2000 100; fi
+echo "## faithfulness in Japanese and Chinese: one-detail edits (JSQuAD, CMRC 2018), JNLI"
+/usr/bin/python3 bench/cjk_edits.py "$build"
 echo "## tala testset remap: golden sets of the development sources onto half and quarter chunks"
 /usr/bin/python3 bench/remap_rechunk.py "$build"
 echo "## the offline sentence encoder, one core (needs the model make deps fetches)"

@@ -52,7 +52,27 @@ std::string AbsentCjkRun(std::string_view claim, std::string_view context) {
   });
   if (found.empty() && run_chars >= 2)
     found = std::string(claim.substr(run_start, run_end - run_start));
-  return found;
+  if (!found.empty()) return found;
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  auto lower = [](std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    return out;
+  };
+  const std::string folded_context = lower(context);
+  for (size_t i = 0; i < claim.size();) {
+    if (!letter(claim[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < claim.size() && letter(claim[end])) ++end;
+    if (end - i >= 2 && folded_context.find(lower(claim.substr(i, end - i))) == std::string::npos) {
+      return std::string(claim.substr(i, end - i));
+    }
+    i = end;
+  }
+  return "";
 }
 
 }  // namespace tala::judges::offline

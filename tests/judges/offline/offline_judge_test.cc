@@ -297,6 +297,16 @@ TEST(OfflineJudgeTest, RowsInOtherLanguagesAreJudgedByTheirWords) {
   EXPECT_NE(moved.find("not checked: a value or name moved within the context"), std::string::npos)
       << moved;
   EXPECT_NE(moved.find("not Japanese"), std::string::npos) << moved;
+  // A word in Latin letters the context lacks is a name the context lacks; one it holds is not.
+  std::string latin;
+  const char* station = "RKB毎日放送は福岡県のラジオ局です。";
+  EXPECT_LT(*Score(Foreign("福岡県のラジオ局は？", "KBCは福岡県のラジオ局です。", station),
+                   "faithfulness", &latin),
+            0.5)
+      << latin;
+  EXPECT_GT(*Score(Foreign("福岡県のラジオ局は？", "rkb毎日放送は福岡県のラジオ局です。", station),
+                   "faithfulness"),
+            0.5);
   std::string english;
   ASSERT_TRUE(
       Score(Foreign("When was the Tokyo Tower completed?", "The Tokyo Tower was completed in 1958.",
