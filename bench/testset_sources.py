@@ -6,7 +6,8 @@ beyond the sources' own:
 
 - answer in reference: the share of items whose reference holds the question's answer (as whole
   words, case and punctuation aside);
-- own passage: the share of items whose reference quotes the question's own passage;
+- own passage: the share of items whose reference quotes the question's own passage (by its
+  text: several questions may share one passage, which the documents then hold once);
 - yes precision: of the items marked `answerable: yes`, the share whose reference holds the
   answer (the issue's "yes precision", read mechanically);
 - answerable: how many items are yes / partly / no.
@@ -52,7 +53,7 @@ def run(tala, items, scratch, name):
                     "--judge", "offline", "--no-progress", "--out", out],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     answer_of = {fold(it["question"]): it["answer"] for it in items}
-    own_of = {fold(it["question"]): it["id"] for it in items}
+    own_of = {fold(it["question"]): it["knowledge"] for it in items}
     rows = []
     with open(out) as f:
         for line in f:
@@ -62,7 +63,7 @@ def run(tala, items, scratch, name):
             answer = answer_of.get(fold(r["user_input"]))
             if answer is None:
                 continue
-            rows.append({"own": own_of[fold(r["user_input"])] in r.get("reference_context_ids", []),
+            rows.append({"own": own_of[fold(r["user_input"])] in r.get("reference_contexts", []),
                          "answerable": r.get("metadata", {}).get("answerable", "?"),
                          "reference": r.get("reference", ""),
                          "answer": answer})
