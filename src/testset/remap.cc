@@ -105,6 +105,10 @@ class QuoteFinder {
       std::stable_sort(list.begin(), list.end(),
                        [&](size_t a, size_t b) { return chunks[a].start < chunks[b].start; });
     }
+    length_.resize(chunks.size(), 0);
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      if (chunks[c].start >= 0) length_[c] = CharactersIn(chunks[c].text);
+    }
   }
 
   // Where `quote` stands: at `span` when the chunking knows that document; else `doc`'s chunks
@@ -183,6 +187,19 @@ class QuoteFinder {
   // chunks in the document's order); the one that starts where the span does, else the nearest.
   std::optional<Place> AtSpan(const std::string& quote, const Span& span) {
     const std::vector<size_t>& list = by_document_.at(span.document);
+    // Where the document is as it was, the chunk that holds the span's start holds the quote
+    // there: found without reading the rest (a short quote may stand a thousand times).
+    for (size_t c : list) {
+      const Chunk& chunk = chunks_[c];
+      if (chunk.start > span.start) break;
+      if (span.start >= chunk.start + length_[c]) continue;
+      for (size_t at = chunk.text.find(quote); at != std::string::npos;
+           at = chunk.text.find(quote, at + 1)) {
+        Place p = InChunkAt(c, at, quote);
+        if (p.start == span.start) return p;
+        if (p.start > span.start) break;
+      }
+    }
     std::optional<Place> best;
     auto consider = [&](Place p) {
       if (!best || std::llabs(p.start - span.start) < std::llabs(best->start - span.start) ||
@@ -221,8 +238,9 @@ class QuoteFinder {
   }
 
   const std::vector<Chunk>& chunks_;
-  Lists by_source_;    // each source's chunks in file order
-  Lists by_document_;  // each document's chunks that know their place, in its order
+  Lists by_source_;              // each source's chunks in file order
+  Lists by_document_;            // each document's chunks that know their place, in its order
+  std::vector<int64_t> length_;  // each chunk's characters, when it knows its place
   std::map<std::tuple<bool, std::string, std::string>, JoinedDocument> joined_;
 };
 
