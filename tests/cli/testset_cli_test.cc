@@ -716,34 +716,29 @@ TEST(TestsetCliTest, QuotesSayWhereTheyStandAndRemapFindsRepeatedWordsThere) {
       EXPECT_GT(offset, manual.find(repeated)) << placed;
     }
   }
-  // Hostile places and chunks are refused by file, line and field; the golden set is untouched.
+  // Hostile places and chunks are refused by file, line and field (exit 2); the golden set is
+  // untouched.
   const std::string bytes = Slurp(golden);
+  auto refused = [&](const std::string& args, const std::vector<std::string>& said) {
+    auto run = RunTala("testset remap " + args + " -o " + dir.path() + "/out.jsonl 2>&1");
+    EXPECT_EQ(run.exit_code, 2) << args << ": " << run.out;
+    for (const std::string& s : said) EXPECT_NE(run.out.find(s), std::string::npos) << run.out;
+  };
   std::ofstream(dir.path() + "/bad.jsonl")
       << golden_row("ok", "")
       << golden_row("bad", ",\"document\":\"manual.md\",\"start\":\"12\",\"end\":3");
-  auto bad = RunTala("testset remap " + dir.path() + "/bad.jsonl --chunks " + dir.path() +
-                     "/docs -o " + dir.path() + "/out.jsonl 2>&1");
-  EXPECT_EQ(bad.exit_code, 2) << bad.out;
-  EXPECT_NE(bad.out.find("bad.jsonl:2"), std::string::npos) << bad.out;
-  EXPECT_NE(bad.out.find("metadata.quotes[0].start"), std::string::npos) << bad.out;
+  refused(dir.path() + "/bad.jsonl --chunks " + dir.path() + "/docs",
+          {"bad.jsonl:2", "metadata.quotes[0].start"});
   std::ofstream(dir.path() + "/backwards.jsonl")
       << golden_row("back", ",\"document\":\"manual.md\",\"start\":40,\"end\":3");
-  auto backwards = RunTala("testset remap " + dir.path() + "/backwards.jsonl --chunks " +
-                           dir.path() + "/docs -o " + dir.path() + "/out.jsonl 2>&1");
-  EXPECT_EQ(backwards.exit_code, 2) << backwards.out;
-  EXPECT_NE(backwards.out.find("metadata.quotes[0].end"), std::string::npos) << backwards.out;
+  refused(dir.path() + "/backwards.jsonl --chunks " + dir.path() + "/docs",
+          {"metadata.quotes[0].end"});
   std::ofstream(dir.path() + "/badchunks.jsonl")
       << "{\"id\":\"c1\",\"source\":\"manual.md\",\"text\":\"Some text here for you.\"}\n"
       << "{\"id\":\"c2\",\"source\":\"manual.md\",\"start\":-3,\"text\":\"More text.\"}\n";
-  auto chunks =
-      RunTala("testset remap " + golden + " --chunks " + dir.path() + "/badchunks.jsonl 2>&1");
-  EXPECT_EQ(chunks.exit_code, 2) << chunks.out;
-  EXPECT_NE(chunks.out.find("badchunks.jsonl:2"), std::string::npos) << chunks.out;
-  EXPECT_NE(chunks.out.find("start"), std::string::npos) << chunks.out;
-  auto cut =
-      RunTala("testset remap " + golden + " --chunks " + app_chunks + " --chunk-chars 100 2>&1");
-  EXPECT_EQ(cut.exit_code, 2) << cut.out;
-  EXPECT_NE(cut.out.find("--chunk-chars cuts a folder"), std::string::npos) << cut.out;
+  refused(golden + " --chunks " + dir.path() + "/badchunks.jsonl", {"badchunks.jsonl:2", "start"});
+  refused(golden + " --chunks " + app_chunks + " --chunk-chars 100",
+          {"--chunk-chars cuts a folder"});
   EXPECT_EQ(Slurp(golden), bytes);
 }
 
