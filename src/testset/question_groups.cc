@@ -166,12 +166,48 @@ struct TermWord {
 };
 using TermWords = std::unordered_map<std::string, TermWord>;
 
+// The questions (their index) each term is said in.
+using Postings = std::unordered_map<std::string, std::vector<uint32_t>>;
+
+// How much of `term`'s company `other` keeps: the most words a question saying `other` shares
+// with a question saying `term` (its first 20 questions, the other's first 50). A typo is most
+// often a variant of a question asked right: "and Sike Slawson" keeps the company of "spike", not
+// of "dike".
+size_t SharedCompany(const std::string& term, const std::string& other, const Postings& postings,
+                     const std::vector<std::vector<std::string>>& question_terms) {
+  const std::vector<uint32_t>& mine = postings.at(term);
+  const std::vector<uint32_t>& theirs = postings.at(other);
+  size_t best = 0;
+  for (size_t i = 0; i < mine.size() && i < 20; ++i) {
+    const std::vector<std::string>& a = question_terms[mine[i]];
+    for (size_t j = 0; j < theirs.size() && j < 50; ++j) {
+      const std::vector<std::string>& b = question_terms[theirs[j]];
+      size_t shared = 0;
+      for (size_t x = 0, y = 0; x < a.size() && y < b.size();) {
+        if (a[x] == b[y]) {
+          ++shared;
+          ++x;
+          ++y;
+        } else if (a[x] < b[y]) {
+          ++x;
+        } else {
+          ++y;
+        }
+      }
+      best = std::max(best, shared);
+    }
+  }
+  return best;
+}
+
 // Spelling from the log: each rare term's frequent neighbour one edit away, if any.
 // And spelling from the lexicon: a term whose word English does not know, one edit from a
 // term whose word it knows and that the log uses at least as often, is read as that term
-// ("taem" as "team" however often the typo recurs).
+// ("taem" as "team" however often the typo recurs). Of several such neighbours, the one whose
+// questions share most words with the term's (SharedCompany), then the most used.
 std::unordered_map<std::string, std::string> Corrections(
-    const std::unordered_map<std::string, int64_t>& counts, const TermWords& words) {
+    const std::unordered_map<std::string, int64_t>& counts, const TermWords& words,
+    const Postings& postings, const std::vector<std::vector<std::string>>& question_terms) {
   auto knows = [&](const std::string& t) {
     auto it = words.find(t);
     return it != words.end() && it->second.known;
@@ -189,9 +225,8 @@ std::unordered_map<std::string, std::string> Corrections(
   std::unordered_map<std::string, std::string> out;
   for (const auto& [term, n] : counts) {
     if (!spelled(term)) continue;
-    const std::string* best = nullptr;
-    int64_t best_n = 0;
     const bool unknown = !knows(term);
+    std::vector<const std::string*> candidates;
     for (const std::string& k : DeletionKeys(term)) {
       auto it = by_key.find(k);
       if (it == by_key.end()) continue;
@@ -199,10 +234,23 @@ std::unordered_map<std::string, std::string> Corrections(
         const int64_t m = counts.at(*other);
         const bool frequent = m >= 5 * n, lexicon = unknown && m >= n && knows(*other);
         if ((!frequent && !lexicon) || !OneEditApart(term, *other)) continue;
-        if (m > best_n || (m == best_n && *other < *best)) {
-          best = other;
-          best_n = m;
+        if (std::find(candidates.begin(), candidates.end(), other) == candidates.end()) {
+          candidates.push_back(other);
         }
+      }
+    }
+    const std::string* best = nullptr;
+    size_t best_company = 0;
+    int64_t best_n = 0;
+    for (const std::string* other : candidates) {
+      const size_t company =
+          candidates.size() > 1 ? SharedCompany(term, *other, postings, question_terms) : 0;
+      const int64_t m = counts.at(*other);
+      if (best == nullptr || company > best_company ||
+          (company == best_company && (m > best_n || (m == best_n && *other < *best)))) {
+        best = other;
+        best_company = company;
+        best_n = m;
       }
     }
     if (best != nullptr) out[term] = *best;
@@ -290,14 +338,25 @@ bool Contrast(const std::vector<std::string>& a, const std::vector<std::string>&
       // to "engineeer"), or a stem the other begins with ("park", "parker"). A word English
       // does not know may also be two edits from the other's stem ("grrene", "fondr"), or begin
       // with it but for one ("performign", "publiict"): typos the log's spelling did not mend.
+      // A name English knows (a capital inside the question: "the Plus plan") is a typo of
+      // another word English knows one edit away at most: two would take "plus" for "plan". A
+      // name typed wrong ("Slawsno") is no English word, and keeps two.
+      const bool name = named.count(t) > 0 && !unknown;
+      auto known = [&](const std::string& other) {
+        auto o = words.find(other);
+        return o != words.end() && o->second.known;
+      };
       auto typo = [&](const std::string& other) {
-        if (near(t, other)) return true;
+        if (name && known(other) ? OneEditApart(t, other) : near(t, other)) return true;
         if (other.size() >= 4 && t.compare(0, other.size(), other) == 0) return true;
         if (t.size() >= 4 && other.compare(0, t.size(), t) == 0) return true;
         if (it == words.end()) return false;
         const std::string& w = it->second.word;
         auto o = words.find(other);
-        if (o != words.end() && near(w, o->second.word)) return true;
+        if (o != words.end() &&
+            (name && o->second.known ? OneEditApart(w, o->second.word) : near(w, o->second.word))) {
+          return true;
+        }
         if (!unknown) return false;
         if (std::min(w.size(), other.size()) >= 5 && EditsApart(w, other, 2) <= 2) return true;
         return other.size() >= 4 && EditsApart(w.substr(0, other.size()), other, 1) <= 1;
@@ -384,6 +443,7 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
   g.question_terms.reserve(questions.size());
   std::unordered_map<std::string, int64_t> counts;
   TermWords words;                        // term -> the first word it stems, known or not
+  Postings postings;                      // term -> the questions that say it
   std::unordered_set<std::string> named;  // terms written with a capital inside a question
   thread_local text::Stemmer stemmer;
   for (const std::string& q : questions) {
@@ -400,10 +460,13 @@ Grouping GroupQuestions(const std::vector<std::string>& questions, double min_si
     }
     std::sort(terms.begin(), terms.end());
     terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
-    for (const std::string& t : terms) ++counts[t];
+    for (const std::string& t : terms) {
+      ++counts[t];
+      postings[t].push_back(static_cast<uint32_t>(g.question_terms.size()));
+    }
     g.question_terms.push_back(std::move(terms));
   }
-  const auto corrections = Corrections(counts, words);
+  const auto corrections = Corrections(counts, words, postings, g.question_terms);
   const auto compounds = Compounds(counts, words, corrections);
   std::unordered_map<std::string, size_t> phrasing_of;
   g.corrected.assign(questions.size(), false);

@@ -370,6 +370,7 @@ TEST(TestsetGroupsTest, TyposJoinTheirWordAndDifferentAsksStayApart) {
   ask("How do I rename my favorites list?", 4);
   ask("How much does the Basic plan cost per month?", 4);
   ask("How much does the Premium plan cost per month?", 3);
+  ask("How much does the Plus plan cost per month?", 2);  // "plus": two edits from "plan"
   ask("What is the width of the stand?", 3);
   ask("What is the width of the TV?", 3);
   ask("What is the APR on my master card?", 3);
@@ -395,10 +396,14 @@ TEST(TestsetGroupsTest, TyposJoinTheirWordAndDifferentAsksStayApart) {
       same("How do I add channels to my favorites list?", "How do I rename my favorites list?"));
   EXPECT_FALSE(same("How much does the Basic plan cost per month?",
                     "How much does the Premium plan cost per month?"));
+  EXPECT_FALSE(same("How much does the Basic plan cost per month?",
+                    "How much does the Plus plan cost per month?"));
+  EXPECT_FALSE(same("How much does the Premium plan cost per month?",
+                    "How much does the Plus plan cost per month?"));
   EXPECT_FALSE(same("What is the width of the stand?", "What is the width of the TV?"));
   EXPECT_TRUE(same("What is the APR on my master card?", "whats the apr on my mastercard"));
   EXPECT_FALSE(same("What is the APR on my master card?", "How much does a gift card cost?"));
-  EXPECT_EQ(g.intents.size(), 10u);
+  EXPECT_EQ(g.intents.size(), 11u);
   // A typo is no name: the meaning join does not hold the intents apart by it.
   EXPECT_TRUE(testset::NamesOf("who is te head of the billing taem?").empty());
   // An unknown word one edit from a word ("kasa", "casa") is a name when the log's wordings say
