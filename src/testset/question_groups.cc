@@ -11,6 +11,7 @@
 #include "core/text/stemmer.h"
 #include "core/text/stopwords.h"
 #include "core/text/tokenize.h"
+#include "core/text/word_sets.h"
 #include "judges/offline/wordnet.h"
 
 namespace tala::testset {
@@ -181,20 +182,7 @@ size_t SharedCompany(const std::string& term, const std::string& other, const Po
   for (size_t i = 0; i < mine.size() && i < 20; ++i) {
     const std::vector<std::string>& a = question_terms[mine[i]];
     for (size_t j = 0; j < theirs.size() && j < 50; ++j) {
-      const std::vector<std::string>& b = question_terms[theirs[j]];
-      size_t shared = 0;
-      for (size_t x = 0, y = 0; x < a.size() && y < b.size();) {
-        if (a[x] == b[y]) {
-          ++shared;
-          ++x;
-          ++y;
-        } else if (a[x] < b[y]) {
-          ++x;
-        } else {
-          ++y;
-        }
-      }
-      best = std::max(best, shared);
+      best = std::max(best, text::CommonCount(a, question_terms[theirs[j]]));
     }
   }
   return best;

@@ -11,4 +11,7 @@ namespace tala::text {
 // the words either holds; 1 for two empty sets.
 double Jaccard(const std::vector<std::string>& a, const std::vector<std::string>& b);
 
+// The words both sets hold, given as sorted, unique vectors.
+size_t CommonCount(const std::vector<std::string>& a, const std::vector<std::string>& b);
+
 }  // namespace tala::text
