@@ -134,6 +134,12 @@ int64_t CharactersIn(std::string_view text) {
   return n;
 }
 
+std::pair<int64_t, int64_t> QuoteSpan(const Chunk& chunk, size_t at, std::string_view quote) {
+  if (chunk.start < 0) return {-1, -1};
+  const int64_t start = chunk.start + CharactersIn(std::string_view(chunk.text).substr(0, at));
+  return {start, start + CharactersIn(quote)};
+}
+
 std::vector<Chunk> ChunkDocument(const std::string& text, const std::string& source, bool markdown,
                                  size_t chunk_chars) {
   std::vector<Chunk> out;

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tala/status.h"
@@ -31,6 +33,10 @@ struct Chunk {
 
 // The characters (Unicode code points) of UTF-8 `text`.
 int64_t CharactersIn(std::string_view text);
+
+// Where a quote found at byte `at` of `chunk`'s text stands in the chunk's document: its first
+// character and the one after its last; {-1, -1} when the chunk does not know its place.
+std::pair<int64_t, int64_t> QuoteSpan(const Chunk& chunk, size_t at, std::string_view quote);
 
 struct Documents {
   std::vector<Chunk> chunks;

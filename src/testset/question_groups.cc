@@ -335,16 +335,17 @@ bool Contrast(const std::vector<std::string>& a, const std::vector<std::string>&
         return o != words.end() && o->second.known;
       };
       auto typo = [&](const std::string& other) {
-        if (name && known(other) ? OneEditApart(t, other) : near(t, other)) return true;
+        const bool strict = name && known(other);
+        auto close = [&](const std::string& x, const std::string& y) {
+          return strict ? OneEditApart(x, y) : near(x, y);
+        };
+        if (close(t, other)) return true;
         if (other.size() >= 4 && t.compare(0, other.size(), other) == 0) return true;
         if (t.size() >= 4 && other.compare(0, t.size(), t) == 0) return true;
         if (it == words.end()) return false;
         const std::string& w = it->second.word;
         auto o = words.find(other);
-        if (o != words.end() &&
-            (name && o->second.known ? OneEditApart(w, o->second.word) : near(w, o->second.word))) {
-          return true;
-        }
+        if (o != words.end() && close(w, o->second.word)) return true;
         if (!unknown) return false;
         if (std::min(w.size(), other.size()) >= 5 && EditsApart(w, other, 2) <= 2) return true;
         return other.size() >= 4 && EditsApart(w.substr(0, other.size()), other, 1) <= 1;

@@ -13,19 +13,18 @@ namespace tala::testset {
 
 namespace {
 
-// A quote's place in the new chunking: one chunk, or the consecutive chunks it spans; and where
-// it stands in its document, when the chunks know their place in it (Chunk::start).
-struct Place {
-  std::vector<size_t> chunks;
-  std::string document;
-  int64_t start = -1, end = -1;
-};
-
-// Where a quote stood in its document, as the golden set says (TestsetQuote).
+// Where a quote stands in its document (TestsetQuote's document, start and end).
 struct Span {
   std::string document;
   int64_t start = -1, end = -1;
   bool known() const { return start >= 0; }
+};
+
+// A quote's place in the new chunking: one chunk, or the consecutive chunks it spans; and its
+// span, when the chunks know their place in the document (Chunk::start).
+struct Place {
+  std::vector<size_t> chunks;
+  Span span;
 };
 
 // `text` with each run of whitespace as one space, and where each byte of the result came
@@ -145,12 +144,9 @@ class QuoteFinder {
  private:
   // The quote at byte `at` of chunk `c`'s text, with its place in the document when known.
   Place InChunkAt(size_t c, size_t at, const std::string& quote) const {
-    Place p{{c}, "", -1, -1};
-    if (chunks_[c].start >= 0) {
-      p.document = chunks_[c].document;
-      p.start = chunks_[c].start + CharactersIn(std::string_view(chunks_[c].text).substr(0, at));
-      p.end = p.start + CharactersIn(quote);
-    }
+    Place p{{c}, {}};
+    std::tie(p.span.start, p.span.end) = QuoteSpan(chunks_[c], at, quote);
+    if (p.span.known()) p.span.document = chunks_[c].document;
     return p;
   }
 
@@ -166,12 +162,13 @@ class QuoteFinder {
     const size_t first = list[d.owner[a]], last = list[d.owner[a + length - 1]];
     Place p{std::vector<size_t>(list.begin() + static_cast<long>(d.owner[a]),
                                 list.begin() + static_cast<long>(d.owner[a + length - 1]) + 1),
-            "", -1, -1};
+            {}};
     const Chunk &f = chunks_[first], &l = chunks_[last];
     if (f.start >= 0 && l.start >= 0 && f.document == l.document) {
-      p.document = f.document;
-      p.start = f.start + CharactersIn(std::string_view(f.text).substr(0, d.at[a]));
-      p.end = l.start + CharactersIn(std::string_view(l.text).substr(0, d.at[a + length - 1] + 1));
+      p.span.document = f.document;
+      p.span.start = f.start + CharactersIn(std::string_view(f.text).substr(0, d.at[a]));
+      p.span.end =
+          l.start + CharactersIn(std::string_view(l.text).substr(0, d.at[a + length - 1] + 1));
     }
     return p;
   }
@@ -196,14 +193,15 @@ class QuoteFinder {
       for (size_t at = chunk.text.find(quote); at != std::string::npos;
            at = chunk.text.find(quote, at + 1)) {
         Place p = InChunkAt(c, at, quote);
-        if (p.start == span.start) return p;
-        if (p.start > span.start) break;
+        if (p.span.start == span.start) return p;
+        if (p.span.start > span.start) break;
       }
     }
     std::optional<Place> best;
     auto consider = [&](Place p) {
-      if (!best || std::llabs(p.start - span.start) < std::llabs(best->start - span.start) ||
-          (p.start == best->start && p.chunks.size() < best->chunks.size())) {
+      const int64_t off = std::llabs(p.span.start - span.start);
+      if (!best || off < std::llabs(best->span.start - span.start) ||
+          (p.span.start == best->span.start && p.chunks.size() < best->chunks.size())) {
         best = std::move(p);
       }
     };
@@ -339,10 +337,10 @@ Result<Remapped> RemapGolden(const std::string& golden_path, const std::vector<C
       }
       // Its place as the new chunking says it; one that does not say keeps the old (the same
       // document's).
-      if (place->start >= 0) {
-        q["document"] = place->document;
-        q["start"] = place->start;
-        q["end"] = place->end;
+      if (place->span.known()) {
+        q["document"] = place->span.document;
+        q["start"] = place->span.start;
+        q["end"] = place->span.end;
       }
       for (size_t c : place->chunks) {
         if (std::find(ids.begin(), ids.end(), chunks[c].id) == ids.end()) {

@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -218,11 +219,9 @@ void ApplyDraft(TestsetItem& item, const testset::ReferenceDraft& draft,
     const testset::Chunk& chunk = docs.chunks[quote.chunk];
     TestsetQuote q{chunk.id, quote.text, "", -1, -1};
     const size_t at = chunk.text.find(quote.text);
-    if (chunk.start >= 0 && at != std::string::npos) {
-      q.document = chunk.document;
-      q.start = chunk.start + testset::CharactersIn(std::string_view(chunk.text).substr(0, at));
-      q.end = q.start + testset::CharactersIn(quote.text);
-    }
+    if (at != std::string::npos)
+      std::tie(q.start, q.end) = testset::QuoteSpan(chunk, at, quote.text);
+    if (q.start >= 0) q.document = chunk.document;
     item.quotes.push_back(std::move(q));
   }
   item.hops = static_cast<int64_t>(draft.chunks.size());

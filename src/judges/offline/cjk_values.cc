@@ -4,6 +4,8 @@
 
 #include <unordered_set>
 
+#include "core/text/normalize.h"
+
 namespace tala::judges::offline {
 
 namespace {
@@ -54,12 +56,7 @@ std::string AbsentCjkRun(std::string_view claim, std::string_view context) {
     found = std::string(claim.substr(run_start, run_end - run_start));
   if (!found.empty()) return found;
   auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-  auto lower = [](std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    return out;
-  };
-  const std::string folded_context = lower(context);
+  const std::string folded_context = text::AsciiLower(context);
   for (size_t i = 0; i < claim.size();) {
     if (!letter(claim[i])) {
       ++i;
@@ -67,7 +64,8 @@ std::string AbsentCjkRun(std::string_view claim, std::string_view context) {
     }
     size_t end = i;
     while (end < claim.size() && letter(claim[end])) ++end;
-    if (end - i >= 2 && folded_context.find(lower(claim.substr(i, end - i))) == std::string::npos) {
+    if (end - i >= 2 &&
+        folded_context.find(text::AsciiLower(claim.substr(i, end - i))) == std::string::npos) {
       return std::string(claim.substr(i, end - i));
     }
     i = end;
